@@ -1,0 +1,163 @@
+package io.quiver.store;
+
+import io.quiver.exceptions.ObjectNotFoundException;
+import java.io.ByteArrayOutputStream;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * An {@link ObjectStore} held in memory, for tests and ephemeral tables. Thread-safe; {@link
+ * #putIfAbsent} is atomic. Keys sort by Java string order, which equals UTF-8 byte order for the ASCII
+ * keys Quiver writes.
+ */
+public final class MemoryObjectStore implements ObjectStore {
+  private final String location;
+  private final NavigableMap<String, Blob> objects = new ConcurrentSkipListMap<>();
+  private final Clock clock;
+
+  public MemoryObjectStore(String location) {
+    this(location, Clock.systemUTC());
+  }
+
+  public MemoryObjectStore(String location, Clock clock) {
+    this.location = location;
+    this.clock = clock;
+  }
+
+  private record Blob(byte[] data, Instant lastModified) {}
+
+  @Override
+  public String location() {
+    return location;
+  }
+
+  @Override
+  public byte[] read(String key) {
+    Keys.check(key);
+    return blob(key).data().clone();
+  }
+
+  @Override
+  public byte[] readRange(String key, long offset, int length) {
+    Keys.check(key);
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
+    }
+    byte[] data = blob(key).data();
+    if (offset >= data.length) {
+      return new byte[0];
+    }
+    int end = (int) Math.min(data.length, offset + (long) length);
+    return Arrays.copyOfRange(data, (int) offset, end);
+  }
+
+  private Blob blob(String key) {
+    Blob blob = objects.get(key);
+    if (blob == null) {
+      throw new ObjectNotFoundException(locationOf(key));
+    }
+    return blob;
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) {
+    Keys.check(key);
+    Blob blob = objects.get(key);
+    return blob == null
+        ? Optional.empty()
+        : Optional.of(new ObjectInfo(key, blob.data().length, blob.lastModified()));
+  }
+
+  @Override
+  public void write(String key, byte[] data) {
+    Keys.check(key);
+    objects.put(key, new Blob(data.clone(), clock.instant()));
+  }
+
+  @Override
+  public ObjectWriter openWriter(String key) {
+    Keys.check(key);
+    return new ObjectWriter() {
+      private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+      private boolean done;
+
+      @Override
+      public void write(int b) {
+        ensureOpen();
+        buffer.write(b);
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) {
+        ensureOpen();
+        buffer.write(b, off, len);
+      }
+
+      private void ensureOpen() {
+        if (done) {
+          throw new IllegalStateException("writer for " + locationOf(key) + " is closed");
+        }
+      }
+
+      @Override
+      public long position() {
+        return buffer.size();
+      }
+
+      @Override
+      public void abort() {
+        done = true;
+      }
+
+      @Override
+      public void close() {
+        if (!done) {
+          done = true;
+          objects.put(key, new Blob(buffer.toByteArray(), clock.instant()));
+        }
+      }
+    };
+  }
+
+  @Override
+  public PutResult putIfAbsent(String key, byte[] data) {
+    Keys.check(key);
+    Blob previous = objects.putIfAbsent(key, new Blob(data.clone(), clock.instant()));
+    return previous == null ? PutResult.CREATED : PutResult.ALREADY_EXISTS;
+  }
+
+  @Override
+  public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
+    if (maxKeys < 1) {
+      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
+    }
+    NavigableMap<String, Blob> tail =
+        startAfter.isPresent() && startAfter.get().compareTo(prefix) >= 0
+            ? objects.tailMap(startAfter.get(), false)
+            : objects.tailMap(prefix, true);
+    List<ObjectInfo> page = new ArrayList<>();
+    for (Map.Entry<String, Blob> e : tail.entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        break;
+      }
+      if (page.size() == maxKeys) {
+        return new ListPage(page, true);
+      }
+      page.add(new ObjectInfo(e.getKey(), e.getValue().data().length, e.getValue().lastModified()));
+    }
+    return new ListPage(page, false);
+  }
+
+  @Override
+  public void delete(String key) {
+    Keys.check(key);
+    objects.remove(key);
+  }
+}
