@@ -1,0 +1,393 @@
+package io.quiver.codec;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.format.proto.FieldCoverage;
+import io.quiver.format.proto.FormatVersion;
+import io.quiver.format.proto.ManifestFile;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.txn.Operation;
+import io.quiver.txn.Transaction;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.zip.CRC32C;
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/**
+ * Encodes and decodes manifest and transaction files.
+ *
+ * <p>Every metadata file is an envelope: 4 bytes of magic ({@code QVM1} for manifests, {@code QVT1}
+ * for transactions), the CRC-32C of the payload as a big-endian 32-bit integer, then the protobuf
+ * payload ({@code quiver.v1.ManifestFile} or {@code quiver.v1.Transaction}). The checksum turns a
+ * truncated or bit-flipped file into a {@link CorruptFileException} instead of a plausible but wrong
+ * table state.
+ */
+public final class MetadataCodec {
+  private static final byte[] MANIFEST_MAGIC = "QVM1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] TRANSACTION_MAGIC = "QVT1".getBytes(StandardCharsets.US_ASCII);
+  private static final int HEADER = 8;
+
+  private MetadataCodec() {}
+
+  /** A decoded manifest file: the table state and the transaction committed as it. */
+  public record ManifestAndTransaction(Manifest manifest, Transaction transaction) {}
+
+  public static byte[] encodeManifest(Manifest manifest, Transaction transaction) {
+    if (!manifest.transactionUuid().equals(transaction.uuid())) {
+      throw new IllegalArgumentException(
+          "manifest records transaction " + manifest.transactionUuid() + " but " + transaction.uuid() + " was given");
+    }
+    ManifestFile file =
+        ManifestFile.newBuilder()
+            .setManifest(encode(manifest))
+            .setTransaction(encode(transaction))
+            .build();
+    return envelope(MANIFEST_MAGIC, file.toByteArray());
+  }
+
+  /**
+   * Decodes a manifest file.
+   *
+   * @param location the file's store location, named in errors
+   * @throws CorruptFileException if the bytes are not a valid manifest file
+   * @throws UnsupportedFormatException if it needs a newer format or an unknown reader feature
+   */
+  public static ManifestAndTransaction decodeManifest(byte[] bytes, String location) {
+    byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
+    ManifestFile file;
+    try {
+      file = ManifestFile.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    if (!file.hasManifest() || !file.hasTransaction()) {
+      throw new CorruptFileException(location, "manifest file lacks its manifest or its transaction");
+    }
+    checkFormat(file.getManifest(), location);
+    try {
+      Manifest manifest = decode(file.getManifest());
+      Transaction transaction = decode(file.getTransaction());
+      if (!manifest.transactionUuid().equals(transaction.uuid())) {
+        throw new IllegalArgumentException(
+            "manifest names transaction " + manifest.transactionUuid() + " but carries " + transaction.uuid());
+      }
+      return new ManifestAndTransaction(manifest, transaction);
+    } catch (IllegalArgumentException | QuiverException e) {
+      if (e instanceof UnsupportedFormatException u) {
+        throw u;
+      }
+      throw new CorruptFileException(location, "invalid manifest content: " + e.getMessage(), e);
+    }
+  }
+
+  public static byte[] encodeTransaction(Transaction transaction) {
+    return envelope(TRANSACTION_MAGIC, encode(transaction).toByteArray());
+  }
+
+  /** Decodes a transaction file; errors as for {@link #decodeManifest}. */
+  public static Transaction decodeTransaction(byte[] bytes, String location) {
+    byte[] payload = open(TRANSACTION_MAGIC, bytes, location, "transaction");
+    try {
+      return decode(io.quiver.format.proto.Transaction.parseFrom(payload));
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "transaction payload is not valid protobuf: " + e.getMessage(), e);
+    } catch (IllegalArgumentException | QuiverException e) {
+      throw new CorruptFileException(location, "invalid transaction content: " + e.getMessage(), e);
+    }
+  }
+
+  // ---- envelope ----
+
+  private static byte[] envelope(byte[] magic, byte[] payload) {
+    CRC32C crc = new CRC32C();
+    crc.update(payload);
+    ByteBuffer out = ByteBuffer.allocate(HEADER + payload.length);
+    out.put(magic).putInt((int) crc.getValue()).put(payload);
+    return out.array();
+  }
+
+  private static byte[] open(byte[] magic, byte[] bytes, String location, String what) {
+    if (bytes.length < HEADER) {
+      throw new CorruptFileException(
+          location, what + " file is " + bytes.length + " bytes; expected at least an " + HEADER + "-byte header");
+    }
+    if (!Arrays.equals(bytes, 0, 4, magic, 0, 4)) {
+      throw new CorruptFileException(
+          location,
+          "expected magic " + new String(magic, StandardCharsets.US_ASCII) + " for a " + what + " file, found "
+              + printable(Arrays.copyOf(bytes, 4)));
+    }
+    int expected = ByteBuffer.wrap(bytes, 4, 4).getInt();
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, HEADER, bytes.length - HEADER);
+    if ((int) crc.getValue() != expected) {
+      throw new CorruptFileException(
+          location,
+          "checksum mismatch (expected CRC-32C " + Integer.toHexString(expected) + ", computed "
+              + Long.toHexString(crc.getValue()) + "): the file is truncated or damaged");
+    }
+    return Arrays.copyOfRange(bytes, HEADER, bytes.length);
+  }
+
+  private static String printable(byte[] b) {
+    StringBuilder s = new StringBuilder("0x");
+    for (byte x : b) {
+      s.append(String.format("%02x", x));
+    }
+    return s.toString();
+  }
+
+  private static void checkFormat(io.quiver.format.proto.Manifest m, String location) {
+    if (!m.hasFormatVersion()) {
+      throw new CorruptFileException(location, "manifest has no format version");
+    }
+    int major = m.getFormatVersion().getMajor();
+    if (major != Manifest.FORMAT_MAJOR) {
+      throw new UnsupportedFormatException(
+          location + " is written in Quiver format " + major + "." + m.getFormatVersion().getMinor()
+              + " but this reader supports format " + Manifest.FORMAT_MAJOR
+              + ".x; upgrade Quiver to read this table");
+    }
+    for (String feature : m.getReaderFeaturesList()) {
+      if (!Manifest.KNOWN_FEATURES.contains(feature)) {
+        throw new UnsupportedFormatException(
+            location + " requires reader feature '" + feature + "', which this version of Quiver does not"
+                + " implement; upgrade Quiver to read this table");
+      }
+    }
+  }
+
+  // ---- manifest ----
+
+  private static io.quiver.format.proto.Manifest encode(Manifest m) {
+    io.quiver.format.proto.Manifest.Builder b =
+        io.quiver.format.proto.Manifest.newBuilder()
+            .setFormatVersion(
+                FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(Manifest.FORMAT_MINOR))
+            .addAllReaderFeatures(new TreeSet<>(m.readerFeatures()))
+            .addAllWriterFeatures(new TreeSet<>(m.writerFeatures()))
+            .setVersion(m.version())
+            .setSchema(SchemaCodec.encode(m.schema()))
+            .setMaxFieldId(m.maxFieldId())
+            .setTimestampMillis(m.timestamp().toEpochMilli())
+            .setWriterVersion(m.writerVersion())
+            .putAllConfig(m.config())
+            .setTransactionUuid(m.transactionUuid())
+            .setTransactionPath(m.transactionPath());
+    m.maxFragmentId().ifPresent(b::setMaxFragmentId);
+    for (Fragment f : m.fragments()) {
+      b.addFragments(encode(f));
+    }
+    return b.build();
+  }
+
+  private static Manifest decode(io.quiver.format.proto.Manifest m) {
+    List<Fragment> fragments = new ArrayList<>();
+    for (io.quiver.format.proto.Fragment f : m.getFragmentsList()) {
+      fragments.add(decode(f));
+    }
+    return new Manifest(
+        m.getVersion(),
+        SchemaCodec.decode(m.getSchema()),
+        fragments,
+        m.hasMaxFragmentId() ? OptionalLong.of(m.getMaxFragmentId()) : OptionalLong.empty(),
+        m.getMaxFieldId(),
+        Instant.ofEpochMilli(m.getTimestampMillis()),
+        m.getWriterVersion(),
+        m.getConfigMap(),
+        m.getTransactionUuid(),
+        m.getTransactionPath(),
+        new TreeSet<>(m.getReaderFeaturesList()),
+        new TreeSet<>(m.getWriterFeaturesList()));
+  }
+
+  private static io.quiver.format.proto.Fragment encode(Fragment f) {
+    io.quiver.format.proto.Fragment.Builder b =
+        io.quiver.format.proto.Fragment.newBuilder().setId(f.id()).setPhysicalRows(f.physicalRows());
+    for (DataFile file : f.files()) {
+      b.addFiles(encode(file));
+    }
+    f.deletionFile()
+        .ifPresent(
+            d ->
+                b.setDeletionFile(
+                    io.quiver.format.proto.DeletionFile.newBuilder()
+                        .setPath(d.path())
+                        .setDeletedRows(d.deletedRows())
+                        .setSizeBytes(d.sizeBytes())));
+    for (Overlay o : f.overlays()) {
+      b.addOverlays(encode(o));
+    }
+    return b.build();
+  }
+
+  private static Fragment decode(io.quiver.format.proto.Fragment f) {
+    List<DataFile> files = new ArrayList<>();
+    for (io.quiver.format.proto.DataFile file : f.getFilesList()) {
+      files.add(decode(file));
+    }
+    Optional<DeletionFile> deletion =
+        f.hasDeletionFile()
+            ? Optional.of(
+                new DeletionFile(
+                    f.getDeletionFile().getPath(),
+                    f.getDeletionFile().getDeletedRows(),
+                    f.getDeletionFile().getSizeBytes()))
+            : Optional.empty();
+    List<Overlay> overlays = new ArrayList<>();
+    for (io.quiver.format.proto.Overlay o : f.getOverlaysList()) {
+      overlays.add(decode(o));
+    }
+    return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays);
+  }
+
+  private static io.quiver.format.proto.DataFile encode(DataFile d) {
+    io.quiver.format.proto.DataFile.Builder b =
+        io.quiver.format.proto.DataFile.newBuilder()
+            .setPath(d.path())
+            .addAllFields(d.fieldIds())
+            .addAllColumnIndices(d.columnIndices())
+            .setFileMajor(d.formatMajor())
+            .setFileMinor(d.formatMinor())
+            .setSizeBytes(d.sizeBytes());
+    d.baseId().ifPresent(b::setBaseId);
+    return b.build();
+  }
+
+  private static DataFile decode(io.quiver.format.proto.DataFile d) {
+    if (d.getFileMajor() != DataFile.CURRENT_MAJOR) {
+      throw new UnsupportedFormatException(
+          "data file " + d.getPath() + " is in data-file format " + d.getFileMajor() + "." + d.getFileMinor()
+              + "; this reader supports " + DataFile.CURRENT_MAJOR + ".x; upgrade Quiver");
+    }
+    return new DataFile(
+        d.getPath(),
+        d.getFieldsList(),
+        d.getColumnIndicesList(),
+        d.getFileMajor(),
+        d.getFileMinor(),
+        d.getSizeBytes(),
+        d.hasBaseId() ? OptionalInt.of(d.getBaseId()) : OptionalInt.empty());
+  }
+
+  private static io.quiver.format.proto.Overlay encode(Overlay o) {
+    io.quiver.format.proto.Overlay.Builder b =
+        io.quiver.format.proto.Overlay.newBuilder()
+            .setDataFile(encode(o.dataFile()))
+            .setCommittedVersion(o.committedVersion());
+    switch (o.coverage()) {
+      case Coverage.Shared shared -> b.setSharedOffsets(bitmap(shared.offsets()));
+      case Coverage.PerField perField -> {
+        FieldCoverage.Builder fc = FieldCoverage.newBuilder();
+        for (ImmutableRoaringBitmap bm : perField.offsets()) {
+          fc.addOffsets(bitmap(bm));
+        }
+        b.setPerField(fc);
+      }
+    }
+    return b.build();
+  }
+
+  private static Overlay decode(io.quiver.format.proto.Overlay o) {
+    Coverage coverage =
+        switch (o.getCoverageCase()) {
+          case SHARED_OFFSETS -> new Coverage.Shared(bitmap(o.getSharedOffsets()));
+          case PER_FIELD -> {
+            List<ImmutableRoaringBitmap> list = new ArrayList<>();
+            for (ByteString bs : o.getPerField().getOffsetsList()) {
+              list.add(bitmap(bs));
+            }
+            yield new Coverage.PerField(list);
+          }
+          case COVERAGE_NOT_SET ->
+              throw new IllegalArgumentException("overlay " + o.getDataFile().getPath() + " has no coverage");
+        };
+    return new Overlay(decode(o.getDataFile()), coverage, o.getCommittedVersion());
+  }
+
+  /** Portable RoaringBitmap serialization. */
+  static ByteString bitmap(ImmutableRoaringBitmap bitmap) {
+    ByteBuffer buffer = ByteBuffer.allocate(bitmap.serializedSizeInBytes());
+    bitmap.serialize(buffer);
+    return ByteString.copyFrom(buffer.array());
+  }
+
+  static ImmutableRoaringBitmap bitmap(ByteString bytes) {
+    MutableRoaringBitmap bitmap = new MutableRoaringBitmap();
+    try {
+      bitmap.deserialize(new java.io.DataInputStream(bytes.newInput()));
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("coverage bitmap is not a portable RoaringBitmap: " + e.getMessage(), e);
+    }
+    return bitmap.toImmutableRoaringBitmap();
+  }
+
+  // ---- transaction ----
+
+  private static io.quiver.format.proto.Transaction encode(Transaction t) {
+    io.quiver.format.proto.Transaction.Builder b =
+        io.quiver.format.proto.Transaction.newBuilder()
+            .setReadVersion(t.readVersion())
+            .setUuid(t.uuid())
+            .putAllProperties(t.properties());
+    switch (t.operation()) {
+      case Operation.Append a -> {
+        io.quiver.format.proto.Append.Builder ab = io.quiver.format.proto.Append.newBuilder();
+        a.fragments().forEach(f -> ab.addFragments(encode(f)));
+        b.setAppend(ab);
+      }
+      case Operation.Overwrite o -> {
+        io.quiver.format.proto.Overwrite.Builder ob =
+            io.quiver.format.proto.Overwrite.newBuilder()
+                .setSchema(SchemaCodec.encode(o.schema()))
+                .putAllConfigUpserts(o.configUpserts());
+        o.fragments().forEach(f -> ob.addFragments(encode(f)));
+        b.setOverwrite(ob);
+      }
+    }
+    return b.build();
+  }
+
+  private static Transaction decode(io.quiver.format.proto.Transaction t) {
+    Operation op =
+        switch (t.getOperationCase()) {
+          case APPEND -> new Operation.Append(decodeFragments(t.getAppend().getFragmentsList()));
+          case OVERWRITE ->
+              new Operation.Overwrite(
+                  SchemaCodec.decode(t.getOverwrite().getSchema()),
+                  decodeFragments(t.getOverwrite().getFragmentsList()),
+                  t.getOverwrite().getConfigUpsertsMap());
+          case OPERATION_NOT_SET ->
+              throw new UnsupportedFormatException(
+                  "transaction " + t.getUuid() + " has an operation this version of Quiver does not know;"
+                      + " upgrade Quiver");
+        };
+    return new Transaction(t.getUuid(), t.getReadVersion(), op, t.getPropertiesMap());
+  }
+
+  private static List<Fragment> decodeFragments(List<io.quiver.format.proto.Fragment> protos) {
+    List<Fragment> out = new ArrayList<>();
+    for (io.quiver.format.proto.Fragment f : protos) {
+      out.add(decode(f));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,151 @@
+package io.quiver.dataset;
+
+import io.quiver.codec.MetadataCodec;
+import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.exceptions.CommitRetriesExhaustedException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.manifest.Manifest;
+import io.quiver.store.CommitStore.ClaimResult;
+import io.quiver.txn.CommittedTransaction;
+import io.quiver.txn.ConflictResolver;
+import io.quiver.txn.ManifestBuilder;
+import io.quiver.txn.Transaction;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commit protocol: claim version N+1 with {@code putIfAbsent} of its manifest; on losing the race,
+ * read what was committed since the read version, let the {@link ConflictResolver} decide, rebuild and
+ * try again. An ambiguous store error is settled by reading the claimed version back and comparing
+ * transaction uuids; a transaction found in the history under its own uuid is never committed twice.
+ */
+final class CommitLoop {
+  private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
+
+  /** Library name and version recorded in every manifest. */
+  static final String WRITER_VERSION = "quiver-java/0.1.0";
+
+  private final TableIo io;
+  private final CommitOptions options;
+  private final Clock clock;
+  private final ConflictResolver resolver = new ConflictResolver();
+  private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
+
+  CommitLoop(TableIo io, CommitOptions options, Clock clock) {
+    this.io = io;
+    this.options = options;
+    this.clock = clock;
+  }
+
+  /**
+   * Commits {@code txn}, read at {@code base} (empty when creating a table), and returns the manifest of
+   * the version it was committed as.
+   */
+  Manifest commit(Transaction txn, Optional<Manifest> base) {
+    for (String feature : base.map(Manifest::writerFeatures).orElse(java.util.Set.of())) {
+      if (!Manifest.KNOWN_FEATURES.contains(feature)) {
+        throw new UnsupportedFormatException(
+            "table " + io.location() + " requires writer feature '" + feature
+                + "', which this version of Quiver does not implement; upgrade Quiver to write to it");
+      }
+    }
+    // The transaction file records intent before the claim; it is what a reader of the history or a
+    // cleanup job finds for a commit that never completed.
+    io.store().write(txn.path(), MetadataCodec.encodeTransaction(txn));
+
+    Instant deadline = clock.instant().plus(options.timeout());
+    Optional<Manifest> latest = base;
+    List<CommittedTransaction> committedSince = new ArrayList<>();
+    for (int attempt = 1; ; attempt++) {
+      // Catch up with everything committed since the newest version we know.
+      long known = latest.map(Manifest::version).orElse(0L);
+      for (long version : io.commitStore().versionsAfter(known)) {
+        ManifestAndTransaction committed = io.load(version);
+        if (committed.transaction().uuid().equals(txn.uuid())) {
+          LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
+          return committed.manifest();
+        }
+        committedSince.add(new CommittedTransaction(version, committed.transaction()));
+        latest = Optional.of(committed.manifest());
+      }
+      resolver.check(txn, committedSince);
+
+      Manifest next = builder.build(latest, txn, clock.instant());
+      byte[] bytes = MetadataCodec.encodeManifest(next, txn);
+      ClaimResult result;
+      try {
+        result = io.commitStore().claim(next.version(), bytes);
+      } catch (StoreException e) {
+        result = settleAmbiguousClaim(next.version(), txn, e);
+      }
+      if (result == ClaimResult.CLAIMED) {
+        return next;
+      }
+      if (attempt >= options.maxAttempts() || clock.instant().isAfter(deadline)) {
+        throw new CommitRetriesExhaustedException(
+            "could not commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + " after "
+                + attempt + " attempts (limit " + options.maxAttempts() + ", timeout " + options.timeout()
+                + "): other writers kept winning the race for the next version. Nothing was committed; retry,"
+                + " or raise CommitOptions.maxAttempts/timeout.");
+      }
+      backoff(attempt);
+    }
+  }
+
+  /**
+   * The claim threw: the manifest may or may not be there. Read it back: ours means success; someone
+   * else's means we lost; absent means the put did not happen, and the next attempt retries it.
+   */
+  private ClaimResult settleAmbiguousClaim(long version, Transaction txn, StoreException cause) {
+    Optional<byte[]> back;
+    try {
+      back = io.commitStore().read(version);
+    } catch (QuiverException readFailure) {
+      readFailure.addSuppressed(cause);
+      throw new StoreException(
+          "the claim of version " + version + " for transaction " + txn.uuid() + " on " + io.location()
+              + " failed ambiguously and reading it back failed too; the commit may or may not have happened."
+              + " Look for transaction " + txn.uuid() + " in the table's history before retrying.",
+          readFailure);
+    }
+    if (back.isEmpty()) {
+      LOG.debug("ambiguous claim of version {} left nothing; retrying", version);
+      return ClaimResult.ALREADY_CLAIMED;
+    }
+    String location = io.store().locationOf(io.quiver.store.ObjectStoreCommitStore.manifestKey(version));
+    ManifestAndTransaction found = MetadataCodec.decodeManifest(back.get(), location);
+    if (found.transaction().uuid().equals(txn.uuid())) {
+      LOG.debug("ambiguous claim of version {} was ours", version);
+      return ClaimResult.CLAIMED;
+    }
+    return ClaimResult.ALREADY_CLAIMED;
+  }
+
+  private void backoff(int attempt) {
+    long initial = options.initialBackoff().toNanos();
+    long cap = options.maxBackoff().toNanos();
+    long exp = initial << Math.min(attempt - 1, 20);
+    long ceiling = Math.max(0, Math.min(cap, exp < 0 ? cap : exp));
+    if (ceiling == 0) {
+      return;
+    }
+    // Full jitter: contenders spread out instead of colliding again in lockstep.
+    long nanos = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CommitRetriesExhaustedException(
+          "interrupted while waiting to retry a commit (attempt " + attempt + "); nothing was committed");
+    }
+  }
+}

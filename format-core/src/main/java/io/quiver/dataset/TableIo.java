@@ -1,0 +1,100 @@
+package io.quiver.dataset;
+
+import io.quiver.codec.MetadataCodec;
+import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.TableNotFoundException;
+import io.quiver.exceptions.VersionNotFoundException;
+import io.quiver.file.DataFileReader;
+import io.quiver.file.MetadataCache;
+import io.quiver.file.ReadOptions;
+import io.quiver.store.CommitStore;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import java.util.Optional;
+
+/** The table's storage: its object store, how versions are claimed, and cached metadata reads. */
+final class TableIo {
+  private final ObjectStore store;
+  private final CommitStore commitStore;
+  private final Session session;
+  private final DataFileReader dataFiles;
+
+  TableIo(ObjectStore store, CommitStore commitStore, Session session) {
+    this.store = store;
+    this.commitStore = commitStore;
+    this.session = session;
+    this.dataFiles = new DataFileReader(store, session.metadataCache(), ReadOptions.defaults());
+  }
+
+  ObjectStore store() {
+    return store;
+  }
+
+  CommitStore commitStore() {
+    return commitStore;
+  }
+
+  DataFileReader dataFiles() {
+    return dataFiles;
+  }
+
+  String location() {
+    return store.location();
+  }
+
+  /** A cache entry for a decoded version; weighed by its encoded size (a fair proxy for its heap). */
+  private record CachedVersion(ManifestAndTransaction value, long bytes) implements MetadataCache.Weighable {
+    @Override
+    public long estimatedBytes() {
+      return bytes * 4 + 256;
+    }
+  }
+
+  /** The decoded manifest (and its transaction) of a version, or empty if it was never committed. */
+  Optional<ManifestAndTransaction> tryLoad(long version) {
+    String location = store.locationOf(ObjectStoreCommitStore.manifestKey(version));
+    MetadataCache cache = session.metadataCache();
+    CachedVersion cached = cache.get(location, ignored -> decode(version, location));
+    return cached == null ? Optional.empty() : Optional.of(cached.value());
+  }
+
+  private CachedVersion decode(long version, String location) {
+    Optional<byte[]> bytes = commitStore.read(version);
+    if (bytes.isEmpty()) {
+      return null;
+    }
+    ManifestAndTransaction decoded = MetadataCodec.decodeManifest(bytes.get(), location);
+    if (decoded.manifest().version() != version) {
+      throw new CorruptFileException(
+          location, "file name says version " + version + " but the manifest says " + decoded.manifest().version());
+    }
+    return new CachedVersion(decoded, bytes.get().length);
+  }
+
+  /** Like {@link #tryLoad} but a missing version is an error naming what exists. */
+  ManifestAndTransaction load(long version) {
+    return tryLoad(version)
+        .orElseThrow(
+            () -> {
+              Optional<Long> latest = commitStore.latestVersion();
+              return new VersionNotFoundException(
+                  version,
+                  "version " + version + " of table " + location() + " does not exist"
+                      + latest.map(l -> "; the latest version is " + l).orElse("; the table has no versions"));
+            });
+  }
+
+  /** The latest committed version, or a typed error when the location holds no table. */
+  ManifestAndTransaction loadLatest() {
+    long latest =
+        commitStore
+            .latestVersion()
+            .orElseThrow(
+                () ->
+                    new TableNotFoundException(
+                        "no Quiver table at " + location() + " (no committed version under "
+                            + ObjectStoreCommitStore.VERSIONS_PREFIX + "); create it first"));
+    return load(latest);
+  }
+}

@@ -1,0 +1,80 @@
+package io.quiver.manifest;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A horizontal slice of a table: {@code physicalRows} rows stored across column files, plus an optional
+ * deletion file and overlays.
+ *
+ * @param id fragment id, unique in the table's history
+ * @param files data files; together they store each atomic field at most once
+ * @param deletionFile deleted offsets, if any
+ * @param physicalRows rows stored, deleted ones included
+ * @param overlays cell-level updates, oldest first
+ */
+public record Fragment(
+    long id, List<DataFile> files, Optional<DeletionFile> deletionFile, long physicalRows, List<Overlay> overlays) {
+
+  /** Fragment ids fit in the upper 32 bits of a row address. */
+  public static final long MAX_ID = 0xFFFF_FFFFL;
+
+  /** Offsets fit in the lower 32 bits of a row address. */
+  public static final long MAX_ROWS = 1L << 32;
+
+  public Fragment {
+    if (id < 0 || id > MAX_ID) {
+      throw new IllegalArgumentException("fragment id must be in [0, " + MAX_ID + "], got " + id);
+    }
+    files = List.copyOf(files);
+    deletionFile = Objects.requireNonNullElse(deletionFile, Optional.empty());
+    overlays = List.copyOf(overlays);
+    if (physicalRows < 0 || physicalRows > MAX_ROWS) {
+      throw new IllegalArgumentException(
+          "fragment " + id + " has " + physicalRows + " physical rows; expected 0.." + MAX_ROWS);
+    }
+    Set<Integer> stored = new HashSet<>();
+    for (DataFile file : files) {
+      for (int fieldId : file.fieldIds()) {
+        if (fieldId >= 0 && !stored.add(fieldId)) {
+          throw new IllegalArgumentException(
+              "fragment " + id + " stores field " + fieldId + " in more than one data file");
+        }
+      }
+    }
+    if (deletionFile.isPresent() && deletionFile.get().deletedRows() > physicalRows) {
+      throw new IllegalArgumentException(
+          "fragment " + id + " deletes " + deletionFile.get().deletedRows() + " of " + physicalRows + " rows");
+    }
+    for (Overlay overlay : overlays) {
+      if (overlay.coverage().maxOffset() >= physicalRows) {
+        throw new IllegalArgumentException(
+            "overlay " + overlay.dataFile().path() + " covers offset " + overlay.coverage().maxOffset()
+                + " but fragment " + id + " has " + physicalRows + " physical rows");
+      }
+    }
+  }
+
+  /** A fragment of freshly written files with no deletions or overlays. */
+  public static Fragment of(long id, List<DataFile> files, long physicalRows) {
+    return new Fragment(id, files, Optional.empty(), physicalRows, List.of());
+  }
+
+  /** The same fragment under another id (appends are renumbered at commit time). */
+  public Fragment withId(long newId) {
+    return new Fragment(newId, files, deletionFile, physicalRows, overlays);
+  }
+
+  /** Rows visible to readers: physical rows minus deleted ones. */
+  public long liveRows() {
+    return physicalRows - deletionFile.map(DeletionFile::deletedRows).orElse(0L);
+  }
+
+  /** The data file storing {@code fieldId}, if any. */
+  public Optional<DataFile> fileOf(int fieldId) {
+    return files.stream().filter(f -> f.fieldIds().contains(fieldId)).findFirst();
+  }
+}

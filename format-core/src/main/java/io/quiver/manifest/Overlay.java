@@ -1,0 +1,27 @@
+package io.quiver.manifest;
+
+import java.util.Objects;
+
+/**
+ * Values that shadow base values of some cells of a fragment. Modelled and encoded in format 1.0; reads
+ * merge them newest-first (by {@code committedVersion}, then list position).
+ *
+ * @param dataFile one value column per field id, one value per covered offset in offset order
+ * @param coverage covered physical offsets
+ * @param committedVersion the version whose commit introduced the overlay (stamped at build time)
+ */
+public record Overlay(DataFile dataFile, Coverage coverage, long committedVersion) {
+  public Overlay {
+    Objects.requireNonNull(dataFile, "dataFile");
+    Objects.requireNonNull(coverage, "coverage");
+    if (coverage instanceof Coverage.PerField perField
+        && perField.offsets().size() != dataFile.fieldIds().size()) {
+      throw new IllegalArgumentException(
+          "overlay " + dataFile.path() + " has " + perField.offsets().size()
+              + " coverage bitmaps for " + dataFile.fieldIds().size() + " fields");
+    }
+    if (committedVersion < 0) {
+      throw new IllegalArgumentException("overlay committed version must be >= 0, got " + committedVersion);
+    }
+  }
+}
