@@ -1,0 +1,71 @@
+package io.quiver.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import net.jqwik.api.RandomGenerator;
+import org.apache.arrow.vector.types.pojo.ArrowType.ArrowTypeID;
+import net.jqwik.api.Example;
+
+/** Guards the shared generator: other modules rely on it covering every supported shape. */
+class SchemaArbitrariesTest {
+
+  private static int depth(org.apache.arrow.vector.types.pojo.Field f) {
+    int d = 0;
+    for (org.apache.arrow.vector.types.pojo.Field c : f.getChildren()) {
+      d = Math.max(d, 1 + depth(c));
+    }
+    return d;
+  }
+
+  private static void collect(org.apache.arrow.vector.types.pojo.Field f, Set<ArrowTypeID> types, boolean[] metadata) {
+    types.add(f.getType().getTypeID());
+    metadata[0] |= !f.getMetadata().isEmpty();
+    for (org.apache.arrow.vector.types.pojo.Field c : f.getChildren()) {
+      collect(c, types, metadata);
+    }
+  }
+
+  @Example
+  void coversEverySupportedTypeAndStaysValid() {
+    RandomGenerator<org.apache.arrow.vector.types.pojo.Schema> gen =
+        SchemaArbitraries.arrowSchemas().generator(1000);
+    Random random = new Random(42);
+    Set<ArrowTypeID> types = EnumSet.noneOf(ArrowTypeID.class);
+    Set<Integer> topLevelCounts = new HashSet<>();
+    boolean[] metadata = {false};
+    boolean schemaMetadata = false;
+    int maxDepth = 0;
+    for (int i = 0; i < 500; i++) {
+      org.apache.arrow.vector.types.pojo.Schema s = gen.next(random).value();
+      Schema.fromArrow(s, new FieldIdAllocator(-1)); // valid, no reserved or duplicate names
+      topLevelCounts.add(s.getFields().size());
+      schemaMetadata |= !s.getCustomMetadata().isEmpty();
+      for (org.apache.arrow.vector.types.pojo.Field f : s.getFields()) {
+        collect(f, types, metadata);
+        maxDepth = Math.max(maxDepth, depth(f));
+      }
+    }
+    Set<ArrowTypeID> expected =
+        EnumSet.complementOf(
+            EnumSet.of(
+                ArrowTypeID.Null,
+                ArrowTypeID.Union,
+                ArrowTypeID.Utf8View,
+                ArrowTypeID.BinaryView,
+                ArrowTypeID.ListView,
+                ArrowTypeID.LargeListView,
+                ArrowTypeID.RunEndEncoded,
+                ArrowTypeID.NONE));
+    assertEquals(expected, types);
+    assertTrue(topLevelCounts.containsAll(List.of(1, 8)), topLevelCounts.toString());
+    assertTrue(topLevelCounts.stream().allMatch(n -> n >= 1 && n <= 8), topLevelCounts.toString());
+    assertTrue(maxDepth >= 3, "deepest field " + maxDepth);
+    assertTrue(metadata[0] && schemaMetadata);
+  }
+}
