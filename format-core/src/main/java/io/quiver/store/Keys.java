@@ -1,10 +1,38 @@
 package io.quiver.store;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import java.util.Comparator;
 
 /** Validation of object keys: relative paths that cannot escape the store's root. */
 public final class Keys {
   private Keys() {}
+
+  /**
+   * Listing order of keys: ascending by Unicode code point, which is the UTF-8 byte order object stores
+   * list in. {@link String#compareTo} differs from it for characters outside the Basic Multilingual
+   * Plane, so stores must sort with this.
+   */
+  public static final Comparator<String> ORDER = Keys::compare;
+
+  /** Compares two keys in {@link #ORDER}. */
+  public static int compare(String a, String b) {
+    int n = Math.min(a.length(), b.length());
+    for (int i = 0; i < n; i++) {
+      char ca = a.charAt(i);
+      char cb = b.charAt(i);
+      if (ca != cb) {
+        // Surrogates (U+D800..U+DFFF) encode code points above U+FFFF: they must sort after every
+        // other char, including U+E000..U+FFFF.
+        boolean sa = Character.isSurrogate(ca);
+        boolean sb = Character.isSurrogate(cb);
+        if (sa != sb) {
+          return sa ? 1 : -1;
+        }
+        return ca - cb;
+      }
+    }
+    return a.length() - b.length();
+  }
 
   /**
    * Returns the key if it is a safe relative key, or throws.

@@ -14,12 +14,11 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * An {@link ObjectStore} held in memory, for tests and ephemeral tables. Thread-safe; {@link
- * #putIfAbsent} is atomic. Keys sort by Java string order, which equals UTF-8 byte order for the ASCII
- * keys Quiver writes.
+ * #putIfAbsent} is atomic. Keys sort in {@link Keys#ORDER} (UTF-8 byte order), like the cloud stores.
  */
 public final class MemoryObjectStore implements ObjectStore {
   private final String location;
-  private final NavigableMap<String, Blob> objects = new ConcurrentSkipListMap<>();
+  private final NavigableMap<String, Blob> objects = new ConcurrentSkipListMap<>(Keys.ORDER);
   private final Clock clock;
 
   public MemoryObjectStore(String location) {
@@ -139,7 +138,7 @@ public final class MemoryObjectStore implements ObjectStore {
       throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
     }
     NavigableMap<String, Blob> tail =
-        startAfter.isPresent() && startAfter.get().compareTo(prefix) >= 0
+        startAfter.isPresent() && Keys.compare(startAfter.get(), prefix) >= 0
             ? objects.tailMap(startAfter.get(), false)
             : objects.tailMap(prefix, true);
     List<ObjectInfo> page = new ArrayList<>();

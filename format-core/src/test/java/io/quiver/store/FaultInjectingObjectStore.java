@@ -1,0 +1,240 @@
+package io.quiver.store;
+
+import io.quiver.exceptions.StoreException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Test decorator that makes chosen calls fail, to test recovery paths deterministically.
+ *
+ * <p>A test arms a fault for an operation and a key predicate (the prefix, for {@link Op#LIST}); the
+ * first matching calls consume it, in arming order. {@link Fault#FAIL_BEFORE} throws a transient {@link
+ * StoreException} without calling the delegate (the store refused); {@link Fault#FAIL_AFTER} calls the
+ * delegate and then throws a non-transient one (the call took effect but the acknowledgement was lost).
+ * For {@link Op#OPEN_WRITER} the fault is taken when the writer is opened and fires at its {@code
+ * close()}: before publishing (the delegate writer is aborted) or after. {@code deleteAll} and {@code
+ * listAll} go through {@code delete} and {@code list}. Every call is logged, faulted or not.
+ */
+public final class FaultInjectingObjectStore implements ObjectStore {
+
+  /** The operations faults can be armed for. */
+  public enum Op {
+    READ,
+    READ_RANGE,
+    HEAD,
+    WRITE,
+    OPEN_WRITER,
+    PUT_IF_ABSENT,
+    LIST,
+    DELETE
+  }
+
+  /** When the injected failure happens relative to the delegate call. */
+  public enum Fault {
+    FAIL_BEFORE,
+    FAIL_AFTER
+  }
+
+  /** One logged call. */
+  public record Call(Op op, String key) {}
+
+  private static final class Rule {
+    final Op op;
+    final Predicate<String> key;
+    final Fault fault;
+    int remaining;
+
+    Rule(Op op, Predicate<String> key, Fault fault, int times) {
+      this.op = op;
+      this.key = key;
+      this.fault = fault;
+      this.remaining = times;
+    }
+  }
+
+  private final ObjectStore delegate;
+  private final List<Rule> rules = new ArrayList<>();
+  private final List<Call> calls = new ArrayList<>();
+
+  public FaultInjectingObjectStore(ObjectStore delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Fails the next {@code times} calls of {@code op} whose key matches. */
+  public synchronized FaultInjectingObjectStore arm(Op op, Predicate<String> key, Fault fault, int times) {
+    if (times < 1) {
+      throw new IllegalArgumentException("times must be >= 1, got " + times);
+    }
+    rules.add(new Rule(op, key, fault, times));
+    return this;
+  }
+
+  /** Fails the next call of {@code op} on exactly {@code key}. */
+  public FaultInjectingObjectStore armOnce(Op op, String key, Fault fault) {
+    return arm(op, key::equals, fault, 1);
+  }
+
+  /** Removes every armed fault that has not fired. */
+  public synchronized void disarmAll() {
+    rules.clear();
+  }
+
+  /** How many failures are armed and not yet fired. */
+  public synchronized int pendingFaults() {
+    return rules.stream().mapToInt(r -> r.remaining).sum();
+  }
+
+  /** Every call so far, in order. */
+  public synchronized List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  /** The keys of the calls of one operation so far, in order. */
+  public synchronized List<String> calls(Op op) {
+    return calls.stream().filter(c -> c.op() == op).map(Call::key).toList();
+  }
+
+  public synchronized void clearCalls() {
+    calls.clear();
+  }
+
+  public ObjectStore delegate() {
+    return delegate;
+  }
+
+  /** Logs the call and consumes the first matching armed fault, if any. */
+  private synchronized Fault take(Op op, String key) {
+    calls.add(new Call(op, key));
+    for (int i = 0; i < rules.size(); i++) {
+      Rule rule = rules.get(i);
+      if (rule.op == op && rule.key.test(key)) {
+        if (--rule.remaining == 0) {
+          rules.remove(i);
+        }
+        return rule.fault;
+      }
+    }
+    return null;
+  }
+
+  private StoreException injected(Fault fault, Op op, String key) {
+    return new StoreException(
+        "injected " + fault + " on " + op + " " + locationOf(key), null, fault == Fault.FAIL_BEFORE);
+  }
+
+  private interface Call0<T> {
+    T run();
+  }
+
+  private <T> T call(Op op, String key, Call0<T> body) {
+    Fault fault = take(op, key);
+    if (fault == Fault.FAIL_BEFORE) {
+      throw injected(fault, op, key);
+    }
+    T result = body.run();
+    if (fault == Fault.FAIL_AFTER) {
+      throw injected(fault, op, key);
+    }
+    return result;
+  }
+
+  @Override
+  public String location() {
+    return delegate.location();
+  }
+
+  @Override
+  public byte[] read(String key) {
+    return call(Op.READ, key, () -> delegate.read(key));
+  }
+
+  @Override
+  public byte[] readRange(String key, long offset, int length) {
+    return call(Op.READ_RANGE, key, () -> delegate.readRange(key, offset, length));
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) {
+    return call(Op.HEAD, key, () -> delegate.head(key));
+  }
+
+  @Override
+  public void write(String key, byte[] data) {
+    call(Op.WRITE, key, () -> {
+      delegate.write(key, data);
+      return null;
+    });
+  }
+
+  @Override
+  public PutResult putIfAbsent(String key, byte[] data) {
+    return call(Op.PUT_IF_ABSENT, key, () -> delegate.putIfAbsent(key, data));
+  }
+
+  @Override
+  public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
+    return call(Op.LIST, prefix, () -> delegate.list(prefix, startAfter, maxKeys));
+  }
+
+  @Override
+  public void delete(String key) {
+    call(Op.DELETE, key, () -> {
+      delegate.delete(key);
+      return null;
+    });
+  }
+
+  @Override
+  public ObjectWriter openWriter(String key) {
+    Fault fault = take(Op.OPEN_WRITER, key);
+    ObjectWriter inner = delegate.openWriter(key);
+    if (fault == null) {
+      return inner;
+    }
+    return new ObjectWriter() {
+      private boolean done;
+
+      @Override
+      public void write(int b) throws java.io.IOException {
+        inner.write(b);
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws java.io.IOException {
+        inner.write(b, off, len);
+      }
+
+      @Override
+      public long position() {
+        return inner.position();
+      }
+
+      @Override
+      public void abort() {
+        done = true;
+        inner.abort();
+      }
+
+      @Override
+      public void close() throws java.io.IOException {
+        if (done) {
+          return;
+        }
+        done = true;
+        if (fault == Fault.FAIL_BEFORE) {
+          inner.abort();
+        } else {
+          inner.close();
+        }
+        throw injected(fault, Op.OPEN_WRITER, key);
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

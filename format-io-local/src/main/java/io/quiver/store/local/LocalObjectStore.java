@@ -1,0 +1,493 @@
+package io.quiver.store.local;
+
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.store.Keys;
+import io.quiver.store.ListPage;
+import io.quiver.store.ObjectInfo;
+import io.quiver.store.ObjectStore;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * {@link ObjectStore} on a local (or mounted) file system: key {@code a/b} is the file {@code root/a/b}.
+ *
+ * <p>Objects appear whole or not at all: writers fill a temp file in the target's directory and rename
+ * it into place. {@link #putIfAbsent} publishes with a hard link, which fails if the target exists
+ * atomically across threads and processes; a rename without REPLACE_EXISTING is not atomic on Linux
+ * (it checks, then replaces). The file system must therefore support hard links.
+ *
+ * <p>Temp files are named {@value #TEMP_PREFIX}{@code <random>}; listings skip them and keys whose last
+ * segment starts with that prefix are refused. A crash can leave temp files behind; they are invisible
+ * and safe to delete once old. Limits of the mapping: a key cannot be both an object and the
+ * "directory" of another ({@code a} and {@code a/b}), and empty directories are not removed on delete
+ * (removing them would race with a concurrent writer creating a file there).
+ */
+public final class LocalObjectStore implements ObjectStore {
+  /** Prefix of in-progress files; never a visible key. */
+  public static final String TEMP_PREFIX = ".quiver-tmp-";
+
+  private static final int COPY_BUFFER = 64 * 1024;
+
+  private final Path root;
+  private final String location;
+
+  /** A store rooted at {@code root}; the directory is created on first write. */
+  public LocalObjectStore(Path root) {
+    this.root = root.toAbsolutePath().normalize();
+    String uri = this.root.toUri().toString();
+    this.location = uri.endsWith("/") && this.root.getParent() != null ? uri.substring(0, uri.length() - 1) : uri;
+  }
+
+  /** The root directory. */
+  public Path root() {
+    return root;
+  }
+
+  @Override
+  public String location() {
+    return location;
+  }
+
+  /** The file of a key, refusing anything that would land outside the root. */
+  private Path pathOf(String key) {
+    Keys.check(key);
+    String name = key.substring(key.lastIndexOf('/') + 1);
+    if (name.startsWith(TEMP_PREFIX)) {
+      throw new InvalidArgumentException(
+          "invalid object key '" + key + "': names starting with " + TEMP_PREFIX
+              + " are reserved for in-progress writes of the local store");
+    }
+    Path path;
+    try {
+      path = root.resolve(key).normalize();
+    } catch (InvalidPathException e) {
+      throw new InvalidArgumentException("invalid object key '" + key + "' for this file system: " + e.getMessage());
+    }
+    if (!path.startsWith(root) || path.equals(root)) {
+      throw new InvalidArgumentException("invalid object key '" + key + "': it resolves outside " + location);
+    }
+    return path;
+  }
+
+  @Override
+  public byte[] read(String key) {
+    Path path = pathOf(key);
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size > Integer.MAX_VALUE - 8) {
+        throw new StoreException(
+            "object " + locationOf(key) + " is " + size + " bytes, too large to read whole; use readRange", null);
+      }
+      return readFully(ch, 0, (int) size);
+    } catch (IOException e) {
+      throw readFailure(key, path, e);
+    }
+  }
+
+  @Override
+  public byte[] readRange(String key, long offset, int length) {
+    Path path = pathOf(key);
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (offset >= size) {
+        return new byte[0];
+      }
+      return readFully(ch, offset, (int) Math.min(length, size - offset));
+    } catch (IOException e) {
+      throw readFailure(key, path, e);
+    }
+  }
+
+  /** Positional reads until {@code n} bytes or end of file (a replaced file keeps its old content). */
+  private static byte[] readFully(FileChannel ch, long offset, int n) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(n);
+    while (buf.hasRemaining()) {
+      int read = ch.read(buf, offset + buf.position());
+      if (read < 0) {
+        break;
+      }
+    }
+    byte[] out = buf.array();
+    return buf.position() == n ? out : java.util.Arrays.copyOf(out, buf.position());
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) {
+    Path path = pathOf(key);
+    try {
+      BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class);
+      if (!attrs.isRegularFile()) {
+        return Optional.empty();
+      }
+      return Optional.of(new ObjectInfo(key, attrs.size(), attrs.lastModifiedTime().toInstant()));
+    } catch (IOException e) {
+      if (isAbsent(path, e)) {
+        return Optional.empty();
+      }
+      throw failure("stat", path, e);
+    }
+  }
+
+  @Override
+  public void write(String key, byte[] data) {
+    Path path = pathOf(key);
+    Path temp = null;
+    try {
+      temp = writeTemp(path, data);
+      Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      temp = null;
+      syncDirectory(path.getParent());
+    } catch (IOException e) {
+      throw failure("write", path, e);
+    } finally {
+      deleteQuietly(temp);
+    }
+  }
+
+  @Override
+  public PutResult putIfAbsent(String key, byte[] data) {
+    Path path = pathOf(key);
+    Path temp = null;
+    try {
+      temp = writeTemp(path, data);
+      try {
+        Files.createLink(path, temp);
+        syncDirectory(path.getParent());
+        return PutResult.CREATED;
+      } catch (FileAlreadyExistsException e) {
+        return PutResult.ALREADY_EXISTS;
+      } catch (UnsupportedOperationException e) {
+        throw new StoreException(
+            "the file system of " + location + " does not support hard links, which the local store needs for"
+                + " an atomic putIfAbsent; use another directory",
+            e);
+      }
+    } catch (IOException e) {
+      throw failure("create", path, e);
+    } finally {
+      deleteQuietly(temp);
+    }
+  }
+
+  /** Writes and fsyncs a new temp file next to {@code target}. */
+  private static Path writeTemp(Path target, byte[] data) throws IOException {
+    Path temp = newTemp(target);
+    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+      ByteBuffer buf = ByteBuffer.wrap(data);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    } catch (IOException | RuntimeException e) {
+      deleteQuietly(temp);
+      throw e;
+    }
+    return temp;
+  }
+
+  private static Path newTemp(Path target) throws IOException {
+    Path dir = target.getParent();
+    Files.createDirectories(dir);
+    Path temp = dir.resolve(TEMP_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+    return Files.createFile(temp);
+  }
+
+  /**
+   * Makes a rename or link durable: without it a crash can lose the directory entry of an object whose
+   * commit was already acknowledged. Best effort, as some platforms (Windows) cannot open directories.
+   */
+  private static void syncDirectory(Path dir) {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException ignored) {
+      // Not supported here; the file itself was synced.
+    }
+  }
+
+  private static void deleteQuietly(Path temp) {
+    if (temp != null) {
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException ignored) {
+        // An invisible leftover; nothing a caller could do about it.
+      }
+    }
+  }
+
+  @Override
+  public ObjectWriter openWriter(String key) {
+    Path path = pathOf(key);
+    Path temp;
+    FileChannel channel;
+    try {
+      temp = newTemp(path);
+      channel = FileChannel.open(temp, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw failure("open a writer for", path, e);
+    }
+    return new LocalWriter(key, path, temp, channel);
+  }
+
+  /** Buffers into the temp file; close fsyncs and renames, any failure deletes the temp file. */
+  private final class LocalWriter extends ObjectWriter {
+    private final String key;
+    private final Path target;
+    private final Path temp;
+    private final FileChannel channel;
+    private final OutputStream out;
+    private long position;
+    private boolean done;
+
+    LocalWriter(String key, Path target, Path temp, FileChannel channel) {
+      this.key = key;
+      this.target = target;
+      this.temp = temp;
+      this.channel = channel;
+      this.out = new java.io.BufferedOutputStream(Channels.newOutputStream(channel), COPY_BUFFER);
+    }
+
+    @Override
+    public void write(int b) {
+      ensureOpen();
+      try {
+        out.write(b);
+        position++;
+      } catch (IOException e) {
+        throw fail(e);
+      }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      ensureOpen();
+      try {
+        out.write(b, off, len);
+        position += len;
+      } catch (IOException e) {
+        throw fail(e);
+      }
+    }
+
+    @Override
+    public void flush() {
+      // Nothing is visible before close; flushing early would only cost syscalls.
+    }
+
+    @Override
+    public long position() {
+      return position;
+    }
+
+    @Override
+    public void abort() {
+      if (!done) {
+        done = true;
+        closeQuietly();
+        deleteQuietly(temp);
+      }
+    }
+
+    @Override
+    public void close() {
+      if (done) {
+        return;
+      }
+      try {
+        out.flush();
+        channel.force(true);
+        channel.close();
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        done = true;
+        syncDirectory(target.getParent());
+      } catch (IOException e) {
+        throw fail(e);
+      }
+    }
+
+    private StoreException fail(IOException e) {
+      abort();
+      return failure("write", target, e);
+    }
+
+    private void ensureOpen() {
+      if (done) {
+        throw new IllegalStateException("writer for " + locationOf(key) + " is closed");
+      }
+    }
+
+    private void closeQuietly() {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // The temp file is deleted next.
+      }
+    }
+  }
+
+  @Override
+  public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
+    if (maxKeys < 1) {
+      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
+    }
+    String dirPart = prefix.substring(0, prefix.lastIndexOf('/') + 1);
+    Path dir = root;
+    if (!dirPart.isEmpty()) {
+      Keys.check(dirPart.substring(0, dirPart.length() - 1));
+      dir = root.resolve(dirPart).normalize();
+      if (!dir.startsWith(root)) {
+        throw new InvalidArgumentException("invalid prefix '" + prefix + "': it resolves outside " + location);
+      }
+    }
+    Lister lister = new Lister(prefix, startAfter.orElse(null), maxKeys + 1);
+    try {
+      lister.visit(dir, dirPart);
+    } catch (IOException e) {
+      throw new StoreException("could not list " + locationOf(prefix) + ": " + e, e);
+    }
+    List<ObjectInfo> found = lister.found;
+    return found.size() > maxKeys ? new ListPage(found.subList(0, maxKeys), true) : new ListPage(found, false);
+  }
+
+  /**
+   * Depth-first walk in key order that stops after {@code limit} keys. Siblings sort by name, with a
+   * directory's name taken as {@code name + "/"} since all its keys start so. Types are learnt lazily:
+   * an entry first enters the queue under its name (never after its true position) and is stat-ed
+   * only when it reaches the head, so a page costs one directory read per level, not a stat per file.
+   */
+  private final class Lister {
+    private final String prefix;
+    private final String startAfter;
+    private final int limit;
+    private final List<ObjectInfo> found = new ArrayList<>();
+
+    Lister(String prefix, String startAfter, int limit) {
+      this.prefix = prefix;
+      this.startAfter = startAfter;
+      this.limit = limit;
+    }
+
+    private record Entry(String sortKey, Path path, BasicFileAttributes attrs) {}
+
+    /** Visits directory {@code dir}, whose keys start with {@code keyPrefix} (empty or ending in '/'). */
+    void visit(Path dir, String keyPrefix) throws IOException {
+      PriorityQueue<Entry> queue = new PriorityQueue<>(Comparator.comparing(Entry::sortKey, Keys.ORDER));
+      try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+        for (Path p : entries) {
+          String name = p.getFileName().toString();
+          String key = keyPrefix + name;
+          if (mayHold(key) || mayHold(key + "/")) {
+            queue.add(new Entry(key, p, null));
+          }
+        }
+      } catch (NoSuchFileException | java.nio.file.NotDirectoryException e) {
+        return;
+      }
+      while (!queue.isEmpty() && found.size() < limit) {
+        Entry e = queue.poll();
+        if (e.attrs() == null) {
+          BasicFileAttributes attrs;
+          try {
+            attrs = Files.readAttributes(e.path(), BasicFileAttributes.class);
+          } catch (NoSuchFileException gone) {
+            continue;
+          }
+          if (attrs.isDirectory()) {
+            if (mayHold(e.sortKey() + "/")) {
+              queue.add(new Entry(e.sortKey() + "/", e.path(), attrs));
+            }
+          } else if (attrs.isRegularFile()
+              && !e.path().getFileName().toString().startsWith(TEMP_PREFIX)
+              && matches(e.sortKey())) {
+            found.add(new ObjectInfo(e.sortKey(), attrs.size(), attrs.lastModifiedTime().toInstant()));
+          }
+        } else {
+          visit(e.path(), e.sortKey());
+        }
+      }
+    }
+
+    /** Whether a key that is exactly {@code key}, or starts with it when it ends in '/', can be listed. */
+    private boolean mayHold(String key) {
+      boolean subtree = key.endsWith("/");
+      boolean prefixOk = key.startsWith(prefix) || (subtree && prefix.startsWith(key));
+      if (!prefixOk) {
+        return false;
+      }
+      if (startAfter == null) {
+        return true;
+      }
+      // A subtree holds keys after startAfter unless all of them sort before it.
+      return subtree ? startAfter.startsWith(key) || Keys.compare(key, startAfter) > 0 : Keys.compare(key, startAfter) > 0;
+    }
+
+    private boolean matches(String key) {
+      return key.startsWith(prefix) && (startAfter == null || Keys.compare(key, startAfter) > 0);
+    }
+  }
+
+  @Override
+  public void delete(String key) {
+    Path path = pathOf(key);
+    try {
+      if (!Files.isDirectory(path)) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      if (!isAbsent(path, e)) {
+        throw failure("delete", path, e);
+      }
+    }
+  }
+
+  /**
+   * Whether a failure means "no such object": the file is missing, is a directory, or a parent is a
+   * regular file (ENOTDIR), which no key can sit under.
+   */
+  private boolean isAbsent(Path path, IOException e) {
+    if (e instanceof NoSuchFileException || Files.isDirectory(path)) {
+      return true;
+    }
+    for (Path p = path.getParent(); p != null && p.startsWith(root) && !p.equals(root); p = p.getParent()) {
+      if (Files.isRegularFile(p)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private RuntimeException readFailure(String key, Path path, IOException e) {
+    return isAbsent(path, e) ? new ObjectNotFoundException(locationOf(key)) : failure("read", path, e);
+  }
+
+  private static StoreException failure(String action, Path path, IOException e) {
+    return new StoreException("could not " + action + " " + path + ": " + e, e);
+  }
+
+  @Override
+  public String toString() {
+    return "LocalObjectStore[" + location + "]";
+  }
+}
