@@ -1,0 +1,344 @@
+package io.quiver.dataset;
+
+import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.TableAlreadyExistsException;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.schema.FieldIdAllocator;
+import io.quiver.schema.Schema;
+import io.quiver.store.ObjectStore;
+import io.quiver.txn.Operation;
+import io.quiver.txn.Transaction;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/**
+ * A handle on a Quiver table at one version.
+ *
+ * <p>Reads ({@link #newScan()}, {@link #take}, {@link #countRows()}) see exactly the handle's
+ * version. Writes ({@link #append}, {@link #overwrite}) commit a new version computed from the handle's
+ * version and move the handle to it; concurrent writers through other handles or processes are safe:
+ * each commit either lands as its own version or fails with a typed {@link
+ * io.quiver.exceptions.CommitConflictException}, and nothing is ever half-committed.
+ *
+ * <p>Handles are cheap; {@link #checkout(long)} gives another handle on the same table that shares
+ * this one's store and allocator (close it before this one). {@link #close()} on a handle from
+ * {@link #open} or {@link #create} closes the store and, if the handle created it, its allocator.
+ */
+public final class Dataset implements AutoCloseable {
+  private final String uri;
+  private final TableIo io;
+  private final DatasetOptions options;
+  private final BufferAllocator allocator;
+  private final boolean ownsResources;
+  private final boolean ownsAllocator;
+  private volatile Manifest manifest;
+
+  private Dataset(String uri, TableIo io, DatasetOptions options, BufferAllocator allocator, boolean ownsResources,
+      boolean ownsAllocator, Manifest manifest) {
+    this.uri = uri;
+    this.io = io;
+    this.options = options;
+    this.allocator = allocator;
+    this.ownsResources = ownsResources;
+    this.ownsAllocator = ownsAllocator;
+    this.manifest = manifest;
+  }
+
+  // ---------------------------------------------------------------- opening
+
+  /** Opens the latest version of the table at {@code uri} with default options. */
+  public static Dataset open(String uri) {
+    return open(uri, DatasetOptions.defaults());
+  }
+
+  /**
+   * Opens the latest version of the table at {@code uri} (any registered scheme, or a plain path).
+   *
+   * @throws io.quiver.exceptions.TableNotFoundException if no table exists there
+   */
+  public static Dataset open(String uri, DatasetOptions options) {
+    return withStore(uri, options, (io, allocator, ownsAllocator) -> {
+      Manifest latest = io.loadLatest().manifest();
+      return new Dataset(uri, io, options, allocator, true, ownsAllocator, latest);
+    });
+  }
+
+  /** Creates an empty table with the given Arrow schema. */
+  public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema, DatasetOptions options) {
+    return create(uri, schema, List.of(), options);
+  }
+
+  /**
+   * Creates a table with the given Arrow schema and initial rows, as version 1.
+   *
+   * @throws TableAlreadyExistsException if a table already exists at {@code uri}
+   * @throws io.quiver.exceptions.InvalidSchemaException if the schema uses reserved names or
+   *     unsupported types
+   * @throws io.quiver.exceptions.SchemaMismatchException if a batch does not match the schema
+   */
+  public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema,
+      Iterable<VectorSchemaRoot> batches, DatasetOptions options) {
+    return create(uri, schema, batches.iterator(), options);
+  }
+
+  /** Creates a table from everything an Arrow reader yields (the reader's schema is the table's). */
+  public static Dataset create(String uri, ArrowReader reader, DatasetOptions options) {
+    try {
+      return create(uri, reader.getVectorSchemaRoot().getSchema(), batches(reader), options);
+    } catch (IOException e) {
+      throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
+    }
+  }
+
+  private static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema arrowSchema,
+      Iterator<VectorSchemaRoot> batches, DatasetOptions options) {
+    Schema schema = Schema.fromArrow(arrowSchema, new FieldIdAllocator(0));
+    return withStore(uri, options, (io, allocator, ownsAllocator) -> {
+      Optional<Long> existing = io.commitStore().latestVersion();
+      if (existing.isPresent()) {
+        throw new TableAlreadyExistsException(
+            "a table already exists at " + io.location() + " (latest version " + existing.get()
+                + "); open it, or overwrite it");
+      }
+      List<Fragment> fragments = writer(io, schema, allocator, options).write(batches);
+      Transaction txn = newTransaction(0, new Operation.Overwrite(schema, fragments, Map.of()), options);
+      Manifest committed;
+      try {
+        committed = new CommitLoop(io, options.commitOptions(), options.clock()).commit(txn, Optional.empty());
+      } catch (io.quiver.exceptions.RetryableConflictException e) {
+        throw new TableAlreadyExistsException(
+            "another writer created a table at " + io.location() + " first; open it instead");
+      }
+      return new Dataset(uri, io, options, allocator, true, ownsAllocator, committed);
+    });
+  }
+
+  private interface Opener {
+    Dataset open(TableIo io, BufferAllocator allocator, boolean ownsAllocator);
+  }
+
+  private static Dataset withStore(String uri, DatasetOptions options, Opener opener) {
+    ObjectStore store = options.registry().open(uri, options.storeOptions());
+    BufferAllocator allocator = options.allocator().orElse(null);
+    boolean ownsAllocator = allocator == null;
+    try {
+      if (ownsAllocator) {
+        allocator = new RootAllocator();
+      }
+      TableIo io = new TableIo(store, options.commitStoreFactory().apply(store), options.session());
+      return opener.open(io, allocator, ownsAllocator);
+    } catch (RuntimeException e) {
+      if (ownsAllocator && allocator != null) {
+        allocator.close();
+      }
+      store.close();
+      throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------- versions
+
+  /** A handle on {@code version} of this table, sharing this handle's store and allocator. */
+  public Dataset checkout(long version) {
+    Manifest at = io.load(version).manifest();
+    return new Dataset(uri, io, options, allocator, false, false, at);
+  }
+
+  /** A handle on the newest version committed by anyone, sharing this handle's store and allocator. */
+  public Dataset checkoutLatest() {
+    return new Dataset(uri, io, options, allocator, false, false, io.loadLatest().manifest());
+  }
+
+  /** The newest committed version, whoever committed it (one listing call). */
+  public long latestVersion() {
+    return io.loadLatest().manifest().version();
+  }
+
+  /** Every committed version still present, newest first. Reads each manifest (cached). */
+  public List<VersionInfo> versions() {
+    List<VersionInfo> out = new ArrayList<>();
+    for (long v : io.commitStore().listVersions(Integer.MAX_VALUE)) {
+      Optional<ManifestAndTransaction> loaded = io.tryLoad(v);
+      if (loaded.isEmpty()) {
+        continue;
+      }
+      Manifest m = loaded.get().manifest();
+      Transaction t = loaded.get().transaction();
+      out.add(new VersionInfo(
+          m.version(), m.timestamp(), t.operation().name(), t.uuid(), t.readVersion(), t.properties(),
+          m.liveRows(), m.fragments().size()));
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  /** The version this handle reads. */
+  public long version() {
+    return manifest.version();
+  }
+
+  /** The table schema at this handle's version, with field ids. */
+  public Schema schema() {
+    return manifest.schema();
+  }
+
+  /** The manifest at this handle's version. */
+  public Manifest manifest() {
+    return manifest;
+  }
+
+  /** The location this handle was opened with. */
+  public String uri() {
+    return uri;
+  }
+
+  /** Rows visible at this version, from metadata alone (no data file is read). */
+  public long countRows() {
+    return manifest.liveRows();
+  }
+
+  /** Starts building a scan of this version. */
+  public Scanner newScan() {
+    return new Scanner(io, manifest, allocator);
+  }
+
+  /** Scans every column of this version. */
+  public ArrowReader scan() {
+    return newScan().open();
+  }
+
+  /**
+   * Reads the rows at the given addresses (fragment id << 32 | offset), in the order given, with the
+   * given columns (all when empty). The caller closes the result.
+   *
+   * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
+   */
+  public VectorSchemaRoot take(long[] rowAddresses, List<String> columns) {
+    Schema projected = Scanner.project(manifest.schema(), columns.isEmpty() ? null : columns, null);
+    return Take.take(io, manifest, projected, rowAddresses, allocator);
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /** Appends rows and moves this handle to the committed version. Returns that version. */
+  public long append(Iterable<VectorSchemaRoot> batches) {
+    return append(batches, options.commitOptions());
+  }
+
+  /** Appends rows with the given commit options. */
+  public long append(Iterable<VectorSchemaRoot> batches, CommitOptions commitOptions) {
+    return append(batches.iterator(), commitOptions);
+  }
+
+  /** Appends everything an Arrow reader yields. */
+  public long append(ArrowReader reader) {
+    return append(batches(reader), options.commitOptions());
+  }
+
+  private long append(Iterator<VectorSchemaRoot> batches, CommitOptions commitOptions) {
+    Manifest base = manifest;
+    List<Fragment> fragments = writer(io, base.schema(), allocator, options).write(batches);
+    Transaction txn = newTransaction(base.version(), new Operation.Append(fragments), options, commitOptions);
+    return commit(txn, base, commitOptions);
+  }
+
+  /**
+   * Replaces every row (and the schema, if {@code schema} differs from the current one) and moves this
+   * handle to the committed version. Fails with a retryable conflict if anything was committed after
+   * this handle's version: an overwrite never silently discards a concurrent commit.
+   */
+  public long overwrite(org.apache.arrow.vector.types.pojo.Schema schema, Iterable<VectorSchemaRoot> batches) {
+    Manifest base = manifest;
+    Schema tableSchema =
+        schema.equals(base.schema().toArrow())
+            ? base.schema()
+            : Schema.fromArrow(schema, new FieldIdAllocator(base.maxFieldId()));
+    List<Fragment> fragments = writer(io, tableSchema, allocator, options).write(batches.iterator());
+    Transaction txn =
+        newTransaction(base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()), options);
+    return commit(txn, base, options.commitOptions());
+  }
+
+  private long commit(Transaction txn, Manifest base, CommitOptions commitOptions) {
+    Manifest committed = new CommitLoop(io, commitOptions, options.clock()).commit(txn, Optional.of(base));
+    manifest = committed;
+    return committed.version();
+  }
+
+  private static FragmentWriter writer(TableIo io, Schema schema, BufferAllocator allocator, DatasetOptions options) {
+    return new FragmentWriter(io.store(), schema, allocator, options.rowsPerBatch(), options.maxRowsPerFragment());
+  }
+
+  private static Transaction newTransaction(long readVersion, Operation op, DatasetOptions options) {
+    return newTransaction(readVersion, op, options, options.commitOptions());
+  }
+
+  private static Transaction newTransaction(long readVersion, Operation op, DatasetOptions options,
+      CommitOptions commitOptions) {
+    return new Transaction(UUID.randomUUID().toString(), readVersion, op, commitOptions.properties());
+  }
+
+  private static Iterator<VectorSchemaRoot> batches(ArrowReader reader) {
+    return new Iterator<>() {
+      private Boolean ready;
+
+      @Override
+      public boolean hasNext() {
+        if (ready == null) {
+          try {
+            ready = reader.loadNextBatch();
+          } catch (IOException e) {
+            throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
+          }
+        }
+        return ready;
+      }
+
+      @Override
+      public VectorSchemaRoot next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        ready = null;
+        try {
+          return reader.getVectorSchemaRoot();
+        } catch (IOException e) {
+          throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
+        }
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    if (!ownsResources) {
+      return;
+    }
+    try {
+      io.store().close();
+    } finally {
+      if (ownsAllocator) {
+        allocator.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Dataset[" + io.location() + " @ version " + manifest.version() + "]";
+  }
+
+}
