@@ -1,0 +1,173 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.quiver.exceptions.CommitRetriesExhaustedException;
+import io.quiver.exceptions.IncompatibleTransactionException;
+import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.store.FaultInjectingObjectStore;
+import io.quiver.store.FaultInjectingObjectStore.Fault;
+import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.ObjectStoreProvider;
+import io.quiver.store.ObjectStores;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The commit protocol against injected store failures and interleaved handles. */
+class CommitProtocolTest {
+  private static final String URI_ = "test://table";
+  private RootAllocator allocator;
+  private FaultInjectingObjectStore store;
+  private DatasetOptions options;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new FaultInjectingObjectStore(new MemoryObjectStore(URI_));
+    ObjectStoreProvider provider =
+        new ObjectStoreProvider() {
+          @Override
+          public Set<String> schemes() {
+            return Set.of("test");
+          }
+
+          @Override
+          public ObjectStore open(URI uri, Map<String, String> opts) {
+            return store;
+          }
+        };
+    options =
+        DatasetOptions.builder()
+            .allocator(allocator)
+            .registry(ObjectStores.empty().register(provider))
+            .session(new Session(1 << 20))
+            .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
+            .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  private Dataset create() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
+      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+  }
+
+  private long append(Dataset ds, long from, int rows) {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
+      return ds.append(List.of(b));
+    }
+  }
+
+  @Test
+  void b2_ambiguousAcknowledgementIsRecognisedAsOurOwnCommit() {
+    try (Dataset ds = create()) {
+      store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_AFTER);
+      assertEquals(2, append(ds, 10, 5));
+      assertEquals(0, store.pendingFaults());
+      assertEquals(2, ds.latestVersion());
+      assertEquals(List.of(2L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertEquals(range(0, 15), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void ambiguousFailureBeforeThePutIsRetried() {
+    try (Dataset ds = create()) {
+      store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_BEFORE);
+      assertEquals(2, append(ds, 10, 5));
+      assertEquals(range(0, 15), scanIds(ds.scan()));
+      assertEquals(2, store.calls(Op.PUT_IF_ABSENT).stream()
+          .filter(ObjectStoreCommitStore.manifestKey(2)::equals).count());
+    }
+  }
+
+  @Test
+  void staleHandlesAppendAfterEachOtherInAnyOrder() {
+    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
+      assertEquals(2, append(c, 100, 3));
+      assertEquals(3, append(a, 200, 3));
+      assertEquals(4, append(b, 300, 3));
+      List<Long> ids = scanIds(b.scan());
+      assertThat(ids).containsExactlyInAnyOrderElementsOf(
+          concat(range(0, 10), range(100, 103), range(200, 203), range(300, 303)));
+      // b rebased onto versions 2 and 3: fragment ids were renumbered, never duplicated.
+      assertEquals(List.of(0L, 1L, 2L, 3L),
+          b.manifest().fragments().stream().map(io.quiver.manifest.Fragment::id).toList());
+    }
+  }
+
+  @Test
+  void b7_appendAfterAConcurrentOverwriteIsIncompatibleAndCommitsNothing() {
+    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
+      try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 2)) {
+        a.overwrite(SampleTable.SCHEMA, List.of(batch));
+      }
+      IncompatibleTransactionException e = assertThrows(IncompatibleTransactionException.class, () -> append(b, 10, 5));
+      assertThat(e.getMessage()).contains("overwrite committed as version 2");
+      assertEquals(2, b.latestVersion());
+      assertEquals(1, b.version(), "a failed commit leaves the handle where it was");
+      try (Dataset latest = b.checkoutLatest()) {
+        assertEquals(range(1000, 1002), scanIds(latest.scan()));
+      }
+    }
+  }
+
+  @Test
+  void b7_overwriteAfterAConcurrentAppendIsRetryableAndDiscardsNothing() {
+    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
+      append(a, 10, 5);
+      try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 2)) {
+        RetryableConflictException e =
+            assertThrows(RetryableConflictException.class, () -> b.overwrite(SampleTable.SCHEMA, List.of(batch)));
+        assertThat(e.getMessage()).contains("append committed as version 2");
+      }
+      assertEquals(2, b.latestVersion());
+      try (Dataset latest = b.checkoutLatest()) {
+        assertEquals(range(0, 15), scanIds(latest.scan()));
+      }
+    }
+  }
+
+  @Test
+  void losingEveryRaceEndsWithATypedErrorAndNothingCommitted() {
+    try (Dataset ds = create()) {
+      DatasetOptions oneAttempt =
+          options.toBuilder().commitOptions(options.commitOptions().withMaxAttempts(3)).build();
+      // Every claim of any version is refused as if another writer held it.
+      store.arm(Op.PUT_IF_ABSENT, k -> k.startsWith(ObjectStoreCommitStore.VERSIONS_PREFIX), Fault.FAIL_BEFORE, 100);
+      try (Dataset handle = Dataset.open(URI_, oneAttempt);
+          VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
+        CommitRetriesExhaustedException e =
+            assertThrows(CommitRetriesExhaustedException.class, () -> handle.append(List.of(b)));
+        assertThat(e.getMessage()).contains("3 attempts");
+      }
+      store.disarmAll();
+      assertEquals(1, ds.latestVersion());
+      assertEquals(range(0, 10), scanIds(ds.scan()));
+    }
+  }
+
+  @SafeVarargs
+  private static List<Long> concat(List<Long>... lists) {
+    return java.util.Arrays.stream(lists).flatMap(List::stream).toList();
+  }
+}
