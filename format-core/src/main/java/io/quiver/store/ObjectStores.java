@@ -128,7 +128,7 @@ public final class ObjectStores {
                   ? "add the io.quiver:" + module + " module to the classpath"
                   : "add the adapter module that provides it to the classpath"));
     }
-    return provider.open(uri, options == null ? Map.of() : Map.copyOf(options));
+    return provider.open(uri, options == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(options)));
   }
 
   /** The URI {@link #open} resolves a string to, with a lower-case scheme. */
