@@ -60,7 +60,7 @@ public final class MetadataCodec {
             .setManifest(encode(manifest))
             .setTransaction(encode(transaction))
             .build();
-    return envelope(MANIFEST_MAGIC, file.toByteArray());
+    return envelope(MANIFEST_MAGIC, deterministic(file));
   }
 
   /**
@@ -99,7 +99,7 @@ public final class MetadataCodec {
   }
 
   public static byte[] encodeTransaction(Transaction transaction) {
-    return envelope(TRANSACTION_MAGIC, encode(transaction).toByteArray());
+    return envelope(TRANSACTION_MAGIC, deterministic(encode(transaction)));
   }
 
   /** Decodes a transaction file; errors as for {@link #decodeManifest}. */
@@ -115,6 +115,20 @@ public final class MetadataCodec {
   }
 
   // ---- envelope ----
+
+  /** Serializes with map entries sorted by key, so equal values always encode to equal bytes. */
+  private static byte[] deterministic(com.google.protobuf.Message message) {
+    byte[] out = new byte[message.getSerializedSize()];
+    com.google.protobuf.CodedOutputStream stream = com.google.protobuf.CodedOutputStream.newInstance(out);
+    stream.useDeterministicSerialization();
+    try {
+      message.writeTo(stream);
+      stream.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("protobuf serialization into a sized array failed", e);
+    }
+    return out;
+  }
 
   private static byte[] envelope(byte[] magic, byte[] payload) {
     CRC32C crc = new CRC32C();
@@ -293,15 +307,14 @@ public final class MetadataCodec {
         io.quiver.format.proto.Overlay.newBuilder()
             .setDataFile(encode(o.dataFile()))
             .setCommittedVersion(o.committedVersion());
-    switch (o.coverage()) {
-      case Coverage.Shared shared -> b.setSharedOffsets(bitmap(shared.offsets()));
-      case Coverage.PerField perField -> {
-        FieldCoverage.Builder fc = FieldCoverage.newBuilder();
-        for (ImmutableRoaringBitmap bm : perField.offsets()) {
-          fc.addOffsets(bitmap(bm));
-        }
-        b.setPerField(fc);
+    if (o.coverage() instanceof Coverage.Shared shared) {
+      b.setSharedOffsets(bitmap(shared.offsets()));
+    } else if (o.coverage() instanceof Coverage.PerField perField) {
+      FieldCoverage.Builder fc = FieldCoverage.newBuilder();
+      for (ImmutableRoaringBitmap bm : perField.offsets()) {
+        fc.addOffsets(bitmap(bm));
       }
+      b.setPerField(fc);
     }
     return b.build();
   }
@@ -348,20 +361,19 @@ public final class MetadataCodec {
             .setReadVersion(t.readVersion())
             .setUuid(t.uuid())
             .putAllProperties(t.properties());
-    switch (t.operation()) {
-      case Operation.Append a -> {
-        io.quiver.format.proto.Append.Builder ab = io.quiver.format.proto.Append.newBuilder();
-        a.fragments().forEach(f -> ab.addFragments(encode(f)));
-        b.setAppend(ab);
-      }
-      case Operation.Overwrite o -> {
-        io.quiver.format.proto.Overwrite.Builder ob =
-            io.quiver.format.proto.Overwrite.newBuilder()
-                .setSchema(SchemaCodec.encode(o.schema()))
-                .putAllConfigUpserts(o.configUpserts());
-        o.fragments().forEach(f -> ob.addFragments(encode(f)));
-        b.setOverwrite(ob);
-      }
+    if (t.operation() instanceof Operation.Append a) {
+      io.quiver.format.proto.Append.Builder ab = io.quiver.format.proto.Append.newBuilder();
+      a.fragments().forEach(f -> ab.addFragments(encode(f)));
+      b.setAppend(ab);
+    } else if (t.operation() instanceof Operation.Overwrite o) {
+      io.quiver.format.proto.Overwrite.Builder ob =
+          io.quiver.format.proto.Overwrite.newBuilder()
+              .setSchema(SchemaCodec.encode(o.schema()))
+              .putAllConfigUpserts(o.configUpserts());
+      o.fragments().forEach(f -> ob.addFragments(encode(f)));
+      b.setOverwrite(ob);
+    } else {
+      throw new IllegalStateException("no encoding for operation " + t.operation().name());
     }
     return b.build();
   }

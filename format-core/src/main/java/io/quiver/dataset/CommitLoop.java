@@ -8,6 +8,7 @@ import io.quiver.exceptions.StoreException;
 import io.quiver.exceptions.UnsupportedFormatException;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.CommitStore.ClaimResult;
+import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.txn.CommittedTransaction;
 import io.quiver.txn.ConflictResolver;
 import io.quiver.txn.ManifestBuilder;
@@ -121,7 +122,7 @@ final class CommitLoop {
       LOG.debug("ambiguous claim of version {} left nothing; retrying", version);
       return ClaimResult.ALREADY_CLAIMED;
     }
-    String location = io.store().locationOf(io.quiver.store.ObjectStoreCommitStore.manifestKey(version));
+    String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(version));
     ManifestAndTransaction found = MetadataCodec.decodeManifest(back.get(), location);
     if (found.transaction().uuid().equals(txn.uuid())) {
       LOG.debug("ambiguous claim of version {} was ours", version);

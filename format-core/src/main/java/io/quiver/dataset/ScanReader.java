@@ -59,7 +59,7 @@ final class ScanReader extends ArrowReader {
   }
 
   @Override
-  public boolean loadNextBatch() {
+  public boolean loadNextBatch() throws java.io.IOException {
     VectorSchemaRoot out = getVectorSchemaRoot();
     while (true) {
       if (chunks == null || !chunks.hasNext()) {

@@ -39,21 +39,21 @@ public final class ConflictResolver {
 
   private static void checkPair(Transaction ours, CommittedTransaction committed) {
     Operation theirs = committed.transaction().operation();
-    switch (ours.operation()) {
-      case Operation.Append append -> {
-        if (theirs instanceof Operation.Overwrite) {
-          throw new IncompatibleTransactionException(
-              "append read at version " + ours.readVersion() + " conflicts with the overwrite committed as version "
-                  + committed.version() + ": the table it appended to was replaced. Nothing was committed; "
-                  + "decide whether the rows belong in the new table and append them again.");
-        }
+    if (ours.operation() instanceof Operation.Append) {
+      if (theirs instanceof Operation.Overwrite) {
+        throw new IncompatibleTransactionException(
+            "append read at version " + ours.readVersion() + " conflicts with the overwrite committed as version "
+                + committed.version() + ": the table it appended to was replaced. Nothing was committed; "
+                + "decide whether the rows belong in the new table and append them again.");
       }
-      case Operation.Overwrite overwrite ->
-          throw new RetryableConflictException(
-              "overwrite read at version " + ours.readVersion() + " conflicts with the " + theirs.name()
-                  + " committed as version " + committed.version()
-                  + ": committing would silently discard it. Nothing was committed; re-open the latest version and "
-                  + "overwrite again if that is still intended.");
+    } else if (ours.operation() instanceof Operation.Overwrite) {
+      throw new RetryableConflictException(
+          "overwrite read at version " + ours.readVersion() + " conflicts with the " + theirs.name()
+              + " committed as version " + committed.version()
+              + ": committing would silently discard it. Nothing was committed; re-open the latest version and "
+              + "overwrite again if that is still intended.");
+    } else {
+      throw new IllegalStateException("no conflict rule for operation " + ours.operation().name());
     }
   }
 }

@@ -39,40 +39,49 @@ public final class ManifestBuilder {
    */
   public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
     long version = current.map(m -> m.version() + 1).orElse(1L);
-    return switch (txn.operation()) {
-      case Operation.Append append -> {
-        Manifest base =
-            current.orElseThrow(
-                () -> new InvalidArgumentException("cannot append to a table that has no version; create it first"));
-        checkFieldsExist(base.schema(), append.fragments(), txn);
-        List<Fragment> fragments = new ArrayList<>(base.fragments());
-        long nextId = base.nextFragmentId();
-        for (Fragment f : append.fragments()) {
-          fragments.add(f.withId(nextId++));
-        }
-        OptionalLong maxFragmentId = nextId == 0 ? base.maxFragmentId() : OptionalLong.of(nextId - 1);
-        yield new Manifest(
-            version, base.schema(), fragments, maxFragmentId, base.maxFieldId(), timestamp, writerVersion,
-            base.config(), txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
-      }
-      case Operation.Overwrite overwrite -> {
-        checkFieldsExist(overwrite.schema(), overwrite.fragments(), txn);
-        long nextId = current.map(Manifest::nextFragmentId).orElse(0L);
-        List<Fragment> fragments = new ArrayList<>();
-        for (Fragment f : overwrite.fragments()) {
-          fragments.add(f.withId(nextId++));
-        }
-        OptionalLong maxFragmentId =
-            nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
-        int maxFieldId =
-            Math.max(Math.max(0, overwrite.schema().maxFieldId()), current.map(Manifest::maxFieldId).orElse(0));
-        Map<String, String> config = new HashMap<>(current.map(Manifest::config).orElse(Map.of()));
-        config.putAll(overwrite.configUpserts());
-        yield new Manifest(
-            version, overwrite.schema(), fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-            txn.uuid(), txn.path(), Set.of(), Set.of());
-      }
-    };
+    if (txn.operation() instanceof Operation.Append append) {
+      return append(current, txn, append, version, timestamp);
+    }
+    if (txn.operation() instanceof Operation.Overwrite overwrite) {
+      return overwrite(current, txn, overwrite, version, timestamp);
+    }
+    throw new IllegalStateException("no manifest transformation for operation " + txn.operation().name());
+  }
+
+  private Manifest append(Optional<Manifest> current, Transaction txn, Operation.Append append, long version,
+      Instant timestamp) {
+    Manifest base =
+        current.orElseThrow(
+            () -> new InvalidArgumentException("cannot append to a table that has no version; create it first"));
+    checkFieldsExist(base.schema(), append.fragments(), txn);
+    List<Fragment> fragments = new ArrayList<>(base.fragments());
+    long nextId = base.nextFragmentId();
+    for (Fragment f : append.fragments()) {
+      fragments.add(f.withId(nextId++));
+    }
+    OptionalLong maxFragmentId = nextId == 0 ? base.maxFragmentId() : OptionalLong.of(nextId - 1);
+    return new Manifest(
+        version, base.schema(), fragments, maxFragmentId, base.maxFieldId(), timestamp, writerVersion,
+        base.config(), txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+  }
+
+  private Manifest overwrite(Optional<Manifest> current, Transaction txn, Operation.Overwrite overwrite, long version,
+      Instant timestamp) {
+    checkFieldsExist(overwrite.schema(), overwrite.fragments(), txn);
+    long nextId = current.map(Manifest::nextFragmentId).orElse(0L);
+    List<Fragment> fragments = new ArrayList<>();
+    for (Fragment f : overwrite.fragments()) {
+      fragments.add(f.withId(nextId++));
+    }
+    OptionalLong maxFragmentId =
+        nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
+    int maxFieldId =
+        Math.max(Math.max(0, overwrite.schema().maxFieldId()), current.map(Manifest::maxFieldId).orElse(0));
+    Map<String, String> config = new HashMap<>(current.map(Manifest::config).orElse(Map.of()));
+    config.putAll(overwrite.configUpserts());
+    return new Manifest(
+        version, overwrite.schema(), fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        txn.uuid(), txn.path(), Set.of(), Set.of());
   }
 
   private static void checkFieldsExist(Schema schema, List<Fragment> fragments, Transaction txn) {
