@@ -1,0 +1,10 @@
+package io.quiver.conformance;
+
+import java.util.UUID;
+
+class MemoryDatasetTest extends DatasetStoreContract {
+  @Override
+  protected String newTableUri() {
+    return "memory://dataset-" + UUID.randomUUID() + "/table";
+  }
+}
