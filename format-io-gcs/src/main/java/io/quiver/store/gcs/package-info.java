@@ -3,7 +3,7 @@
  * google-cloud-storage client. {@code putIfAbsent} will be an upload with the precondition {@code
  * ifGenerationMatch=0} (412 Precondition Failed means the object exists).
  *
- * <p>Not implemented yet, so no provider is registered: {@code gs://} URIs fail with a message naming
+ * <p>The adapter lands with the cloud-adapter issue; until then no provider is registered, and {@code gs://} URIs fail with a message naming
  * this module rather than opening a half-working store.
  */
 package io.quiver.store.gcs;

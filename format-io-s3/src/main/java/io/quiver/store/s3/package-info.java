@@ -3,7 +3,7 @@
  * AWS SDK for Java v2. {@code putIfAbsent} will be a {@code PutObject} with {@code If-None-Match: *}
  * (412 Precondition Failed means the key exists), which makes commits safe without a lock service.
  *
- * <p>Not implemented yet, so no provider is registered: {@code s3://} URIs fail with a message naming
+ * <p>The adapter lands with the cloud-adapter issue; until then no provider is registered, and {@code s3://} URIs fail with a message naming
  * this module rather than opening a half-working store.
  */
 package io.quiver.store.s3;
