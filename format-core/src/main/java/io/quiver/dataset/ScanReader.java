@@ -32,7 +32,7 @@ final class ScanReader extends ArrowReader {
   private Fragment fragment;
   private RoaringBitmap deleted;
   private Iterator<FragmentReader.Chunk> chunks;
-  private long rowsRead;
+  private long bytesDelivered;
 
   ScanReader(TableIo io, Manifest manifest, Schema projected, boolean withRowAddress, int batchSize,
       BufferAllocator allocator) {
@@ -119,7 +119,9 @@ final class ScanReader extends ArrowReader {
       addresses.setValueCount(rows);
     }
     out.setRowCount(rows);
-    rowsRead += rows;
+    for (FieldVector v : outVectors) {
+      bytesDelivered += v.getBufferSize();
+    }
   }
 
   private int[] liveRows(FragmentReader.Chunk chunk, boolean hasDeletes) {
@@ -144,9 +146,10 @@ final class ScanReader extends ArrowReader {
     chunks = null;
   }
 
+  /** Bytes of Arrow buffers handed out so far (there is no single channel to count). */
   @Override
   public long bytesRead() {
-    return rowsRead;
+    return bytesDelivered;
   }
 
   @Override
