@@ -22,6 +22,8 @@ import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.BufferLayout;
+import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -124,14 +126,14 @@ public final class DataFileReader {
         int r = containing(ranges, w[0]);
         buffers.add(fetched[r].slice(w[0] - ranges[r][0], w[1]));
       }
-      root = VectorSchemaRoot.create(projected, allocator);
-      try (ArrowRecordBatch recordBatch = new ArrowRecordBatch(rows, nodes, buffers)) {
-        new VectorLoader(root).load(recordBatch);
-      }
-      String problem = BatchValidator.check(root);
+      String problem = checkBuffers(layout, selected, nodes, buffers);
       if (problem != null) {
         throw new CorruptFileException(
             location, "batch " + batch + " has inconsistent buffers (" + problem + "); rewrite the file");
+      }
+      root = VectorSchemaRoot.create(projected, allocator);
+      try (ArrowRecordBatch recordBatch = new ArrowRecordBatch(rows, nodes, buffers)) {
+        new VectorLoader(root).load(recordBatch);
       }
       VectorSchemaRoot result = root;
       root = null;
@@ -154,6 +156,77 @@ public final class DataFileReader {
         root.close();
       }
     }
+  }
+
+  /**
+   * Checks fetched buffers against their nodes before Arrow sees them: buffers large enough for the
+   * value count, offsets non-decreasing and inside their values. Arrow trusts these when loading (a list's
+   * last offset becomes its child's value count, and it reallocates to fit), so a hostile file must be
+   * stopped here. Values themselves (decimal precision, UTF-8) are not checked: they cannot make Arrow
+   * read out of bounds. Returns null when sound, else what is wrong.
+   */
+  static String checkBuffers(
+      SchemaLayout layout, boolean[] selected, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+    int node = 0;
+    int buffer = 0;
+    for (int f = 0; f < selected.length; f++) {
+      if (!selected[f]) {
+        continue;
+      }
+      ArrowType type = layout.fields[f].getType();
+      long len = nodes.get(node).getLength();
+      long nulls = nodes.get(node).getNullCount();
+      String path = layout.path(f);
+      long lastOffset = -1;
+      List<BufferLayout> bufferLayouts = TypeLayout.getTypeLayout(type).getBufferLayouts();
+      for (BufferLayout bl : bufferLayouts) {
+        ArrowBuf buf = buffers.get(buffer++);
+        long have = buf.capacity();
+        BufferLayout.BufferType kind = bl.getType();
+        if (kind == BufferLayout.BufferType.VALIDITY) {
+          if (nulls > 0 && nulls < len && have < (len + 7) / 8) {
+            return path + ": validity buffer of " + have + " bytes for " + len + " values";
+          }
+        } else if (kind == BufferLayout.BufferType.OFFSET) {
+          int width = bl.getTypeBitWidth() / 8;
+          if (len == 0) {
+            lastOffset = 0;
+            continue;
+          }
+          if (have < (len + 1) * width) {
+            return path + ": offset buffer of " + have + " bytes for " + len + " values";
+          }
+          long previous = width == 4 ? buf.getInt(0) : buf.getLong(0);
+          if (previous < 0) {
+            return path + ": first offset is " + previous;
+          }
+          for (long i = 1; i <= len; i++) {
+            long current = width == 4 ? buf.getInt(i * 4) : buf.getLong(i * 8);
+            if (current < previous) {
+              return path + ": offsets decrease at index " + i + " (" + previous + " then " + current + ")";
+            }
+            previous = current;
+          }
+          lastOffset = previous;
+        } else if (kind == BufferLayout.BufferType.DATA) {
+          long need = lastOffset >= 0 ? lastOffset : (len * bl.getTypeBitWidth() + 7) / 8;
+          if (have < need) {
+            return path + ": data buffer of " + have + " bytes, " + need + " needed for " + len + " values";
+          }
+          lastOffset = -1;
+        } else {
+          return path + ": unexpected buffer type " + kind;
+        }
+      }
+      if (lastOffset >= 0) { // list, large list, map: offsets index the child (next in preorder)
+        long childLength = nodes.get(node + 1).getLength();
+        if (lastOffset > childLength) {
+          return path + ": last offset " + lastOffset + " is past its " + childLength + " child values";
+        }
+      }
+      node++;
+    }
+    return null;
   }
 
   /** Merges [offset, offset+length) ranges whose gaps are at most {@code gap}; empty ranges are dropped. */

@@ -193,7 +193,16 @@ final class SchemaLayout {
           children == 1 && isStruct(f.getChildren().get(0)) && f.getChildren().get(0).getChildren().size() == 2
               ? null
               : "a map needs one struct child holding a key and a value";
-      case Struct -> null;
+      case Struct -> {
+        // StructVector keys children by name: duplicates would silently drop a child
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Field c : f.getChildren()) {
+          if (!names.add(c.getName())) {
+            yield "a struct cannot have two children named '" + c.getName() + "'";
+          }
+        }
+        yield null;
+      }
       default ->
           "this type is not supported in data files (supported: integers, floats, bool, (large) utf8 and"
               + " binary, fixed-size binary, decimal128/256, date, time, timestamp, duration, interval,"
