@@ -50,6 +50,8 @@ public final class DataFileReader {
   static final long MAX_TOTAL_METADATA_BYTES = 256L << 20;
   private static final int MAX_SCHEMA_FIELDS = 1_000_000;
   private static final int MAX_READ_CHUNK = 1 << 30;
+  /** Coalescing never builds a single read larger than this out of separate buffers. */
+  private static final long MAX_MERGED_DATA_RANGE = 256L << 20;
   private static final byte[] MAGIC = "ARROW1".getBytes(StandardCharsets.US_ASCII);
   /** Leading magic padded to 8 bytes, plus trailing int32 footer length and magic. */
   private static final int MIN_FILE_BYTES = 8 + 4 + MAGIC.length;
@@ -109,7 +111,7 @@ public final class DataFileReader {
         wanted.add(new long[] {body + md.bufferOffset(batch, b), md.bufferLength(batch, b)});
       }
     }
-    long[][] ranges = coalesce(wanted, options.coalesceGapBytes());
+    long[][] ranges = coalesce(wanted, options.coalesceGapBytes(), MAX_MERGED_DATA_RANGE);
     String location = md.location();
     ArrowBuf[] fetched = new ArrowBuf[ranges.length];
     List<ArrowBuf> buffers = new ArrayList<>(wanted.size());
@@ -229,15 +231,22 @@ public final class DataFileReader {
     return null;
   }
 
-  /** Merges [offset, offset+length) ranges whose gaps are at most {@code gap}; empty ranges are dropped. */
-  static long[][] coalesce(List<long[]> wanted, int gap) {
+  /**
+   * Merges [offset, offset+length) ranges whose gaps are at most {@code gap}, as long as the merged range
+   * stays within {@code maxMerged} bytes (overlapping ranges always merge; a range that is larger on its
+   * own is kept whole); empty ranges
+   * are dropped. Returns [start, end) pairs in ascending order.
+   */
+  static long[][] coalesce(List<long[]> wanted, int gap, long maxMerged) {
     long[][] sorted =
         wanted.stream().filter(w -> w[1] > 0).map(w -> new long[] {w[0], w[0] + w[1]}).toArray(long[][]::new);
     Arrays.sort(sorted, (a, b) -> Long.compare(a[0], b[0]));
     List<long[]> merged = new ArrayList<>();
     for (long[] r : sorted) {
       long[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
-      if (last != null && r[0] - last[1] <= gap) {
+      boolean overlaps = last != null && r[0] < last[1]; // must merge: a buffer lives in one range
+      if (overlaps
+          || (last != null && r[0] - last[1] <= gap && Math.max(last[1], r[1]) - last[0] <= maxMerged)) {
         last[1] = Math.max(last[1], r[1]);
       } else {
         merged.add(new long[] {r[0], r[1]});
@@ -468,7 +477,7 @@ public final class DataFileReader {
           missing.add(new long[] {b[0], b[1]});
         }
       }
-      long[][] ranges = coalesce(missing, options.coalesceGapBytes());
+      long[][] ranges = coalesce(missing, options.coalesceGapBytes(), MAX_BATCH_METADATA_BYTES);
       byte[][] rangeBytes = new byte[ranges.length][];
       for (int r = 0; r < ranges.length; r++) {
         rangeBytes[r] = readExact(store, key, location, ranges[r][0], (int) (ranges[r][1] - ranges[r][0]));

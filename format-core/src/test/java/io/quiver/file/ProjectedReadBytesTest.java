@@ -92,6 +92,20 @@ class ProjectedReadBytesTest {
     }
   }
 
+  @Test
+  void coalescingRules() {
+    List<long[]> wanted = List.of(
+        new long[] {100, 10}, new long[] {0, 10}, new long[] {10, 5}, new long[] {50, 0},
+        new long[] {112, 8}, new long[] {105, 20}, new long[] {1000, 10});
+    // touching ranges merge even with gap 0; empty ones vanish; overlapping ones always merge
+    assertEquals("[[0, 15], [100, 125], [1000, 1010]]",
+        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 0, 1 << 20)));
+    assertEquals("[[0, 125], [1000, 1010]]",
+        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 1 << 20)));
+    assertEquals("[[0, 15], [100, 125], [1000, 1010]]",
+        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 50)), "merged size capped");
+  }
+
   private static void readAll(
       DataFileReader reader, String key, DataFileMetadata md, int[] projection, RootAllocator allocator) {
     for (int b = 0; b < md.batchCount(); b++) {

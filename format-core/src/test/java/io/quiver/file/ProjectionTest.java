@@ -130,7 +130,7 @@ class ProjectionTest {
     String[] parts = path.split("\\.");
     FieldVector v = root.getVector(parts[0]);
     for (int i = 1; i < parts.length; i++) {
-      v = (FieldVector) ((StructVector) v).getChild(parts[i]);
+      v = ((StructVector) v).getChild(parts[i]);
     }
     return v;
   }
