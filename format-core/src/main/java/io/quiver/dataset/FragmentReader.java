@@ -67,6 +67,12 @@ final class FragmentReader implements AutoCloseable {
     columns.forEach((file, set) -> columnsByFile.put(file, set.stream().mapToInt(Integer::intValue).toArray()));
     for (DataFile file : columnsByFile.keySet()) {
       DataFileMetadata md = io.dataFiles().metadata(file.path());
+      if (md.fileSize() != file.sizeBytes()) {
+        throw new CorruptFileException(
+            io.store().locationOf(file.path()),
+            "is " + md.fileSize() + " bytes but the manifest of fragment " + fragment.id() + " records "
+                + file.sizeBytes() + "; the file was truncated or replaced");
+      }
       if (md.rowCount() != fragment.physicalRows()) {
         throw new CorruptFileException(
             io.store().locationOf(file.path()),
