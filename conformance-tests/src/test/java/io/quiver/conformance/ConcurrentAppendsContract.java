@@ -12,6 +12,7 @@ import io.quiver.dataset.VersionInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,13 +26,18 @@ import org.junit.jupiter.api.Test;
  * B1: many writers, each with its own handle opened by URI through ServiceLoader, append to one table
  * at once. Every commit lands as its own version and every row is present exactly once.
  */
-abstract class ConcurrentAppendsContract {
+public abstract class ConcurrentAppendsContract {
   private static final int THREADS = 8;
   private static final int APPENDS_PER_THREAD = 25;
   private static final int ROWS_PER_APPEND = 3;
 
   /** A URI where no table exists yet. */
   protected abstract String newTableUri();
+
+  /** Adapter settings (endpoint, credentials) for opening {@link #newTableUri()}. */
+  protected Map<String, String> storeOptions() {
+    return Map.of();
+  }
 
   @Test
   void b1_concurrentAppendsFromSeparateHandlesAllLandExactlyOnce() throws Exception {
@@ -40,6 +46,7 @@ abstract class ConcurrentAppendsContract {
       DatasetOptions options =
           DatasetOptions.builder()
               .allocator(allocator)
+              .storeOptions(storeOptions())
               .session(new Session(64L << 20))
               .commitOptions(
                   CommitOptions.defaults()

@@ -29,11 +29,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Dataset journeys on a real store adapter, opened by URI through ServiceLoader. */
-abstract class DatasetStoreContract {
+public abstract class DatasetStoreContract {
   protected RootAllocator allocator;
 
   /** A URI (any scheme the default registry serves) where no table exists yet. */
   protected abstract String newTableUri();
+
+  /** Adapter settings (endpoint, credentials) for opening {@link #newTableUri()}. */
+  protected Map<String, String> storeOptions() {
+    return Map.of();
+  }
 
   @BeforeEach
   void openAllocator() {
@@ -46,7 +51,11 @@ abstract class DatasetStoreContract {
   }
 
   protected DatasetOptions options() {
-    return DatasetOptions.builder().allocator(allocator).session(new Session(8 << 20)).build();
+    return DatasetOptions.builder()
+        .allocator(allocator)
+        .storeOptions(storeOptions())
+        .session(new Session(8 << 20))
+        .build();
   }
 
   private long append(Dataset ds, long from, int rows) {
