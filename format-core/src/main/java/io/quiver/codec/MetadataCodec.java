@@ -239,14 +239,7 @@ public final class MetadataCodec {
     for (DataFile file : f.files()) {
       b.addFiles(encode(file));
     }
-    f.deletionFile()
-        .ifPresent(
-            d ->
-                b.setDeletionFile(
-                    io.quiver.format.proto.DeletionFile.newBuilder()
-                        .setPath(d.path())
-                        .setDeletedRows(d.deletedRows())
-                        .setSizeBytes(d.sizeBytes())));
+    f.deletionFile().ifPresent(d -> b.setDeletionFile(encode(d)));
     for (Overlay o : f.overlays()) {
       b.addOverlays(encode(o));
     }
@@ -259,13 +252,7 @@ public final class MetadataCodec {
       files.add(decode(file));
     }
     Optional<DeletionFile> deletion =
-        f.hasDeletionFile()
-            ? Optional.of(
-                new DeletionFile(
-                    f.getDeletionFile().getPath(),
-                    f.getDeletionFile().getDeletedRows(),
-                    f.getDeletionFile().getSizeBytes()))
-            : Optional.empty();
+        f.hasDeletionFile() ? Optional.of(decode(f.getDeletionFile())) : Optional.empty();
     List<Overlay> overlays = new ArrayList<>();
     for (io.quiver.format.proto.Overlay o : f.getOverlaysList()) {
       overlays.add(decode(o));
@@ -361,19 +348,87 @@ public final class MetadataCodec {
             .setReadVersion(t.readVersion())
             .setUuid(t.uuid())
             .putAllProperties(t.properties());
-    if (t.operation() instanceof Operation.Append a) {
-      io.quiver.format.proto.Append.Builder ab = io.quiver.format.proto.Append.newBuilder();
-      a.fragments().forEach(f -> ab.addFragments(encode(f)));
-      b.setAppend(ab);
-    } else if (t.operation() instanceof Operation.Overwrite o) {
-      io.quiver.format.proto.Overwrite.Builder ob =
+    Operation op = t.operation();
+    if (op instanceof Operation.Append a) {
+      b.setAppend(io.quiver.format.proto.Append.newBuilder().addAllFragments(encodeFragments(a.fragments())));
+    } else if (op instanceof Operation.Overwrite o) {
+      b.setOverwrite(
           io.quiver.format.proto.Overwrite.newBuilder()
               .setSchema(SchemaCodec.encode(o.schema()))
-              .putAllConfigUpserts(o.configUpserts());
-      o.fragments().forEach(f -> ob.addFragments(encode(f)));
-      b.setOverwrite(ob);
+              .addAllFragments(encodeFragments(o.fragments()))
+              .putAllConfigUpserts(o.configUpserts()));
+    } else if (op instanceof Operation.Delete d) {
+      io.quiver.format.proto.Delete.Builder db =
+          io.quiver.format.proto.Delete.newBuilder()
+              .addAllReadFieldIds(d.readFieldIds())
+              .setPredicate(d.predicate());
+      for (Operation.FragmentDeletion fd : d.deletions()) {
+        io.quiver.format.proto.FragmentDeletion.Builder fb =
+            io.quiver.format.proto.FragmentDeletion.newBuilder()
+                .setFragmentId(fd.fragmentId())
+                .setDeletionFile(encode(fd.deletionFile()))
+                .setAddedOffsets(bitmap(fd.added()));
+        fd.previous().ifPresent(p -> fb.setPrevious(encode(p)));
+        db.addDeletions(fb);
+      }
+      b.setDelete(db);
+    } else if (op instanceof Operation.Update u) {
+      io.quiver.format.proto.Update.Builder ub =
+          io.quiver.format.proto.Update.newBuilder().addAllReadFieldIds(u.readFieldIds());
+      for (Operation.FragmentOverlays fo : u.overlays()) {
+        io.quiver.format.proto.FragmentOverlays.Builder fb =
+            io.quiver.format.proto.FragmentOverlays.newBuilder().setFragmentId(fo.fragmentId());
+        fo.overlays().forEach(o -> fb.addOverlays(encode(o)));
+        ub.addOverlays(fb);
+      }
+      b.setUpdate(ub);
+    } else if (op instanceof Operation.AddColumns a) {
+      io.quiver.format.proto.AddColumns.Builder ab =
+          io.quiver.format.proto.AddColumns.newBuilder()
+              .setSchema(SchemaCodec.encode(a.schema()))
+              .addAllReadFieldIds(a.readFieldIds());
+      for (Operation.FragmentFile ff : a.files()) {
+        ab.addFiles(
+            io.quiver.format.proto.FragmentFile.newBuilder().setFragmentId(ff.fragmentId()).setFile(encode(ff.file())));
+      }
+      b.setAddColumns(ab);
+    } else if (op instanceof Operation.Project p) {
+      b.setProject(
+          io.quiver.format.proto.Project.newBuilder()
+              .setSchema(SchemaCodec.encode(p.schema()))
+              .addAllDroppedFieldIds(p.droppedFieldIds())
+              .addAllTightenedFieldIds(p.tightenedFieldIds()));
+    } else if (op instanceof Operation.DataReplacement r) {
+      io.quiver.format.proto.DataReplacement.Builder rb =
+          io.quiver.format.proto.DataReplacement.newBuilder().addAllReadFieldIds(r.readFieldIds());
+      for (Operation.Replacement rep : r.replacements()) {
+        rb.addReplacements(
+            io.quiver.format.proto.Replacement.newBuilder()
+                .setFragmentId(rep.fragmentId())
+                .setFile(encode(rep.file())));
+      }
+      b.setDataReplacement(rb);
+    } else if (op instanceof Operation.Rewrite r) {
+      io.quiver.format.proto.Rewrite.Builder rb = io.quiver.format.proto.Rewrite.newBuilder();
+      for (Operation.RewriteGroup g : r.groups()) {
+        rb.addGroups(
+            io.quiver.format.proto.RewriteGroup.newBuilder()
+                .addAllOldFragmentIds(g.oldFragmentIds())
+                .addAllNewFragments(encodeFragments(g.newFragments())));
+      }
+      b.setRewrite(rb);
+    } else if (op instanceof Operation.Restore r) {
+      b.setRestore(
+          io.quiver.format.proto.Restore.newBuilder()
+              .setVersion(r.version())
+              .setSchema(SchemaCodec.encode(r.schema()))
+              .addAllFragments(encodeFragments(r.fragments()))
+              .putAllConfig(r.config()));
+    } else if (op instanceof Operation.UpdateConfig c) {
+      b.setUpdateConfig(
+          io.quiver.format.proto.UpdateConfig.newBuilder().putAllUpserts(c.upserts()).addAllDeletes(c.deletes()));
     } else {
-      throw new IllegalStateException("no encoding for operation " + t.operation().name());
+      throw new IllegalStateException("no encoding for operation " + op.name());
     }
     return b.build();
   }
@@ -387,6 +442,67 @@ public final class MetadataCodec {
                   SchemaCodec.decode(t.getOverwrite().getSchema()),
                   decodeFragments(t.getOverwrite().getFragmentsList()),
                   t.getOverwrite().getConfigUpsertsMap());
+          case DELETE -> {
+            List<Operation.FragmentDeletion> deletions = new ArrayList<>();
+            for (io.quiver.format.proto.FragmentDeletion fd : t.getDelete().getDeletionsList()) {
+              deletions.add(
+                  new Operation.FragmentDeletion(
+                      fd.getFragmentId(),
+                      fd.hasPrevious() ? Optional.of(decode(fd.getPrevious())) : Optional.empty(),
+                      decode(fd.getDeletionFile()),
+                      bitmap(fd.getAddedOffsets())));
+            }
+            yield new Operation.Delete(
+                deletions, new TreeSet<>(t.getDelete().getReadFieldIdsList()), t.getDelete().getPredicate());
+          }
+          case UPDATE -> {
+            List<Operation.FragmentOverlays> overlays = new ArrayList<>();
+            for (io.quiver.format.proto.FragmentOverlays fo : t.getUpdate().getOverlaysList()) {
+              List<Overlay> list = new ArrayList<>();
+              fo.getOverlaysList().forEach(o -> list.add(decode(o)));
+              overlays.add(new Operation.FragmentOverlays(fo.getFragmentId(), list));
+            }
+            yield new Operation.Update(overlays, new TreeSet<>(t.getUpdate().getReadFieldIdsList()));
+          }
+          case ADD_COLUMNS -> {
+            List<Operation.FragmentFile> files = new ArrayList<>();
+            for (io.quiver.format.proto.FragmentFile ff : t.getAddColumns().getFilesList()) {
+              files.add(new Operation.FragmentFile(ff.getFragmentId(), decode(ff.getFile())));
+            }
+            yield new Operation.AddColumns(
+                SchemaCodec.decode(t.getAddColumns().getSchema()),
+                files,
+                new TreeSet<>(t.getAddColumns().getReadFieldIdsList()));
+          }
+          case PROJECT ->
+              new Operation.Project(
+                  SchemaCodec.decode(t.getProject().getSchema()),
+                  new TreeSet<>(t.getProject().getDroppedFieldIdsList()),
+                  new TreeSet<>(t.getProject().getTightenedFieldIdsList()));
+          case DATA_REPLACEMENT -> {
+            List<Operation.Replacement> replacements = new ArrayList<>();
+            for (io.quiver.format.proto.Replacement r : t.getDataReplacement().getReplacementsList()) {
+              replacements.add(new Operation.Replacement(r.getFragmentId(), decode(r.getFile())));
+            }
+            yield new Operation.DataReplacement(
+                replacements, new TreeSet<>(t.getDataReplacement().getReadFieldIdsList()));
+          }
+          case REWRITE -> {
+            List<Operation.RewriteGroup> groups = new ArrayList<>();
+            for (io.quiver.format.proto.RewriteGroup g : t.getRewrite().getGroupsList()) {
+              groups.add(new Operation.RewriteGroup(g.getOldFragmentIdsList(), decodeFragments(g.getNewFragmentsList())));
+            }
+            yield new Operation.Rewrite(groups);
+          }
+          case RESTORE ->
+              new Operation.Restore(
+                  t.getRestore().getVersion(),
+                  SchemaCodec.decode(t.getRestore().getSchema()),
+                  decodeFragments(t.getRestore().getFragmentsList()),
+                  t.getRestore().getConfigMap());
+          case UPDATE_CONFIG ->
+              new Operation.UpdateConfig(
+                  t.getUpdateConfig().getUpsertsMap(), new TreeSet<>(t.getUpdateConfig().getDeletesList()));
           case OPERATION_NOT_SET ->
               throw new UnsupportedFormatException(
                   "transaction " + t.getUuid() + " has an operation this version of Quiver does not know;"
@@ -395,11 +511,29 @@ public final class MetadataCodec {
     return new Transaction(t.getUuid(), t.getReadVersion(), op, t.getPropertiesMap());
   }
 
+  private static List<io.quiver.format.proto.Fragment> encodeFragments(List<Fragment> fragments) {
+    List<io.quiver.format.proto.Fragment> out = new ArrayList<>();
+    fragments.forEach(f -> out.add(encode(f)));
+    return out;
+  }
+
   private static List<Fragment> decodeFragments(List<io.quiver.format.proto.Fragment> protos) {
     List<Fragment> out = new ArrayList<>();
     for (io.quiver.format.proto.Fragment f : protos) {
       out.add(decode(f));
     }
     return out;
+  }
+
+  private static io.quiver.format.proto.DeletionFile encode(DeletionFile d) {
+    return io.quiver.format.proto.DeletionFile.newBuilder()
+        .setPath(d.path())
+        .setDeletedRows(d.deletedRows())
+        .setSizeBytes(d.sizeBytes())
+        .build();
+  }
+
+  private static DeletionFile decode(io.quiver.format.proto.DeletionFile d) {
+    return new DeletionFile(d.getPath(), d.getDeletedRows(), d.getSizeBytes());
   }
 }

@@ -52,6 +52,15 @@ final class CommitLoop {
    * the version it was committed as.
    */
   Manifest commit(Transaction txn, Optional<Manifest> base) {
+    return commit(txn, base, TransactionRebaser.NONE);
+  }
+
+  /**
+   * Commits {@code txn}; when the resolver asks for deletion files to be merged with concurrent
+   * deletes, {@code rebaser} rewrites the transaction against the latest manifest (I/O lives there,
+   * not in the pure resolver).
+   */
+  Manifest commit(Transaction txn, Optional<Manifest> base, TransactionRebaser rebaser) {
     for (String feature : base.map(Manifest::writerFeatures).orElse(java.util.Set.of())) {
       if (!Manifest.KNOWN_FEATURES.contains(feature)) {
         throw new UnsupportedFormatException(
@@ -78,7 +87,10 @@ final class CommitLoop {
         committedSince.add(new CommittedTransaction(version, committed.transaction()));
         latest = Optional.of(committed.manifest());
       }
-      resolver.check(txn, committedSince);
+      ConflictResolver.Resolution resolution = resolver.check(txn, committedSince);
+      if (!resolution.isCompatible()) {
+        txn = rebaser.rebase(txn, latest.orElseThrow(), resolution.deletionRebaseFragments());
+      }
 
       Manifest next = builder.build(latest, txn, clock.instant());
       byte[] bytes = MetadataCodec.encodeManifest(next, txn);

@@ -84,6 +84,19 @@ public record DataFile(
     return i < 0 ? -1 : columnIndices.get(i);
   }
 
+  /** This file with the given field ids replaced by {@link #TOMBSTONE} (column indices unchanged). */
+  public DataFile withTombstones(java.util.Collection<Integer> ids) {
+    List<Integer> marked = fieldIds.stream().map(id -> ids.contains(id) ? TOMBSTONE : id).toList();
+    return marked.equals(fieldIds)
+        ? this
+        : new DataFile(path, marked, columnIndices, formatMajor, formatMinor, sizeBytes, baseId);
+  }
+
+  /** Live (not tombstoned) field ids, in file order. */
+  public List<Integer> liveFieldIds() {
+    return fieldIds.stream().filter(id -> id >= 0).toList();
+  }
+
   /** True when at least one entry is a live (not tombstoned) field. */
   public boolean hasLiveFields() {
     return fieldIds.stream().anyMatch(id -> id >= 0);

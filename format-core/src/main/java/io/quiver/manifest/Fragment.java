@@ -68,6 +68,34 @@ public record Fragment(
     return new Fragment(newId, files, deletionFile, physicalRows, overlays);
   }
 
+  /** The same fragment with other files, deletion file or overlays. */
+  public Fragment with(List<DataFile> newFiles, Optional<DeletionFile> newDeletion, List<Overlay> newOverlays) {
+    return new Fragment(id, newFiles, newDeletion, physicalRows, newOverlays);
+  }
+
+  /**
+   * This fragment with the given fields tombstoned in its data files, files without a live field
+   * dropped, and overlays on those fields committed at or before {@code overlaysUpToVersion} tombstoned.
+   */
+  public Fragment withTombstones(java.util.Collection<Integer> ids, long overlaysUpToVersion) {
+    List<DataFile> kept = new java.util.ArrayList<>();
+    for (DataFile f : files) {
+      DataFile marked = f.withTombstones(ids);
+      if (marked.hasLiveFields()) {
+        kept.add(marked);
+      }
+    }
+    List<Overlay> keptOverlays = new java.util.ArrayList<>();
+    for (Overlay o : overlays) {
+      if (o.committedVersion() <= overlaysUpToVersion) {
+        o.withTombstones(ids).ifPresent(keptOverlays::add);
+      } else {
+        keptOverlays.add(o);
+      }
+    }
+    return new Fragment(id, kept, deletionFile, physicalRows, keptOverlays);
+  }
+
   /** Rows visible to readers: physical rows minus deleted ones. */
   public long liveRows() {
     return physicalRows - deletionFile.map(DeletionFile::deletedRows).orElse(0L);

@@ -24,4 +24,18 @@ public record Overlay(DataFile dataFile, Coverage coverage, long committedVersio
       throw new IllegalArgumentException("overlay committed version must be >= 0, got " + committedVersion);
     }
   }
+
+  /** This overlay with the given fields tombstoned (coverage stays aligned), or empty if none is left. */
+  public java.util.Optional<Overlay> withTombstones(java.util.Collection<Integer> ids) {
+    DataFile marked = dataFile.withTombstones(ids);
+    if (!marked.hasLiveFields()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(marked == dataFile ? this : new Overlay(marked, coverage, committedVersion));
+  }
+
+  /** This overlay stamped with the version that commits it. */
+  public Overlay withCommittedVersion(long version) {
+    return new Overlay(dataFile, coverage, version);
+  }
 }

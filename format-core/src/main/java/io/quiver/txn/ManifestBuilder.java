@@ -2,9 +2,11 @@ package io.quiver.txn;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import java.time.Instant;
@@ -16,11 +18,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
- * Manifest + transaction → next manifest. Pure: the version number, the clock reading and the writer
- * string come in as parameters, so every transformation is testable without storage. Called once per
- * commit attempt, on the latest manifest at that attempt.
+ * Manifest + transaction → next manifest. Pure: the clock reading and the writer string come in as
+ * parameters, so every transformation is testable without storage. Called once per commit attempt, on
+ * the latest manifest at that attempt, after the {@link ConflictResolver} accepted the transaction.
+ *
+ * <p>The builder re-checks every precondition a transaction relies on against the manifest it builds
+ * on (the fragment still exists with the deletion file the transaction saw, the fields it writes are
+ * still atomic fields of the schema, ...). A failed precondition is a {@link RetryableConflictException},
+ * never a manifest built on a state the transaction did not see.
  */
 public final class ManifestBuilder {
   private final String writerVersion;
@@ -33,73 +41,258 @@ public final class ManifestBuilder {
    * Builds the manifest that committing {@code txn} on top of {@code current} produces.
    *
    * @param current the latest manifest, empty when the table has no version yet
-   * @param txn a transaction already checked by {@link ConflictResolver} against everything committed
-   *     after its read version
+   * @param txn the transaction
    * @param timestamp the commit time to record
    */
   public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
-    long version = current.map(m -> m.version() + 1).orElse(1L);
-    if (txn.operation() instanceof Operation.Append append) {
-      return append(current, txn, append, version, timestamp);
+    Operation op = txn.operation();
+    if (current.isEmpty()) {
+      if (op instanceof Operation.Overwrite overwrite) {
+        return overwrite(null, txn, overwrite.schema(), overwrite.fragments(), overwrite.configUpserts(), timestamp);
+      }
+      throw new InvalidArgumentException(
+          "cannot " + op.name() + " a table that has no version; create it first");
     }
-    if (txn.operation() instanceof Operation.Overwrite overwrite) {
-      return overwrite(current, txn, overwrite, version, timestamp);
+    Manifest base = current.get();
+    State s = new State(base);
+    long version = base.version() + 1;
+    if (op instanceof Operation.Append a) {
+      checkAtomicFields(base.schema(), Operation.storedFieldIds(a.fragments()), txn);
+      a.fragments().forEach(s::addNew);
+    } else if (op instanceof Operation.Overwrite o) {
+      return overwrite(base, txn, o.schema(), o.fragments(), o.configUpserts(), timestamp);
+    } else if (op instanceof Operation.Delete d) {
+      for (Operation.FragmentDeletion fd : d.deletions()) {
+        Fragment f = s.require(fd.fragmentId(), txn);
+        if (!f.deletionFile().equals(fd.previous())) {
+          throw new RetryableConflictException(
+              "fragment " + f.id() + " has deletion file " + f.deletionFile().map(x -> x.path()).orElse("(none)")
+                  + " but transaction " + txn.uuid() + " was computed against "
+                  + fd.previous().map(x -> x.path()).orElse("(none)") + "; re-read and delete again");
+        }
+        if (fd.deletionFile().deletedRows() >= f.physicalRows()) {
+          s.remove(f.id());
+        } else {
+          s.put(f.with(f.files(), Optional.of(fd.deletionFile()), f.overlays()));
+        }
+      }
+    } else if (op instanceof Operation.Update u) {
+      checkAtomicFields(base.schema(), u.writtenFieldIds(), txn);
+      for (Operation.FragmentOverlays fo : u.overlays()) {
+        Fragment f = s.require(fo.fragmentId(), txn);
+        List<Overlay> overlays = new ArrayList<>(f.overlays());
+        fo.overlays().forEach(o -> overlays.add(o.withCommittedVersion(version)));
+        s.put(f.with(f.files(), f.deletionFile(), overlays));
+      }
+    } else if (op instanceof Operation.AddColumns a) {
+      return addColumns(base, s, txn, a, timestamp);
+    } else if (op instanceof Operation.Project p) {
+      return project(base, s, txn, p, timestamp);
+    } else if (op instanceof Operation.DataReplacement r) {
+      checkAtomicFields(base.schema(), r.writtenFieldIds(), txn);
+      for (Operation.Replacement rep : r.replacements()) {
+        Fragment f = s.require(rep.fragmentId(), txn);
+        Fragment cleared = f.withTombstones(rep.fieldIds(), txn.readVersion());
+        List<DataFile> files = new ArrayList<>(cleared.files());
+        files.add(rep.file());
+        s.put(cleared.with(files, cleared.deletionFile(), cleared.overlays()));
+      }
+    } else if (op instanceof Operation.Rewrite r) {
+      checkAtomicFields(base.schema(), r.writtenFieldIds(), txn);
+      for (Operation.RewriteGroup g : r.groups()) {
+        for (long old : g.oldFragmentIds()) {
+          s.require(old, txn);
+          s.remove(old);
+        }
+        g.newFragments().forEach(s::addNew);
+      }
+    } else if (op instanceof Operation.Restore r) {
+      Manifest restored = overwrite(base, txn, r.schema(), List.of(), r.config(), timestamp);
+      long maxFragment = Math.max(restored.maxFragmentId().orElse(-1),
+          r.fragments().stream().mapToLong(Fragment::id).max().orElse(-1));
+      Map<String, String> config = new HashMap<>(r.config());
+      return new Manifest(version, r.schema(), r.fragments(),
+          maxFragment < 0 ? OptionalLong.empty() : OptionalLong.of(maxFragment), restored.maxFieldId(), timestamp,
+          writerVersion, config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+    } else if (op instanceof Operation.UpdateConfig c) {
+      Map<String, String> config = new HashMap<>(base.config());
+      config.putAll(c.upserts());
+      c.deletes().forEach(config::remove);
+      return s.build(version, base.schema(), base.maxFieldId(), config, txn, timestamp);
+    } else {
+      throw new IllegalStateException("no manifest transformation for operation " + op.name());
     }
-    throw new IllegalStateException("no manifest transformation for operation " + txn.operation().name());
+    return s.build(version, base.schema(), base.maxFieldId(), base.config(), txn, timestamp);
   }
 
-  private Manifest append(Optional<Manifest> current, Transaction txn, Operation.Append append, long version,
-      Instant timestamp) {
-    Manifest base =
-        current.orElseThrow(
-            () -> new InvalidArgumentException("cannot append to a table that has no version; create it first"));
-    checkFieldsExist(base.schema(), append.fragments(), txn);
-    List<Fragment> fragments = new ArrayList<>(base.fragments());
-    long nextId = base.nextFragmentId();
-    for (Fragment f : append.fragments()) {
-      fragments.add(f.withId(nextId++));
+  private Manifest overwrite(Manifest base, Transaction txn, Schema schema, List<Fragment> fragments,
+      Map<String, String> configUpserts, Instant timestamp) {
+    checkAtomicFields(schema, Operation.storedFieldIds(fragments), txn);
+    long nextId = base == null ? 0 : base.nextFragmentId();
+    List<Fragment> numbered = new ArrayList<>();
+    for (Fragment f : fragments) {
+      numbered.add(f.withId(nextId++));
     }
-    OptionalLong maxFragmentId = nextId == 0 ? base.maxFragmentId() : OptionalLong.of(nextId - 1);
+    OptionalLong maxFragmentId = nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
+    int maxFieldId = Math.max(Math.max(0, schema.maxFieldId()), base == null ? 0 : base.maxFieldId());
+    Map<String, String> config = new HashMap<>(base == null ? Map.of() : base.config());
+    config.putAll(configUpserts);
     return new Manifest(
-        version, base.schema(), fragments, maxFragmentId, base.maxFieldId(), timestamp, writerVersion,
-        base.config(), txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+        base == null ? 1 : base.version() + 1, schema, numbered, maxFragmentId, maxFieldId, timestamp, writerVersion,
+        config, txn.uuid(), txn.path(), Set.of(), Set.of());
   }
 
-  private Manifest overwrite(Optional<Manifest> current, Transaction txn, Operation.Overwrite overwrite, long version,
-      Instant timestamp) {
-    checkFieldsExist(overwrite.schema(), overwrite.fragments(), txn);
-    long nextId = current.map(Manifest::nextFragmentId).orElse(0L);
-    List<Fragment> fragments = new ArrayList<>();
-    for (Fragment f : overwrite.fragments()) {
-      fragments.add(f.withId(nextId++));
+  private Manifest addColumns(Manifest base, State s, Transaction txn, Operation.AddColumns a, Instant timestamp) {
+    Schema current = base.schema();
+    Schema next = a.schema();
+    // Existing fields must be exactly as they are now; new ones must have fresh ids.
+    Set<Integer> currentIds = new HashSet<>();
+    current.allFields().forEach(f -> currentIds.add(f.id()));
+    Set<Integer> existingInNext = new HashSet<>();
+    next.allFields().forEach(f -> {
+      if (currentIds.contains(f.id())) {
+        existingInNext.add(f.id());
+      }
+    });
+    if (!existingInNext.equals(currentIds) || !next.project(currentIds).sameStructure(current)) {
+      throw new RetryableConflictException(
+          "add-columns " + txn.uuid() + " extends a schema that has changed since version " + txn.readVersion()
+              + "; re-read and add the columns again");
     }
-    OptionalLong maxFragmentId =
-        nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
-    int maxFieldId =
-        Math.max(Math.max(0, overwrite.schema().maxFieldId()), current.map(Manifest::maxFieldId).orElse(0));
-    Map<String, String> config = new HashMap<>(current.map(Manifest::config).orElse(Map.of()));
-    config.putAll(overwrite.configUpserts());
-    return new Manifest(
-        version, overwrite.schema(), fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        txn.uuid(), txn.path(), Set.of(), Set.of());
-  }
-
-  private static void checkFieldsExist(Schema schema, List<Fragment> fragments, Transaction txn) {
-    Set<Integer> atomic = new HashSet<>();
-    for (Field f : schema.atomicFields()) {
-      atomic.add(f.id());
+    List<Field> added = next.allFields().stream().filter(f -> !currentIds.contains(f.id())).toList();
+    for (Field f : added) {
+      if (f.id() <= base.maxFieldId()) {
+        throw new RetryableConflictException(
+            "add-columns " + txn.uuid() + " gives new field '" + next.pathOf(f.id()) + "' id " + f.id()
+                + ", but ids up to " + base.maxFieldId() + " are already allocated; re-read and add the columns again");
+      }
     }
-    for (Fragment fragment : fragments) {
-      for (DataFile file : fragment.files()) {
-        for (int id : file.fieldIds()) {
-          if (id >= 0 && !atomic.contains(id)) {
-            throw new IncompatibleTransactionException(
-                "transaction " + txn.uuid() + " writes field id " + id + " in " + file.path()
-                    + ", which is not an atomic field of the table schema at the version being built;"
-                    + " the schema changed since version " + txn.readVersion() + ". Recompute the write.");
+    checkAtomicFields(next, a.writtenFieldIds(), txn);
+    Map<Long, List<DataFile>> byFragment = new HashMap<>();
+    for (Operation.FragmentFile ff : a.files()) {
+      s.require(ff.fragmentId(), txn);
+      byFragment.computeIfAbsent(ff.fragmentId(), k -> new ArrayList<>()).add(ff.file());
+    }
+    byFragment.forEach((id, files) -> {
+      Fragment f = s.get(id);
+      List<DataFile> all = new ArrayList<>(f.files());
+      all.addAll(files);
+      s.put(f.with(all, f.deletionFile(), f.overlays()));
+    });
+    // A non-nullable new atomic field must be stored in every fragment.
+    for (Field f : next.atomicFields()) {
+      if (!currentIds.contains(f.id()) && !nullableFromRoot(next, f)) {
+        for (Fragment fragment : s.fragments()) {
+          if (fragment.fileOf(f.id()).isEmpty()) {
+            throw new RetryableConflictException(
+                "new non-nullable column '" + next.pathOf(f.id()) + "' has no values in fragment " + fragment.id()
+                    + " (added after version " + txn.readVersion() + "); re-read and compute it for every fragment");
           }
         }
       }
     }
+    int maxFieldId = Math.max(base.maxFieldId(), next.maxFieldId());
+    return s.build(base.version() + 1, next, maxFieldId, base.config(), txn, timestamp);
   }
+
+  /** False when the field and all its ancestors are non-nullable (so a missing value is not allowed). */
+  private static boolean nullableFromRoot(Schema schema, Field field) {
+    Field f = field;
+    while (true) {
+      if (f.nullable()) {
+        return true;
+      }
+      if (f.parentId() < 0) {
+        return false;
+      }
+      f = schema.field(f.parentId());
+    }
+  }
+
+  private Manifest project(Manifest base, State s, Transaction txn, Operation.Project p, Instant timestamp) {
+    Set<Integer> currentIds = new HashSet<>();
+    base.schema().allFields().forEach(f -> currentIds.add(f.id()));
+    for (Field f : p.schema().allFields()) {
+      if (!currentIds.contains(f.id())) {
+        throw new RetryableConflictException(
+            "projection " + txn.uuid() + " names field id " + f.id() + ", which the table no longer has; re-read");
+      }
+    }
+    Set<Integer> dropped = new HashSet<>(currentIds);
+    p.schema().allFields().forEach(f -> dropped.remove(f.id()));
+    if (!dropped.isEmpty()) {
+      for (Fragment f : s.fragments()) {
+        s.put(f.withTombstones(dropped, Long.MAX_VALUE));
+      }
+    }
+    return s.build(base.version() + 1, p.schema(), base.maxFieldId(), base.config(), txn, timestamp);
+  }
+
+  private static void checkAtomicFields(Schema schema, Set<Integer> ids, Transaction txn) {
+    Set<Integer> atomic = new HashSet<>();
+    for (Field f : schema.atomicFields()) {
+      atomic.add(f.id());
+    }
+    for (int id : ids) {
+      if (!atomic.contains(id)) {
+        throw new IncompatibleTransactionException(
+            "transaction " + txn.uuid() + " (" + txn.operation().name() + ") writes field id " + id
+                + ", which is not an atomic field of the table schema at the version being built; the schema"
+                + " changed since version " + txn.readVersion() + ". Recompute the write.");
+      }
+    }
+  }
+
+  /** The fragment list being transformed, kept in id order. */
+  private final class State {
+    private final Map<Long, Fragment> fragments = new TreeMap<>();
+    private final Manifest base;
+    private long nextId;
+
+    State(Manifest base) {
+      this.base = base;
+      base.fragments().forEach(f -> fragments.put(f.id(), f));
+      nextId = base.nextFragmentId();
+    }
+
+    Fragment require(long id, Transaction txn) {
+      Fragment f = fragments.get(id);
+      if (f == null) {
+        throw new RetryableConflictException(
+            txn.operation().name() + " " + txn.uuid() + " targets fragment " + id
+                + ", which a commit after version " + txn.readVersion()
+                + " removed (deleted, compacted or overwritten); re-read and redo the change");
+      }
+      return f;
+    }
+
+    Fragment get(long id) {
+      return fragments.get(id);
+    }
+
+    void put(Fragment f) {
+      fragments.put(f.id(), f);
+    }
+
+    void remove(long id) {
+      fragments.remove(id);
+    }
+
+    void addNew(Fragment f) {
+      fragments.put(nextId, f.withId(nextId));
+      nextId++;
+    }
+
+    List<Fragment> fragments() {
+      return new ArrayList<>(fragments.values());
+    }
+
+    Manifest build(long version, Schema schema, int maxFieldId, Map<String, String> config, Transaction txn,
+        Instant timestamp) {
+      OptionalLong maxFragmentId = nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
+      return new Manifest(version, schema, fragments(), maxFragmentId, maxFieldId, timestamp, writerVersion,
+          config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+    }
+  }
+
 }
