@@ -303,17 +303,52 @@ public final class ConflictResolver {
     return m;
   }
 
-  /** The matrix as Markdown: the body of docs/conflict-matrix.md between its markers. */
+  /**
+   * The matrix as Markdown — a grid of short verdicts, then every cell with its rule and reason — as it
+   * appears in docs/conflict-matrix.md between the generated-section markers.
+   */
   public static String markdown() {
     StringBuilder out = new StringBuilder();
-    out.append("| ours \\ theirs | verdict | reason |\n|---|---|---|\n");
+    out.append("| ours ↓ / theirs → |");
+    for (Kind theirs : Kind.values()) {
+      out.append(' ').append(theirs.label()).append(" |");
+    }
+    out.append("\n|---|");
+    for (int i = 0; i < Kind.values().length; i++) {
+      out.append("---|");
+    }
+    out.append('\n');
+    for (Kind ours : Kind.values()) {
+      out.append("| **").append(ours.label()).append("** |");
+      for (Kind theirs : Kind.values()) {
+        out.append(' ').append(shortVerdict(MATRIX.get(ours).get(theirs).verdict())).append(" |");
+      }
+      out.append('\n');
+    }
+    out.append("\n| ours | theirs (committed after our read version) | verdict | reason |\n|---|---|---|---|\n");
     for (Kind ours : Kind.values()) {
       for (Kind theirs : Kind.values()) {
         Cell cell = MATRIX.get(ours).get(theirs);
-        out.append("| ").append(ours.label()).append(" \\ ").append(theirs.label()).append(" | ")
+        out.append("| ").append(ours.label()).append(" | ").append(theirs.label()).append(" | ")
             .append(cell.verdict()).append(" | ").append(cell.reason()).append(" |\n");
       }
     }
     return out.toString();
+  }
+
+  private static String shortVerdict(String verdict) {
+    if (verdict.equals("compatible")) {
+      return "ok";
+    }
+    if (verdict.equals("incompatible")) {
+      return "**X**";
+    }
+    if (verdict.equals("retryable")) {
+      return "R";
+    }
+    if (verdict.startsWith("rebase")) {
+      return "rebase*";
+    }
+    return "R*";
   }
 }
