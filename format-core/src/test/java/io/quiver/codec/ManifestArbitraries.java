@@ -55,10 +55,7 @@ public final class ManifestArbitraries {
           }
           String uuid = new UUID(random.nextLong(), random.nextLong()).toString();
           long readVersion = version - 1 - (version > 1 ? random.nextInt((int) Math.min(version - 1, 5)) : 0);
-          Operation op =
-              append
-                  ? new Operation.Append(fragments.isEmpty() ? List.of() : List.of(fragments.get(0).withId(0)))
-                  : new Operation.Overwrite(schema, fragments, config);
+          Operation op = operation(schema, fragments, config, random);
           Transaction txn = new Transaction(uuid, readVersion, op, Map.of("k" + random.nextInt(9), "v"));
           Manifest manifest =
               new Manifest(
@@ -77,6 +74,35 @@ public final class ManifestArbitraries {
                   Set.of());
           return new Committed(manifest, txn);
         });
+  }
+
+  /** A random operation of any kind, built from the sample's schema and fragments. */
+  static Operation operation(Schema schema, List<Fragment> fragments, Map<String, String> config, Random random) {
+    Operation.Kind kind = Operation.Kind.values()[random.nextInt(Operation.Kind.values().length)];
+    List<Integer> atomic = schema.atomicFields().stream().map(Field::id).toList();
+    Set<Integer> someFields = Set.of(atomic.get(random.nextInt(atomic.size())));
+    Fragment any = fragments.isEmpty() ? fragment(0, schema, random) : fragments.get(random.nextInt(fragments.size()));
+    return switch (kind) {
+      case APPEND -> new Operation.Append(fragments.isEmpty() ? List.of() : List.of(fragments.get(0).withId(0)));
+      case OVERWRITE -> new Operation.Overwrite(schema, fragments, config);
+      case DELETE -> {
+        MutableRoaringBitmap added = bitmap(any.physicalRows(), random).toMutableRoaringBitmap();
+        yield new Operation.Delete(
+            List.of(new Operation.FragmentDeletion(any.id(), any.deletionFile(),
+                new DeletionFile("_deletions/" + any.id() + "-2-x.bin", added.getCardinality(), 40),
+                added.toImmutableRoaringBitmap())),
+            someFields, "x > " + random.nextInt(100));
+      }
+      case UPDATE -> new Operation.Update(List.of(new Operation.FragmentOverlays(any.id(), any.overlays())), someFields);
+      case ADD_COLUMNS ->
+          new Operation.AddColumns(schema, List.of(new Operation.FragmentFile(any.id(), any.files().get(0))), someFields);
+      case PROJECT -> new Operation.Project(schema, someFields, Set.of());
+      case REPLACE_DATA ->
+          new Operation.DataReplacement(List.of(new Operation.Replacement(any.id(), any.files().get(0))), someFields);
+      case REWRITE -> new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(any.id()), fragments)));
+      case RESTORE -> new Operation.Restore(1 + random.nextInt(5), schema, fragments, config);
+      case UPDATE_CONFIG -> new Operation.UpdateConfig(config, Set.of("gone-" + random.nextInt(3)));
+    };
   }
 
   private static Fragment fragment(long id, Schema schema, Random random) {
