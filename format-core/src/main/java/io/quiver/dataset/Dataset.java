@@ -1,6 +1,7 @@
 package io.quiver.dataset;
 
 import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.exceptions.TableAlreadyExistsException;
 import io.quiver.manifest.Fragment;
@@ -269,6 +270,82 @@ public final class Dataset implements AutoCloseable {
     List<Fragment> fragments = writer(io, tableSchema, allocator, options).write(batches.iterator());
     Transaction txn =
         newTransaction(base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()), options);
+    return commit(txn, base, options.commitOptions());
+  }
+
+  // ---------------------------------------------------------------- column evolution
+
+  /**
+   * Adds nullable columns that read as null in every existing row (no data is written). Field ids are
+   * allocated from the table's high-water mark. Returns the committed version.
+   *
+   * @throws io.quiver.exceptions.InvalidSchemaException for a reserved or existing name
+   * @throws InvalidArgumentException for a non-nullable column (it needs values: use the function form)
+   */
+  public long addColumns(List<org.apache.arrow.vector.types.pojo.Field> columns) {
+    Manifest base = manifest;
+    return commit(evolution().addColumns(base, columns, List.of(), null), base);
+  }
+
+  /**
+   * Adds columns computed per fragment from existing columns: {@code fn} receives each chunk of
+   * {@code inputColumns} (physical rows, deleted ones included) and returns the new columns' values.
+   * Every fragment gets one new data file holding only the new columns; existing files are untouched.
+   */
+  public long addColumns(List<org.apache.arrow.vector.types.pojo.Field> columns, List<String> inputColumns,
+      ColumnFunction fn) {
+    Manifest base = manifest;
+    return commit(evolution().addColumns(base, columns, inputColumns, java.util.Objects.requireNonNull(fn, "fn")),
+        base);
+  }
+
+  /**
+   * Replaces the data of existing columns (top-level columns or struct members) in every fragment with
+   * values computed by {@code fn}, through the same per-fragment column writer as {@link #addColumns}.
+   * The old columns are tombstoned in place and older overlays on them are dropped, so the new values are
+   * authoritative.
+   */
+  public long replaceColumns(List<String> targetColumns, List<String> inputColumns, ColumnFunction fn) {
+    return replaceColumns(targetColumns, inputColumns, fn, null);
+  }
+
+  /** Like {@link #replaceColumns(List, List, ColumnFunction)} for the given fragments only. */
+  public long replaceColumns(List<String> targetColumns, List<String> inputColumns, ColumnFunction fn,
+      java.util.Collection<Long> fragmentIds) {
+    Manifest base = manifest;
+    return commit(
+        evolution().replaceColumns(base, targetColumns, inputColumns, java.util.Objects.requireNonNull(fn, "fn"),
+            fragmentIds),
+        base);
+  }
+
+  /** Drops columns or struct members (metadata only; their data files are tombstoned, not rewritten). */
+  public long dropColumns(String... columns) {
+    Manifest base = manifest;
+    return commit(evolution().drop(base.schema(), List.of(columns)), base);
+  }
+
+  /** Renames a column or struct member; data files refer to fields by id, so nothing is rewritten. */
+  public long renameColumn(String column, String newName) {
+    Manifest base = manifest;
+    return commit(evolution().rename(base.schema(), column, newName), base);
+  }
+
+  /**
+   * Changes a column's nullability. Making it non-nullable first scans it at this version and fails with
+   * {@link io.quiver.exceptions.SchemaMismatchException} if it holds a null.
+   */
+  public long setNullable(String column, boolean nullable) {
+    Manifest base = manifest;
+    return commit(evolution().setNullable(base, column, nullable, this), base);
+  }
+
+  private ColumnEvolution evolution() {
+    return new ColumnEvolution(io, allocator, options.rowsPerBatch());
+  }
+
+  private long commit(Operation op, Manifest base) {
+    Transaction txn = newTransaction(base.version(), op, options);
     return commit(txn, base, options.commitOptions());
   }
 
