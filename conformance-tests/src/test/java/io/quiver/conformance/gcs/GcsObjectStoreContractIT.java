@@ -156,6 +156,120 @@ class GcsObjectStoreContractIT extends ObjectStoreContractTest {
     assertArrayEquals("x".getBytes(UTF_8), store.read("claimed"));
   }
 
+  /**
+   * A lost acknowledgement: a proxy forwards the conditional upload to the emulator (which creates the
+   * object) and answers 503. The retry then sees 412, and the adapter must recognise its own object by its
+   * upload token: CREATED, not a false ALREADY_EXISTS that would make the committer rebase onto itself.
+   */
+  @Test
+  void putIfAbsentRecognisesItsOwnCreateAfterALostAnswer() throws Exception {
+    try (FaultProxy proxy = new FaultProxy(emulator.endpoint())) {
+      Map<String, String> options = new HashMap<>(emulator.storeOptions());
+      options.put("gcs.endpoint", proxy.endpoint());
+      String uri = store.location();
+      try (ObjectStore s = new GcsObjectStoreProvider().open(URI.create(uri), options)) {
+        proxy.failNextConditionalUpload(true);
+        assertEquals(PutResult.CREATED, s.putIfAbsent("lost-ack", "mine".getBytes(UTF_8)));
+        assertEquals(0, proxy.pendingFaults(), "the fault fired");
+        assertArrayEquals("mine".getBytes(UTF_8), store.read("lost-ack"));
+
+        // Refused before forwarding: the retry creates it.
+        proxy.failNextConditionalUpload(false);
+        assertEquals(PutResult.CREATED, s.putIfAbsent("refused", "r".getBytes(UTF_8)));
+        assertEquals(0, proxy.pendingFaults());
+
+        // A rival's object after an ambiguous attempt is still ALREADY_EXISTS.
+        store.write("rival", "theirs".getBytes(UTF_8));
+        proxy.failNextConditionalUpload(false);
+        assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("rival", "mine".getBytes(UTF_8)));
+        assertArrayEquals("theirs".getBytes(UTF_8), store.read("rival"));
+      }
+      options.put("gcs.max-attempts", "1");
+      try (ObjectStore s = new GcsObjectStoreProvider().open(URI.create(uri), options)) {
+        proxy.failNextConditionalUpload(true);
+        StoreException e = assertThrows(StoreException.class, () -> s.putIfAbsent("unknown", new byte[1]));
+        assertFalse(e.isTransient(), "the object may exist: the outcome is unknown, " + e.getMessage());
+        assertTrue(e.getMessage().contains("outcome is unknown"), e.getMessage());
+        assertTrue(store.head("unknown").isPresent(), "it was in fact created");
+      }
+    }
+  }
+
+  /** HTTP proxy to the emulator that can turn the answer of the next ifGenerationMatch=0 upload into a 503. */
+  private static final class FaultProxy implements AutoCloseable {
+    private static final Set<String> HOP_HEADERS =
+        Set.of("connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive");
+    private final HttpServer server;
+    private final java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    private final java.util.concurrent.atomic.AtomicReference<Boolean> fault = new java.util.concurrent.atomic.AtomicReference<>();
+
+    FaultProxy(String target) throws IOException {
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      server.createContext("/", exchange -> {
+        try {
+          byte[] body = exchange.getRequestBody().readAllBytes();
+          String query = exchange.getRequestURI().getRawQuery();
+          boolean conditional = query != null && query.contains("ifGenerationMatch=0");
+          Boolean forwardFirst = conditional ? fault.getAndSet(null) : null;
+          if (Boolean.FALSE.equals(forwardFirst)) {
+            reply(exchange, 503, new byte[0], Map.of());
+            return;
+          }
+          java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(
+                  URI.create(target + exchange.getRequestURI().getRawPath() + (query == null ? "" : "?" + query)))
+              .method(exchange.getRequestMethod(), java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+          exchange.getRequestHeaders().forEach((name, values) -> {
+            if (!HOP_HEADERS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+              values.forEach(v -> request.header(name, v));
+            }
+          });
+          java.net.http.HttpResponse<byte[]> response =
+              client.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+          if (Boolean.TRUE.equals(forwardFirst)) {
+            reply(exchange, 503, new byte[0], Map.of()); // the object exists; the client never hears so
+            return;
+          }
+          reply(exchange, response.statusCode(), response.body(), response.headers().map());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          reply(exchange, 500, new byte[0], Map.of());
+        }
+      });
+      server.start();
+    }
+
+    private static void reply(com.sun.net.httpserver.HttpExchange exchange, int status, byte[] body,
+        Map<String, List<String>> headers) throws IOException {
+      headers.forEach((name, values) -> {
+        if (!HOP_HEADERS.contains(name.toLowerCase(java.util.Locale.ROOT)) && !name.startsWith(":")) {
+          exchange.getResponseHeaders().put(name, values);
+        }
+      });
+      exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    }
+
+    /** @param forward true: the request reaches the emulator first; false: refused without forwarding */
+    void failNextConditionalUpload(boolean forward) {
+      fault.set(forward);
+    }
+
+    int pendingFaults() {
+      return fault.get() == null ? 0 : 1;
+    }
+
+    String endpoint() {
+      return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+    }
+  }
+
   @Test
   void secretsNeverAppearInToStringOrMessages() {
     try (ObjectStore s = open(store.location(), Map.of("gcs.no-auth", "", "gcs.oauth2-token", SECRET))) {

@@ -240,8 +240,14 @@ public final class GcsObjectStore implements ObjectStore {
         }
         // Created by someone and deleted again since: try once more.
       } else if (!isRetryable(failure) || attempt >= options.maxAttempts()) {
-        boolean refusedBeforeActing = status == 429 || refusedToConnect(failure);
-        throw failure("create (if absent)", key, failure, !ambiguous && refusedBeforeActing, false);
+        boolean known = !ambiguous && (status == 429 || refusedToConnect(failure));
+        RuntimeException mapped = failure("create (if absent)", key, failure, known, false);
+        if (!known && isRetryable(failure) && !(mapped instanceof StoreAccessDeniedException)) {
+          throw new StoreException(
+              mapped.getMessage() + "; after " + attempts(attempt) + " the outcome is unknown (the object may or"
+                  + " may not have been created): read the key back to decide", failure, false);
+        }
+        throw mapped;
       } else if (!(status == 429 || refusedToConnect(failure))) {
         ambiguous = true;
       }
