@@ -1,9 +1,11 @@
 /**
- * {@link io.quiver.store.ObjectStore} adapter for Google Cloud Storage: scheme {@code gs},
- * google-cloud-storage client. {@code putIfAbsent} will be an upload with the precondition {@code
- * ifGenerationMatch=0} (412 Precondition Failed means the object exists).
+ * {@link io.quiver.store.ObjectStore} adapter for Google Cloud Storage: scheme {@code gs}, URI {@code
+ * gs://bucket/optional/prefix}, google-cloud-storage client over its HTTP/JSON transport.
  *
- * <p>The adapter lands with the cloud-adapter issue; until then no provider is registered, and {@code gs://} URIs fail with a message naming
- * this module rather than opening a half-working store.
+ * <p>{@code putIfAbsent} is an upload with the precondition {@code ifGenerationMatch=0} ("create only if no
+ * live object has this name"): 412 Precondition Failed means the object exists. Streaming writes above a
+ * threshold use a resumable upload that is finalized only on close. Options are listed on {@link
+ * io.quiver.store.gcs.GcsOptions}; {@code docs/storage/gcs.md} describes the guarantees and what was
+ * verified against which emulator.
  */
 package io.quiver.store.gcs;
