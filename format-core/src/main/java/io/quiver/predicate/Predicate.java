@@ -373,7 +373,7 @@ public sealed interface Predicate
    *
    * @throws InvalidArgumentException if it names none, or one inside a list or map
    */
-  static Field resolve(Schema schema, String column) {
+  private static Field resolve(Schema schema, String column) {
     Optional<Field> found = schema.findField(column);
     if (found.isEmpty()) {
       throw new InvalidArgumentException(
@@ -392,7 +392,7 @@ public sealed interface Predicate
   }
 
   /** Paths of every top-level column and struct member, in schema order. */
-  static List<String> addressableColumns(Schema schema) {
+  private static List<String> addressableColumns(Schema schema) {
     List<String> out = new ArrayList<>();
     addressable(schema, schema.fields(), out);
     return out;
