@@ -1,0 +1,296 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static io.quiver.predicate.Predicate.and;
+import static io.quiver.predicate.Predicate.eq;
+import static io.quiver.predicate.Predicate.ge;
+import static io.quiver.predicate.Predicate.gt;
+import static io.quiver.predicate.Predicate.lt;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.quiver.exceptions.IncompatibleTransactionException;
+import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.txn.Operation;
+import io.quiver.txn.Transaction;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.LongStream;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/**
+ * Deletes racing other commits (catalogue B5, B6 and the delete rows of the conflict matrix): handles
+ * opened at the same version, committed one after the other by the test.
+ */
+class DeleteConcurrencyTest {
+  private static final String URI_ = DeleteTest.URI_;
+  private RootAllocator allocator;
+  private MemoryObjectStore store;
+  private DatasetOptions options;
+  private TableIo io;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new MemoryObjectStore(URI_);
+    options = DeleteTest.options(store, allocator);
+    io = new TableIo(store, new ObjectStoreCommitStore(store), new Session(1 << 20));
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  /** ids 0..99 in fragments 0 [0, 40), 1 [40, 80), 2 [80, 100). */
+  private Dataset create() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 100)) {
+      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+  }
+
+  private Dataset open() {
+    return Dataset.open(URI_, options);
+  }
+
+  private static List<Long> without(long from, long to, List<Long> ids) {
+    return ids.stream().filter(id -> id < from || id >= to).toList();
+  }
+
+  private List<Long> latestIds(Dataset any) {
+    try (Dataset latest = any.checkoutLatest()) {
+      return scanIds(latest.scan());
+    }
+  }
+
+  private RoaringBitmap deletedIn(Manifest m, long fragmentId) {
+    Fragment f = m.fragments().stream().filter(x -> x.id() == fragmentId).findFirst().orElseThrow();
+    return Deletions.of(io, f);
+  }
+
+  /** Commits a hand-built transaction read at {@code readVersion} (for operations Dataset does not offer yet). */
+  private Manifest commitByHand(long readVersion, Operation op) {
+    Transaction txn = new Transaction(UUID.randomUUID().toString(), readVersion, op, java.util.Map.of());
+    return new CommitLoop(io, CommitOptions.defaults(), Clock.systemUTC())
+        .commit(txn, Optional.of(io.load(readVersion).manifest()));
+  }
+
+  /** An update writing field {@code fieldId} of the first rows of a fragment (its file is never read here). */
+  private static Operation.Update updateOf(long fragmentId, int fieldId) {
+    MutableRoaringBitmap covered = MutableRoaringBitmap.bitmapOf(0, 1, 2);
+    Overlay overlay = new Overlay(
+        DataFile.of("data/overlay-" + UUID.randomUUID() + ".arrow", List.of(fieldId), 100), new Coverage.Shared(covered), 0);
+    return new Operation.Update(
+        List.of(new Operation.FragmentOverlays(fragmentId, List.of(overlay))), Set.of(fieldId));
+  }
+
+  /** Compaction of one fragment into a new one holding the same rows (the same data file). */
+  private Operation.Rewrite compactionOf(Manifest m, long fragmentId) {
+    Fragment f = m.fragments().stream().filter(x -> x.id() == fragmentId).findFirst().orElseThrow();
+    return new Operation.Rewrite(List.of(new Operation.RewriteGroup(
+        List.of(fragmentId), List.of(Fragment.of(0, f.files(), f.physicalRows())))));
+  }
+
+  // ------------------------------------------------------------------ B5, B6: delete vs delete
+
+  @Test
+  void b5_deletesOfDisjointRowsInOneFragmentAreBothKept() {
+    try (Dataset a = create(); Dataset b = open()) {
+      assertEquals(new DeleteResult(2, 5), a.delete(lt("id", 5)));
+      // b read version 1; its deletion file for fragment 0 was computed without a's rows.
+      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 30), lt("id", 35))));
+      assertEquals(without(0, 5, without(30, 35, range(0, 100))), scanIds(b.scan()));
+      assertEquals(90, b.countRows());
+      RoaringBitmap expected = RoaringBitmap.bitmapOf(0, 1, 2, 3, 4, 30, 31, 32, 33, 34);
+      assertEquals(expected, deletedIn(b.manifest(), 0));
+      // The rebased entry names a's file as its previous one.
+      Operation.Delete d = (Operation.Delete) io.load(3).transaction().operation();
+      assertEquals(a.manifest().fragments().get(0).deletionFile(), d.deletions().get(0).previous());
+      assertEquals(RoaringBitmap.bitmapOf(30, 31, 32, 33, 34), d.deletions().get(0).added().toRoaringBitmap());
+    }
+  }
+
+  @Test
+  void b6_deletesOfTheSameRowsNeverResurrectARow() {
+    try (Dataset a = create(); Dataset b = open()) {
+      a.delete(lt("id", 10));
+      DeleteResult r = b.delete(and(ge("id", 5), lt("id", 15)));
+      assertEquals(new DeleteResult(3, 5), r, "ids 5..9 were deleted by a already");
+      assertEquals(range(15, 100), scanIds(b.scan()));
+      assertEquals(85, b.countRows());
+    }
+  }
+
+  @Test
+  void b6_deletesOfExactlyTheSameRowsMergeToNoChange() {
+    try (Dataset a = create(); Dataset b = open()) {
+      a.delete(lt("id", 10));
+      DeleteResult r = b.delete(lt("id", 10));
+      assertEquals(3, r.version());
+      assertEquals(0, r.deletedRows());
+      assertEquals(range(10, 100), scanIds(b.scan()));
+    }
+  }
+
+  @Test
+  void b6_threeWayDeletesOfOverlappingRowsNeverResurrectARow() throws Exception {
+    try (Dataset a = create(); Dataset b = open(); Dataset c = open()) {
+      java.util.Map<Long, Long> addressOf = DeleteTest.addresses(c);
+      long[] first20 = LongStream.range(0, 20).map(addressOf::get).toArray();
+      assertEquals(new DeleteResult(2, 10), a.delete(lt("id", 10)));
+      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 5), lt("id", 15))));
+      // c read version 1 and rebases over both: only ids 15..19 are new.
+      assertEquals(new DeleteResult(4, 5), c.delete(first20));
+      assertEquals(range(20, 100), scanIds(c.scan()));
+      // Every intermediate version reads as it was committed.
+      try (Dataset v3 = c.checkout(3)) {
+        assertEquals(range(15, 100), scanIds(v3.scan()));
+      }
+    }
+  }
+
+  @Test
+  void b6_deleteAfterAConcurrentDeleteOfTheWholeFragmentCommitsNoRowTwice() {
+    try (Dataset a = create(); Dataset b = open()) {
+      a.delete(lt("id", 40)); // fragment 0 leaves the manifest
+      DeleteResult r = b.delete(and(ge("id", 5), lt("id", 15)));
+      assertEquals(new DeleteResult(3, 0), r);
+      assertEquals(range(40, 100), scanIds(b.scan()));
+      assertEquals(List.of(1L, 2L), b.manifest().fragments().stream().map(Fragment::id).toList());
+    }
+  }
+
+  @Test
+  void deletesOfDifferentFragmentsNeedNoRebase() {
+    try (Dataset a = create(); Dataset b = open()) {
+      a.delete(lt("id", 5));
+      Fragment aFragment0 = a.manifest().fragments().get(0);
+      assertEquals(new DeleteResult(3, 5), b.delete(ge("id", 95)));
+      assertEquals(aFragment0, b.manifest().fragments().get(0), "b left a's deletion file alone");
+      assertEquals(without(0, 5, range(0, 95)), scanIds(b.scan()));
+    }
+  }
+
+  // ------------------------------------------------------------------ delete vs other writes
+
+  @Test
+  void rowsAppendedAfterTheDeleteReadItsVersionAreKept() {
+    try (Dataset a = create(); Dataset b = open()) {
+      try (VectorSchemaRoot again = SampleTable.batch(allocator, 0, 5)) {
+        a.append(List.of(again)); // ids 0..4 once more, as version 2
+      }
+      assertEquals(new DeleteResult(3, 5), b.delete(lt("id", 5)), "b saw version 1 only");
+      List<Long> ids = scanIds(b.scan());
+      assertEquals(100, ids.size());
+      assertThat(ids).containsAll(range(0, 5));
+    }
+  }
+
+  @Test
+  void deleteAfterAConcurrentUpdateOfAColumnItReadIsRetryable() {
+    try (Dataset a = create(); Dataset b = open()) {
+      commitByHand(1, updateOf(0, 4)); // version 2 writes s.x (field 4) in fragment 0
+      RetryableConflictException e =
+          assertThrows(RetryableConflictException.class, () -> b.delete(gt("s.x", 10)));
+      assertThat(e.getMessage()).contains("update committed as version 2");
+      assertEquals(1, b.version());
+      assertEquals(2, a.latestVersion());
+      assertThat(store.listAll("_deletions/")).as("the failed delete's files were removed").isEmpty();
+    }
+  }
+
+  @Test
+  void deleteAfterAConcurrentUpdateOfAnotherColumnOrFragmentLands() throws Exception {
+    try (Dataset a = create(); Dataset b = open(); Dataset c = open()) {
+      long address = DeleteTest.addresses(c).get(1L);
+      commitByHand(1, updateOf(0, 4)); // s.x in fragment 0
+      commitByHand(2, updateOf(2, 2)); // name in fragment 2
+      assertEquals(new DeleteResult(4, 1), b.delete(eq("name", "name-5")), "reads name; fragment 0 only");
+      assertEquals(new DeleteResult(5, 1), c.delete(new long[] {address}), "by address: reads no column");
+      Fragment f0 = c.manifest().fragments().get(0);
+      assertEquals(1, f0.overlays().size(), "the update's overlay is kept");
+      assertEquals(RoaringBitmap.bitmapOf(1, 5), Deletions.of(io, f0));
+    }
+  }
+
+  @Test
+  void deleteAfterAConcurrentCompactionOfItsFragmentIsRetryable() {
+    try (Dataset a = create(); Dataset b = open()) {
+      commitByHand(1, compactionOf(a.manifest(), 0));
+      RetryableConflictException e = assertThrows(RetryableConflictException.class, () -> b.delete(lt("id", 5)));
+      assertThat(e.getMessage()).contains("rewrite committed as version 2");
+      assertThat(store.listAll("_deletions/")).isEmpty();
+      // After re-reading, the delete addresses the compacted fragment.
+      try (Dataset latest = b.checkoutLatest()) {
+        assertEquals(new DeleteResult(3, 5), latest.delete(lt("id", 5)));
+        assertEquals(95, scanIds(latest.scan()).size());
+      }
+    }
+  }
+
+  @Test
+  void deleteAfterAConcurrentCompactionOfAnotherFragmentLands() {
+    try (Dataset a = create(); Dataset b = open()) {
+      commitByHand(1, compactionOf(a.manifest(), 2));
+      assertEquals(new DeleteResult(3, 5), b.delete(lt("id", 5)));
+      List<Long> ids = scanIds(b.scan());
+      assertEquals(95, ids.size());
+      assertThat(ids).containsExactlyInAnyOrderElementsOf(range(5, 100));
+    }
+  }
+
+  @Test
+  void compactionAfterAConcurrentDeleteIsRetryableSoNoRowIsResurrected() {
+    try (Dataset a = create()) {
+      Manifest v1 = a.manifest();
+      a.delete(lt("id", 5));
+      RetryableConflictException e =
+          assertThrows(RetryableConflictException.class, () -> commitByHand(1, compactionOf(v1, 0)));
+      assertThat(e.getMessage()).contains("delete committed as version 2");
+      assertEquals(range(5, 100), latestIds(a));
+    }
+  }
+
+  @Test
+  void deleteAfterAConcurrentOverwriteIsIncompatible() {
+    try (Dataset a = create(); Dataset b = open()) {
+      try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 3)) {
+        a.overwrite(SampleTable.SCHEMA, List.of(batch));
+      }
+      assertThrows(IncompatibleTransactionException.class, () -> b.delete(lt("id", 5)));
+      assertEquals(range(1000, 1003), latestIds(b));
+      assertThat(store.listAll("_deletions/")).isEmpty();
+    }
+  }
+
+  @Test
+  void aDeleteThatMustBothRebaseAndRetryCommitsNothingAndLeavesNoFile() {
+    try (Dataset a = create(); Dataset b = open()) {
+      a.delete(lt("id", 5)); // version 2: fragment 0 (a rebase for b)
+      commitByHand(2, updateOf(1, 4)); // version 3: s.x in fragment 1 (a conflict for b)
+      assertThrows(RetryableConflictException.class, () -> b.delete(gt("s.x", 0)));
+      List<String> files = new ArrayList<>();
+      store.listAll("_deletions/").forEach(o -> files.add(o.key()));
+      assertEquals(List.of(a.manifest().fragments().get(0).deletionFile().orElseThrow().path()), files);
+    }
+  }
+}

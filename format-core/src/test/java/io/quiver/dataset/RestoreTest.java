@@ -1,0 +1,206 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static io.quiver.predicate.Predicate.lt;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.exceptions.IncompatibleTransactionException;
+import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.exceptions.VersionNotFoundException;
+import io.quiver.manifest.Fragment;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.txn.Operation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Restoring an old version, alone and racing other writers (catalogue B8). */
+class RestoreTest {
+  private static final String URI_ = DeleteTest.URI_;
+  private RootAllocator allocator;
+  private MemoryObjectStore store;
+  private DatasetOptions options;
+  private TableIo io;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new MemoryObjectStore(URI_);
+    options = DeleteTest.options(store, allocator);
+    io = new TableIo(store, new ObjectStoreCommitStore(store), new Session(1 << 20));
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  private Dataset create() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 50)) {
+      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+  }
+
+  private long append(Dataset ds, long from, int rows) {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
+      return ds.append(List.of(b));
+    }
+  }
+
+  private List<Long> latestIds(Dataset any) {
+    try (Dataset latest = any.checkoutLatest()) {
+      return scanIds(latest.scan());
+    }
+  }
+
+  @Test
+  void aRestoredVersionScansExactlyAsTheOldVersionDid() {
+    try (Dataset ds = create()) {
+      ds.updateConfig(Map.of("owner", "ana"), Set.of()); // v2
+      List<Long> v2Rows = scanIds(ds.scan());
+      append(ds, 50, 30); // v3
+      ds.delete(lt("id", 10)); // v4
+      ds.updateConfig(Map.of("owner", "bo", "extra", "1"), Set.of()); // v5
+      assertEquals(6, ds.restore(2));
+      assertEquals(6, ds.version());
+      assertEquals(v2Rows, scanIds(ds.scan()));
+      assertEquals(range(0, 50), scanIds(ds.scan()), "rows deleted later are back");
+      assertEquals(50, ds.countRows());
+      assertEquals(Map.of("owner", "ana"), ds.config());
+      try (Dataset v2 = ds.checkout(2)) {
+        assertTrue(v2.schema().sameStructure(ds.schema()));
+        assertEquals(v2.manifest().fragments(), ds.manifest().fragments());
+      }
+      Operation.Restore op = (Operation.Restore) io.load(6).transaction().operation();
+      assertEquals(2, op.version());
+      assertEquals("restore", ds.versions().get(0).operation());
+      // Versions in between are still there.
+      try (Dataset v4 = ds.checkout(4)) {
+        assertEquals(range(10, 80), scanIds(v4.scan()));
+      }
+    }
+  }
+
+  @Test
+  void writesAfterARestoreNeverReuseAFragmentId() {
+    try (Dataset ds = create()) {
+      append(ds, 50, 10); // fragment 1
+      ds.restore(1);
+      append(ds, 100, 5);
+      assertEquals(List.of(0L, 1L, 3L), ds.manifest().fragments().stream().map(Fragment::id).toList());
+      assertEquals(concat(range(0, 50), range(100, 105)), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void restoringAVersionWithAnotherSchemaBringsThatSchemaBack() {
+    try (Dataset ds = create()) {
+      Schema other = new Schema(List.of(new Field("k", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
+      ds.overwrite(other, List.of()); // v2: another schema, no rows
+      assertEquals(List.of("k"), ds.schema().fields().stream().map(f -> f.name()).toList());
+      ds.restore(1);
+      assertTrue(ds.schema().sameStructure(io.load(1).manifest().schema()));
+      assertEquals(range(0, 50), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void aMissingVersionIsATypedErrorAndCommitsNothing() {
+    try (Dataset ds = create()) {
+      VersionNotFoundException e = assertThrows(VersionNotFoundException.class, () -> ds.restore(7));
+      assertEquals(7, e.version());
+      assertThat(e.getMessage()).contains("latest version is 1");
+      assertThrows(VersionNotFoundException.class, () -> ds.restore(0));
+      assertEquals(1, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void b8_restoreAfterAConcurrentAppendIsRetryableAndLosesNothing() {
+    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
+      append(a, 50, 10); // v2
+      RetryableConflictException e = assertThrows(RetryableConflictException.class, () -> b.restore(1));
+      assertThat(e.getMessage()).contains("append committed as version 2");
+      assertEquals(2, b.latestVersion());
+      assertEquals(range(0, 60), latestIds(b), "the concurrent append is intact");
+      // Having seen the append, the writer may decide to restore anyway.
+      try (Dataset latest = b.checkoutLatest()) {
+        assertEquals(3, latest.restore(1));
+        assertEquals(range(0, 50), scanIds(latest.scan()));
+      }
+      try (Dataset v2 = a.checkout(2)) {
+        assertEquals(range(0, 60), scanIds(v2.scan()), "the appended rows stay in the history");
+      }
+    }
+  }
+
+  @Test
+  void b8_appendAfterAConcurrentRestoreIsIncompatible() {
+    try (Dataset a = create()) {
+      append(a, 50, 10); // v2
+      try (Dataset b = Dataset.open(URI_, options)) {
+        assertEquals(3, a.restore(1));
+        IncompatibleTransactionException e =
+            assertThrows(IncompatibleTransactionException.class, () -> append(b, 100, 5));
+        assertThat(e.getMessage()).contains("restore committed as version 3");
+        assertEquals(3, b.latestVersion(), "the append committed nothing");
+        assertEquals(range(0, 50), latestIds(b));
+        // No committed row vanished silently: version 2's rows are still readable, and rows 100..104 were
+        // never committed (the writer got the error).
+        try (Dataset v2 = b.checkout(2)) {
+          assertEquals(range(0, 60), scanIds(v2.scan()));
+        }
+      }
+    }
+  }
+
+  @Test
+  void b8_deleteAfterAConcurrentRestoreIsIncompatibleAndRestoreAfterADeleteRetries() {
+    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
+      append(a, 50, 10); // v2
+      assertEquals(3, a.restore(1));
+      assertThrows(IncompatibleTransactionException.class, () -> b.delete(lt("id", 5)));
+      assertThat(store.listAll("_deletions/")).isEmpty();
+      // c (at v1) restoring while others committed: retryable, nothing discarded.
+      assertThrows(RetryableConflictException.class, () -> c.restore(1));
+      assertEquals(3, c.latestVersion());
+    }
+  }
+
+  @Test
+  void configUpdateAfterAConcurrentRestoreCollidesOnlyOnTheRestoredKeys() {
+    try (Dataset a = create()) {
+      a.updateConfig(Map.of("owner", "ana"), Set.of()); // v2
+      try (Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
+        assertEquals(3, a.restore(2));
+        assertThrows(RetryableConflictException.class, () -> b.updateConfig(Map.of("owner", "bo"), Set.of()));
+        assertEquals(4, c.updateConfig(Map.of("ttl", "7d"), Set.of()));
+        assertEquals(Map.of("owner", "ana", "ttl", "7d"), c.config());
+      }
+    }
+  }
+
+  @SafeVarargs
+  private static List<Long> concat(List<Long>... lists) {
+    List<Long> out = new ArrayList<>();
+    for (List<Long> l : lists) {
+      out.addAll(l);
+    }
+    return out;
+  }
+}
