@@ -84,9 +84,11 @@ final class CommitLoop {
         // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
         throw new StaleReadVersionException(
             known, newer.get(0),
-            "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": versions "
-                + (known + 1) + ".." + (newer.get(0) - 1) + ", committed after version " + known
-                + ", were removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
+            "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
+                + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
+                    : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
+                + " committed after version " + known
+                + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
                 + " re-open the latest version (" + newer.get(newer.size() - 1) + "), redo the change and commit"
                 + " again.");
       }

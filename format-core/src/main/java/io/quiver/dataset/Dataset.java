@@ -259,7 +259,7 @@ public final class Dataset implements AutoCloseable {
    * can no longer read them; a writer whose read version's successors were removed gets a {@link
    * io.quiver.exceptions.StaleReadVersionException} when it commits.
    *
-   * @throws io.quiver.exceptions.CorruptFileException if a manifest cannot be read (nothing is deleted)
+   * @throws io.quiver.exceptions.CorruptFileException if a manifest or a tag cannot be read (nothing is deleted)
    */
   public CleanupReport cleanup(CleanupOptions cleanupOptions) {
     return new Cleaner(io, options.session().metadataCache(), options.clock()).run(cleanupOptions);

@@ -434,7 +434,7 @@ class CleanupTest {
       assertTrue(e.isRetryable());
       assertEquals(1, e.readVersion());
       assertEquals(3, e.oldestAvailable());
-      assertThat(e.getMessage()).contains("2..2").contains("cleanup").contains("Nothing was committed");
+      assertThat(e.getMessage()).contains("version 2 was committed after version 1").contains("cleanup").contains("Nothing was committed");
       assertEquals(3, ds.latestVersion());
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(range(0, 30), scanIds(latest.scan()));
@@ -443,6 +443,28 @@ class CleanupTest {
       // Re-reading the latest version and redoing the change works.
       try (Dataset fresh = stale.checkoutLatest()) {
         assertEquals(4, append(fresh, 100, 5));
+      }
+    }
+  }
+
+  @Test
+  void b9_aTaggedReadVersionWhoseSuccessorsWereRemovedAlsoFailsClearly() {
+    try (Dataset ds = create(0, 10); Dataset stale = Dataset.open(URI_, options)) {
+      ds.tags().create("base", 1);
+      for (int i = 1; i <= 3; i++) {
+        clock.advance(DAY);
+        append(ds, 10L * i, 10); // v2, v3, v4
+      }
+      clock.advance(Duration.ofDays(10));
+      assertEquals(List.of(2L, 3L), ds.cleanup(CleanupOptions.defaults()).versionsRemoved());
+      try (VectorSchemaRoot b = SampleTable.batch(allocator, 100, 5)) {
+        StaleReadVersionException e = assertThrows(StaleReadVersionException.class, () -> stale.append(List.of(b)));
+        assertThat(e.getMessage()).contains("versions 2..3 were committed after version 1");
+        assertEquals(4, e.oldestAvailable());
+      }
+      assertEquals(List.of(4L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+      try (Dataset base = ds.checkout("base")) {
+        assertEquals(range(0, 10), scanIds(base.scan()));
       }
     }
   }
