@@ -4,6 +4,7 @@ import io.quiver.codec.MetadataCodec;
 import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
 import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.exceptions.QuiverException;
+import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.exceptions.UnsupportedFormatException;
 import io.quiver.manifest.Manifest;
@@ -78,7 +79,20 @@ final class CommitLoop {
     for (int attempt = 1; ; attempt++) {
       // Catch up with everything committed since the newest version we know.
       long known = latest.map(Manifest::version).orElse(0L);
-      for (long version : io.commitStore().versionsAfter(known)) {
+      List<Long> newer = io.commitStore().versionsAfter(known);
+      if (!newer.isEmpty() && newer.get(0) != known + 1) {
+        // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
+        throw new StaleReadVersionException(
+            known, newer.get(0),
+            "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
+                + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
+                    : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
+                + " committed after version " + known
+                + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
+                + " re-open the latest version (" + newer.get(newer.size() - 1) + "), redo the change and commit"
+                + " again.");
+      }
+      for (long version : newer) {
         ManifestAndTransaction committed = io.load(version);
         if (committed.transaction().uuid().equals(txn.uuid())) {
           LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);

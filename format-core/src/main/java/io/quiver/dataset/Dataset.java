@@ -318,6 +318,47 @@ public final class Dataset implements AutoCloseable {
     }
     Manifest base = manifest;
     return commit(newTransaction(base.version(), op, options), base, options.commitOptions());
+  // ---------------------------------------------------------------- maintenance: tags, cleanup, validation
+
+  /**
+   * The table's tags: named references to versions, stored under {@code _refs/tags/}. Tagged versions
+   * survive {@link #cleanup}.
+   */
+  public Tags tags() {
+    return new Tags(io, options.clock());
+  }
+
+  /**
+   * A handle on the version a tag names, sharing this handle's store and allocator.
+   *
+   * @throws io.quiver.exceptions.TagNotFoundException if no tag has that name
+   * @throws io.quiver.exceptions.InvalidArgumentException if the name is not a valid tag name
+   */
+  public Dataset checkout(String tag) {
+    return checkout(tags().version(tag));
+  }
+
+  /**
+   * Removes versions older than the options' retention (never the latest version, never a tagged one),
+   * then every file under {@code data/}, {@code _deletions/} and {@code _transactions/} that no remaining
+   * version references and that is older than the safety window. Time is read from {@link
+   * DatasetOptions#clock()}. Handles on removed versions (including this one, if its version is removed)
+   * can no longer read them; a writer whose read version's successors were removed gets a {@link
+   * io.quiver.exceptions.StaleReadVersionException} when it commits.
+   *
+   * @throws io.quiver.exceptions.CorruptFileException if a manifest or a tag cannot be read (nothing is deleted)
+   */
+  public CleanupReport cleanup(CleanupOptions cleanupOptions) {
+    return new Cleaner(io, options.session().metadataCache(), options.clock()).run(cleanupOptions);
+  }
+
+  /**
+   * Checks every invariant of this handle's version against its files (existence and sizes, data-file
+   * footers, column mapping and types, row counts, deletion files, overlays, ids). Reads metadata only,
+   * never data bodies. Use {@link ValidationReport#orThrow()} to turn problems into an exception.
+   */
+  public ValidationReport validate() {
+    return new Validator(io, manifest).run();
   }
 
   // ---------------------------------------------------------------- writing

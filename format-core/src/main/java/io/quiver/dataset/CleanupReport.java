@@ -1,0 +1,36 @@
+package io.quiver.dataset;
+
+import java.util.List;
+
+/**
+ * What {@link Dataset#cleanup} removed (or, for a dry run, would have removed).
+ *
+ * @param versionsRemoved versions whose manifest was removed, oldest first
+ * @param manifestsRemoved manifest files removed (one per removed version)
+ * @param transactionFilesRemoved files under {@code _transactions/} removed
+ * @param dataFilesRemoved files under {@code data/} removed (data and overlay files)
+ * @param deletionFilesRemoved files under {@code _deletions/} removed
+ * @param bytesFreed total size of every file removed, manifests included
+ * @param failed keys whose deletion failed (left in place; a later cleanup retries them)
+ * @param dryRun true when nothing was actually deleted
+ */
+public record CleanupReport(
+    List<Long> versionsRemoved,
+    long manifestsRemoved,
+    long transactionFilesRemoved,
+    long dataFilesRemoved,
+    long deletionFilesRemoved,
+    long bytesFreed,
+    List<String> failed,
+    boolean dryRun) {
+
+  public CleanupReport {
+    versionsRemoved = List.copyOf(versionsRemoved);
+    failed = List.copyOf(failed);
+  }
+
+  /** Every file removed, of any kind. */
+  public long filesRemoved() {
+    return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved;
+  }
+}

@@ -1,0 +1,111 @@
+package io.quiver.dataset;
+
+import io.quiver.exceptions.ValidationException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What {@link Dataset#validate()} found at one version.
+ *
+ * @param version the version checked
+ * @param problems every broken invariant found, in the order checked (empty when the version is valid)
+ * @param filesChecked files whose existence and size were checked
+ */
+public record ValidationReport(long version, List<Problem> problems, long filesChecked) {
+
+  public ValidationReport {
+    problems = List.copyOf(problems);
+  }
+
+  /** The kinds of problem validation reports. */
+  public enum Kind {
+    /** A file the manifest references does not exist. */
+    MISSING_FILE,
+    /** A file's size differs from the size the manifest records (truncated or replaced). */
+    SIZE_MISMATCH,
+    /** A file could not be decoded (data-file footer, deletion bitmap). */
+    CORRUPT_FILE,
+    /** A path escapes the table root or lies outside the prefix its kind must use. */
+    UNSAFE_PATH,
+    /** A data file stores a field id that is not an atomic field of the schema (nor -2). */
+    UNKNOWN_FIELD,
+    /** A column index is out of range for the data file, or its column's type differs from the field's. */
+    COLUMN_MISMATCH,
+    /** A data file's row count differs from its fragment's physical rows, or an overlay's from its coverage. */
+    ROW_COUNT_MISMATCH,
+    /** A non-nullable atomic field is not stored in a fragment. */
+    MISSING_REQUIRED_FIELD,
+    /** A deletion file holds a different number of offsets than the manifest records. */
+    DELETION_COUNT_MISMATCH,
+    /** A deletion file deletes an offset at or beyond the fragment's physical rows. */
+    DELETION_OUT_OF_RANGE,
+    /** An overlay covers an offset at or beyond the fragment's physical rows. */
+    OVERLAY_OUT_OF_RANGE,
+    /** Overlays are not in non-decreasing committed-version order, or one is newer than the version. */
+    OVERLAY_ORDER,
+    /** Fragment order or ids, or the max fragment / field id high-water marks, are inconsistent. */
+    ID_INCONSISTENT
+  }
+
+  /**
+   * One broken invariant.
+   *
+   * @param kind what kind of problem
+   * @param location the file's relative path for problems of a file, else {@code fragment N} or {@code
+   *     manifest}
+   * @param message what was expected and what was found
+   */
+  public record Problem(Kind kind, String location, String message) {
+    public Problem {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(location, "location");
+      Objects.requireNonNull(message, "message");
+    }
+
+    @Override
+    public String toString() {
+      return kind + " " + location + ": " + message;
+    }
+  }
+
+  /** True when no problem was found. */
+  public boolean isValid() {
+    return problems.isEmpty();
+  }
+
+  /** The problems of one kind. */
+  public List<Problem> problemsOf(Kind kind) {
+    return problems.stream().filter(p -> p.kind() == kind).toList();
+  }
+
+  /**
+   * Returns this report when valid.
+   *
+   * @throws ValidationException listing the problems otherwise
+   */
+  public ValidationReport orThrow() {
+    if (isValid()) {
+      return this;
+    }
+    List<String> lines = problems.stream().map(Problem::toString).toList();
+    StringBuilder message =
+        new StringBuilder("version ").append(version).append(" failed validation with ").append(problems.size())
+            .append(problems.size() == 1 ? " problem" : " problems").append(':');
+    int shown = Math.min(lines.size(), 20);
+    for (int i = 0; i < shown; i++) {
+      message.append("\n  ").append(lines.get(i));
+    }
+    if (shown < lines.size()) {
+      message.append("\n  ... and ").append(lines.size() - shown).append(" more");
+    }
+    message.append("\nReaders of this version may fail or return wrong rows; restore an earlier valid version"
+        + " or rewrite the affected fragments.");
+    throw new ValidationException(message.toString(), lines);
+  }
+
+  @Override
+  public String toString() {
+    return "ValidationReport[version " + version + ", " + filesChecked + " files checked, "
+        + (isValid() ? "valid" : problems.size() + " problems: " + problems) + "]";
+  }
+}

@@ -1,0 +1,308 @@
+package io.quiver.dataset;
+
+import io.quiver.dataset.ValidationReport.Kind;
+import io.quiver.dataset.ValidationReport.Problem;
+import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.file.DataFileMetadata;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.schema.Field;
+import io.quiver.schema.Schema;
+import io.quiver.store.Keys;
+import io.quiver.store.ObjectInfo;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/**
+ * Checks every invariant of one version against its files: each referenced file exists with the size the
+ * manifest records; data files store atomic fields of the schema at column indices whose types match,
+ * with one row per physical row; deletion files decode, hold the recorded count and stay in range;
+ * overlays stay in range, are ordered by committed version and hold one row per covered offset; ids and
+ * high-water marks are consistent. Only footers are read, never data bodies.
+ */
+final class Validator {
+  private final TableIo io;
+  private final Manifest manifest;
+  private final List<Problem> problems = new ArrayList<>();
+  private final Map<Integer, Field> atomicById = new LinkedHashMap<>();
+  private long filesChecked;
+
+  Validator(TableIo io, Manifest manifest) {
+    this.io = io;
+    this.manifest = manifest;
+    for (Field f : manifest.schema().atomicFields()) {
+      atomicById.put(f.id(), f);
+    }
+  }
+
+  ValidationReport run() {
+    checkIds();
+    checkTransactionFile();
+    for (Fragment fragment : manifest.fragments()) {
+      checkFragment(fragment);
+    }
+    return new ValidationReport(manifest.version(), problems, filesChecked);
+  }
+
+  private void problem(Kind kind, String location, String message) {
+    problems.add(new Problem(kind, location, message));
+  }
+
+  private void checkIds() {
+    long previous = -1;
+    for (Fragment f : manifest.fragments()) {
+      if (f.id() <= previous) {
+        problem(Kind.ID_INCONSISTENT, "fragment " + f.id(),
+            "fragment " + f.id() + " follows fragment " + previous + "; fragments must be in strictly ascending id order");
+      }
+      if (f.id() > Fragment.MAX_ID) {
+        problem(Kind.ID_INCONSISTENT, "fragment " + f.id(), "fragment id " + f.id() + " is not below 2^32");
+      }
+      if (manifest.maxFragmentId().isEmpty() || f.id() > manifest.maxFragmentId().getAsLong()) {
+        problem(Kind.ID_INCONSISTENT, "fragment " + f.id(),
+            "fragment id " + f.id() + " exceeds the manifest's max fragment id " + manifest.maxFragmentId());
+      }
+      previous = f.id();
+    }
+    int schemaMax = manifest.schema().maxFieldId();
+    if (manifest.maxFieldId() < Math.max(0, schemaMax)) {
+      problem(Kind.ID_INCONSISTENT, "manifest",
+          "max field id " + manifest.maxFieldId() + " is below the schema's highest field id " + schemaMax);
+    }
+  }
+
+  private void checkTransactionFile() {
+    String path = manifest.transactionPath();
+    if (path.isEmpty()) {
+      return;
+    }
+    if (!Keys.isValid(path) || !path.startsWith(Cleaner.TRANSACTIONS_PREFIX)) {
+      problem(Kind.UNSAFE_PATH, path, "transaction path is not a relative path under " + Cleaner.TRANSACTIONS_PREFIX);
+      return;
+    }
+    filesChecked++;
+    if (io.store().head(path).isEmpty()) {
+      problem(Kind.MISSING_FILE, path, "transaction file of version " + manifest.version() + " does not exist");
+    }
+  }
+
+  private void checkFragment(Fragment fragment) {
+    String where = "fragment " + fragment.id();
+    for (DataFile file : fragment.files()) {
+      checkDataFile(fragment, file, false).ifPresent(md -> {
+        if (md.rowCount() != fragment.physicalRows()) {
+          problem(Kind.ROW_COUNT_MISMATCH, file.path(),
+              "holds " + md.rowCount() + " rows but " + where + " has " + fragment.physicalRows() + " physical rows");
+        }
+      });
+    }
+    for (Field f : atomicById.values()) {
+      if (!nullableFromRoot(manifest.schema(), f) && fragment.physicalRows() > 0 && fragment.fileOf(f.id()).isEmpty()) {
+        problem(Kind.MISSING_REQUIRED_FIELD, where,
+            "non-nullable field '" + manifest.schema().pathOf(f.id()) + "' (id " + f.id() + ") is stored in no data file"
+                + " of " + where);
+      }
+    }
+    fragment.deletionFile().ifPresent(d -> checkDeletionFile(fragment, d));
+    long previousVersion = -1;
+    for (Overlay overlay : fragment.overlays()) {
+      String path = overlay.dataFile().path();
+      if (overlay.committedVersion() < previousVersion) {
+        problem(Kind.OVERLAY_ORDER, path,
+            "overlay committed at version " + overlay.committedVersion() + " follows one committed at "
+                + previousVersion + " in " + where + "; overlays must be listed oldest first");
+      }
+      if (overlay.committedVersion() > manifest.version()) {
+        problem(Kind.OVERLAY_ORDER, path,
+            "overlay committed at version " + overlay.committedVersion() + " is newer than version " + manifest.version());
+      }
+      previousVersion = Math.max(previousVersion, overlay.committedVersion());
+      if (overlay.coverage().maxOffset() >= fragment.physicalRows()) {
+        problem(Kind.OVERLAY_OUT_OF_RANGE, path,
+            "covers offset " + overlay.coverage().maxOffset() + " but " + where + " has " + fragment.physicalRows()
+                + " physical rows");
+      }
+      long covered = coveredRows(overlay.coverage(), overlay.dataFile().fieldIds().size());
+      checkDataFile(fragment, overlay.dataFile(), true).ifPresent(md -> {
+        if (md.rowCount() != covered) {
+          problem(Kind.ROW_COUNT_MISMATCH, path,
+              "overlay file holds " + md.rowCount() + " rows but its coverage has " + covered + " offsets");
+        }
+      });
+    }
+  }
+
+  /** Rows an overlay file holds: one per offset covered by any of its fields. */
+  private static long coveredRows(Coverage coverage, int fields) {
+    if (coverage instanceof Coverage.Shared shared) {
+      return shared.offsets().getLongCardinality();
+    }
+    MutableRoaringBitmap union = new MutableRoaringBitmap();
+    for (int i = 0; i < fields; i++) {
+      union.or(coverage.offsetsFor(i));
+    }
+    return union.getLongCardinality();
+  }
+
+  /** Checks path, existence, size, field ids and columns; returns the footer when it could be read. */
+  private Optional<DataFileMetadata> checkDataFile(Fragment fragment, DataFile file, boolean overlay) {
+    String path = file.path();
+    String what = overlay ? "overlay file" : "data file";
+    if (!Keys.isValid(path) || !path.startsWith(DataFile.DATA_PREFIX)) {
+      problem(Kind.UNSAFE_PATH, path, what + " path is not a relative path under " + DataFile.DATA_PREFIX);
+      return Optional.empty();
+    }
+    for (int id : file.fieldIds()) {
+      if (id != DataFile.TOMBSTONE && !atomicById.containsKey(id)) {
+        problem(Kind.UNKNOWN_FIELD, path,
+            what + " of fragment " + fragment.id() + " stores field id " + id
+                + ", which is not an atomic field of the schema at version " + manifest.version());
+      }
+    }
+    if (!sizeMatches(path, file.sizeBytes(), what)) {
+      return Optional.empty();
+    }
+    DataFileMetadata md;
+    try {
+      md = io.dataFiles().metadata(path);
+    } catch (QuiverException e) {
+      problem(Kind.CORRUPT_FILE, path, what + " footer could not be read: " + e.getMessage());
+      return Optional.empty();
+    }
+    List<org.apache.arrow.vector.types.pojo.Field> columns = atomicColumns(md.schema());
+    for (int i = 0; i < file.fieldIds().size(); i++) {
+      int id = file.fieldIds().get(i);
+      int column = file.columnIndices().get(i);
+      if (column >= columns.size()) {
+        problem(Kind.COLUMN_MISMATCH, path,
+            "field id " + id + " is mapped to atomic column " + column + " but the file has " + columns.size()
+                + " atomic columns");
+        continue;
+      }
+      Field field = atomicById.get(id);
+      if (field != null && !sameType(field, columns.get(column))) {
+        problem(Kind.COLUMN_MISMATCH, path,
+            "field '" + manifest.schema().pathOf(id) + "' (id " + id + ") has type " + describe(field)
+                + " but atomic column " + column + " ('" + columns.get(column).getName() + "') of the file has type "
+                + describe(columns.get(column)));
+      }
+    }
+    return Optional.of(md);
+  }
+
+  private boolean sizeMatches(String path, long expected, String what) {
+    filesChecked++;
+    Optional<ObjectInfo> info = io.store().head(path);
+    if (info.isEmpty()) {
+      problem(Kind.MISSING_FILE, path, what + " of version " + manifest.version() + " does not exist");
+      return false;
+    }
+    if (info.get().size() != expected) {
+      problem(Kind.SIZE_MISMATCH, path,
+          what + " is " + info.get().size() + " bytes but the manifest records " + expected
+              + "; it was truncated or replaced");
+      return false;
+    }
+    return true;
+  }
+
+  private void checkDeletionFile(Fragment fragment, DeletionFile d) {
+    String path = d.path();
+    if (!Keys.isValid(path) || !path.startsWith(DeletionFile.DELETIONS_PREFIX)) {
+      problem(Kind.UNSAFE_PATH, path, "deletion file path is not a relative path under " + DeletionFile.DELETIONS_PREFIX);
+      return;
+    }
+    if (!sizeMatches(path, d.sizeBytes(), "deletion file")) {
+      return;
+    }
+    RoaringBitmap bitmap = new RoaringBitmap();
+    try {
+      bitmap.deserialize(ByteBuffer.wrap(io.store().read(path)));
+    } catch (ObjectNotFoundException e) {
+      problem(Kind.MISSING_FILE, path, "deletion file disappeared while being validated");
+      return;
+    } catch (java.io.IOException | RuntimeException e) {
+      problem(Kind.CORRUPT_FILE, path, "deletion file is not a portable RoaringBitmap: " + e.getMessage());
+      return;
+    }
+    if (bitmap.getLongCardinality() != d.deletedRows()) {
+      problem(Kind.DELETION_COUNT_MISMATCH, path,
+          "holds " + bitmap.getLongCardinality() + " offsets but the manifest records " + d.deletedRows()
+              + " deleted rows for fragment " + fragment.id());
+    }
+    if (!bitmap.isEmpty() && Integer.toUnsignedLong(bitmap.last()) >= fragment.physicalRows()) {
+      problem(Kind.DELETION_OUT_OF_RANGE, path,
+          "deletes offset " + Integer.toUnsignedLong(bitmap.last()) + " but fragment " + fragment.id() + " has "
+              + fragment.physicalRows() + " physical rows");
+    }
+  }
+
+  /** The file's atomic columns: depth-first, structs recursed and not counted. */
+  static List<org.apache.arrow.vector.types.pojo.Field> atomicColumns(org.apache.arrow.vector.types.pojo.Schema s) {
+    List<org.apache.arrow.vector.types.pojo.Field> out = new ArrayList<>();
+    collect(s.getFields(), out);
+    return out;
+  }
+
+  private static void collect(List<org.apache.arrow.vector.types.pojo.Field> level,
+      List<org.apache.arrow.vector.types.pojo.Field> out) {
+    for (org.apache.arrow.vector.types.pojo.Field f : level) {
+      if (f.getType().getTypeID() == ArrowType.ArrowTypeID.Struct) {
+        collect(f.getChildren(), out);
+      } else {
+        out.add(f);
+      }
+    }
+  }
+
+  /** Same Arrow type, recursively over children (names and nullability may differ). */
+  private static boolean sameType(Field field, org.apache.arrow.vector.types.pojo.Field column) {
+    if (!field.type().equals(column.getType()) || field.children().size() != column.getChildren().size()) {
+      return false;
+    }
+    for (int i = 0; i < field.children().size(); i++) {
+      if (!sameType(field.children().get(i), column.getChildren().get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String describe(Field f) {
+    return f.children().isEmpty()
+        ? f.type().toString()
+        : f.type() + "<" + String.join(", ", f.children().stream().map(Validator::describe).toList()) + ">";
+  }
+
+  private static String describe(org.apache.arrow.vector.types.pojo.Field f) {
+    return f.getChildren().isEmpty()
+        ? f.getType().toString()
+        : f.getType() + "<" + String.join(", ", f.getChildren().stream().map(Validator::describe).toList()) + ">";
+  }
+
+  /** False when the field and all its ancestors are non-nullable (so every row must store a value). */
+  private static boolean nullableFromRoot(Schema schema, Field field) {
+    Field f = field;
+    while (true) {
+      if (f.nullable()) {
+        return true;
+      }
+      if (f.parentId() < 0) {
+        return false;
+      }
+      f = schema.field(f.parentId());
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.quiver.codec.RefCodec;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.NotFoundException;
+import io.quiver.exceptions.TagAlreadyExistsException;
+import io.quiver.exceptions.TagNotFoundException;
+import io.quiver.exceptions.VersionNotFoundException;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStoreProvider;
+import io.quiver.store.ObjectStores;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class TagsTest {
+  private static final String URI_ = "test://tags";
+  private static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
+  private RootAllocator allocator;
+  private MemoryObjectStore store;
+  private CleanupTestClock clock;
+  private DatasetOptions options;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    clock = new CleanupTestClock(T0);
+    store = new MemoryObjectStore(URI_, clock);
+    ObjectStoreProvider provider =
+        new ObjectStoreProvider() {
+          @Override
+          public Set<String> schemes() {
+            return Set.of("test");
+          }
+
+          @Override
+          public ObjectStore open(URI uri, Map<String, String> opts) {
+            return store;
+          }
+        };
+    options =
+        DatasetOptions.builder()
+            .allocator(allocator)
+            .session(new Session(1 << 20))
+            .registry(ObjectStores.empty().register(provider))
+            .rowsPerBatch(16)
+            .clock(clock)
+            .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  /** A table with versions 1 (ids 0..40), 2 (0..65), 3 (0..66). */
+  private Dataset threeVersions() {
+    Dataset ds;
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 40)) {
+      ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+    append(ds, 40, 25);
+    append(ds, 65, 1);
+    return ds;
+  }
+
+  private void append(Dataset ds, long from, int rows) {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
+      ds.append(List.of(b));
+    }
+  }
+
+  @Test
+  void tagsNameVersionsListSortedAndCheckOut() {
+    try (Dataset ds = threeVersions()) {
+      ds.tags().create("release-1.0", 1);
+      ds.tags().create("a_nightly", 2);
+      ds.tags().create("Z.3", 3);
+      assertEquals(List.of("Z.3", "a_nightly", "release-1.0"), List.copyOf(ds.tags().list().keySet()));
+      assertEquals(Map.of("release-1.0", 1L, "a_nightly", 2L, "Z.3", 3L), ds.tags().list());
+      assertEquals(2, ds.tags().version("a_nightly"));
+      try (Dataset v1 = ds.checkout("release-1.0")) {
+        assertEquals(1, v1.version());
+        assertEquals(range(0, 40), scanIds(v1.scan()));
+      }
+      try (Dataset v2 = ds.checkout("a_nightly")) {
+        assertEquals(range(0, 65), scanIds(v2.scan()));
+      }
+    }
+    // Tags are on storage: a new handle sees them.
+    try (Dataset reopened = Dataset.open(URI_, options)) {
+      assertEquals(3, reopened.tags().list().size());
+      try (Dataset v1 = reopened.checkout("release-1.0")) {
+        assertEquals(40, v1.countRows());
+      }
+    }
+  }
+
+  @Test
+  void creatingAnExistingTagFailsAndLeavesItUnchanged() {
+    try (Dataset ds = threeVersions(); Dataset other = Dataset.open(URI_, options)) {
+      ds.tags().create("prod", 2);
+      TagAlreadyExistsException e =
+          assertThrows(TagAlreadyExistsException.class, () -> other.tags().create("prod", 3));
+      assertEquals("prod", e.tag());
+      assertThat(e.getMessage()).contains("prod").contains("version 2").contains("delete it first");
+      assertThrows(TagAlreadyExistsException.class, () -> ds.tags().create("prod", 2));
+      assertEquals(Map.of("prod", 2L), ds.tags().list());
+    }
+  }
+
+  @Test
+  void taggingAMissingVersionFailsAndCreatesNothing() {
+    try (Dataset ds = threeVersions()) {
+      VersionNotFoundException e = assertThrows(VersionNotFoundException.class, () -> ds.tags().create("future", 4));
+      assertEquals(4, e.version());
+      assertThrows(VersionNotFoundException.class, () -> ds.tags().create("zero", 0));
+      assertEquals(Map.of(), ds.tags().list());
+      assertThat(store.listAll(Tags.TAGS_PREFIX)).isEmpty();
+    }
+  }
+
+  @Test
+  void invalidNamesAreRejected() {
+    try (Dataset ds = threeVersions()) {
+      for (String bad : Arrays.asList("", "a/b", "..", ".", "x".repeat(129), "with space", "caf\u00e9", "a:b", "a\\b",
+          null)) {
+        assertThrows(InvalidArgumentException.class, () -> ds.tags().create(bad, 1), "name " + bad);
+        assertThrows(InvalidArgumentException.class, () -> ds.tags().delete(bad), "name " + bad);
+        assertThrows(InvalidArgumentException.class, () -> ds.checkout(bad), "name " + bad);
+      }
+      String longest = "x".repeat(128);
+      ds.tags().create(longest, 1);
+      ds.tags().create("...x", 1);
+      assertEquals(Map.of(longest, 1L, "...x", 1L), ds.tags().list());
+    }
+  }
+
+  @Test
+  void deleteRemovesTheTagButNotTheVersion() {
+    try (Dataset ds = threeVersions()) {
+      ds.tags().create("keep", 1);
+      ds.tags().create("drop", 1);
+      ds.tags().delete("drop");
+      assertEquals(Map.of("keep", 1L), ds.tags().list());
+      TagNotFoundException missing = assertThrows(TagNotFoundException.class, () -> ds.tags().delete("drop"));
+      assertEquals("drop", missing.tag());
+      assertThat(missing).isInstanceOf(NotFoundException.class);
+      assertThrows(TagNotFoundException.class, () -> ds.checkout("drop"));
+      assertThrows(TagNotFoundException.class, () -> ds.tags().version("never"));
+      try (Dataset v1 = ds.checkout(1)) {
+        assertEquals(40, v1.countRows());
+      }
+      // The name can be taken again, for another version.
+      ds.tags().create("drop", 3);
+      assertEquals(3, ds.tags().version("drop"));
+    }
+  }
+
+  @Test
+  void tagFilesAreChecksummedEnvelopes() {
+    try (Dataset ds = threeVersions()) {
+      clock.advance(java.time.Duration.ofMinutes(5));
+      ds.tags().create("t", 2);
+      byte[] bytes = store.read("_refs/tags/t.tag");
+      assertArrayEquals("QVG1".getBytes(StandardCharsets.US_ASCII), Arrays.copyOf(bytes, 4));
+      RefCodec.TagRef decoded = RefCodec.decodeTag(bytes, "t");
+      assertEquals(2, decoded.version());
+      assertEquals(T0.plus(java.time.Duration.ofMinutes(5)), decoded.created());
+      assertArrayEquals(bytes, RefCodec.encodeTag(decoded));
+
+      byte[] flipped = bytes.clone();
+      flipped[flipped.length - 1] ^= 1;
+      store.write("_refs/tags/t.tag", flipped);
+      CorruptFileException e = assertThrows(CorruptFileException.class, () -> ds.checkout("t"));
+      assertThat(e.path()).endsWith("_refs/tags/t.tag");
+      assertThrows(CorruptFileException.class, () -> ds.tags().list());
+      assertThrows(CorruptFileException.class, () -> RefCodec.decodeTag(Arrays.copyOf(bytes, 5), "short"));
+      assertThrows(CorruptFileException.class, () -> RefCodec.decodeTag(store.read(
+          io.quiver.store.ObjectStoreCommitStore.manifestKey(1)), "a manifest"));
+    }
+  }
+
+  @Test
+  void filesUnderTheTagsPrefixThatAreNotTagsAreIgnored() {
+    try (Dataset ds = threeVersions()) {
+      ds.tags().create("real", 1);
+      store.write("_refs/tags/notes.txt", new byte[] {1, 2});
+      store.write("_refs/tags/bad name.tag", new byte[] {1, 2});
+      assertEquals(Map.of("real", 1L), ds.tags().list());
+    }
+  }
+}

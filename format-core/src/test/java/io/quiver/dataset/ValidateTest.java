@@ -1,0 +1,464 @@
+package io.quiver.dataset;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.codec.MetadataCodec;
+import io.quiver.dataset.ValidationReport.Kind;
+import io.quiver.dataset.ValidationReport.Problem;
+import io.quiver.exceptions.ValidationException;
+import io.quiver.file.DataFileWriter;
+import io.quiver.file.WrittenFile;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.ObjectStoreProvider;
+import io.quiver.store.ObjectStores;
+import io.quiver.txn.Operation;
+import io.quiver.txn.Transaction;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/** Dataset.validate(): clean tables validate clean; each kind of damage is reported with its kind and path. */
+class ValidateTest {
+  private static final String URI_ = "test://validate";
+  private static final List<Integer> ATOMIC_IDS = List.of(1, 2, 4, 5, 6); // id, name, s.x, s.y, tags
+  private RootAllocator allocator;
+  private CleanupTestClock clock;
+  private MemoryObjectStore store;
+  private Session session;
+  private DatasetOptions options;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    clock = new CleanupTestClock(Instant.parse("2024-01-01T00:00:00Z"));
+    store = new MemoryObjectStore(URI_, clock);
+    session = new Session(1 << 20);
+    ObjectStoreProvider provider =
+        new ObjectStoreProvider() {
+          @Override
+          public Set<String> schemes() {
+            return Set.of("test");
+          }
+
+          @Override
+          public ObjectStore open(URI uri, Map<String, String> opts) {
+            return store;
+          }
+        };
+    options =
+        DatasetOptions.builder()
+            .allocator(allocator)
+            .session(session)
+            .registry(ObjectStores.empty().register(provider))
+            .rowsPerBatch(16)
+            .clock(clock)
+            .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** A table whose latest version has fragments 0 (40 rows), 1 (10 rows) and 2 (10 rows). */
+  private void threeFragments() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 40);
+        Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options)) {
+      append(ds, 40, 10);
+      append(ds, 50, 10);
+    }
+  }
+
+  private void append(Dataset ds, long from, int rows) {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
+      ds.append(List.of(b));
+    }
+  }
+
+  private Manifest latest() {
+    try (Dataset ds = Dataset.open(URI_, options)) {
+      return ds.manifest();
+    }
+  }
+
+  /**
+   * Commits, as the next version, the latest manifest with its fragments edited: the way a buggy or
+   * hostile writer would, bypassing every check of the commit path.
+   */
+  private void commitEdited(UnaryOperator<List<Fragment>> edit) {
+    Manifest base = latest();
+    Transaction txn =
+        new Transaction(UUID.randomUUID().toString(), base.version(), new Operation.Append(List.of()), Map.of());
+    store.write(txn.path(), MetadataCodec.encodeTransaction(txn));
+    Manifest edited =
+        new Manifest(
+            base.version() + 1, base.schema(), edit.apply(new ArrayList<>(base.fragments())), base.maxFragmentId(),
+            base.maxFieldId(), clock.instant(), "test", base.config(), txn.uuid(), txn.path(), Set.of(), Set.of());
+    assertEquals(ObjectStore.PutResult.CREATED,
+        store.putIfAbsent(ObjectStoreCommitStore.manifestKey(edited.version()), MetadataCodec.encodeManifest(edited, txn)));
+  }
+
+  /** Replaces fragment {@code index}'s only data file. */
+  private void commitWithFile(int index, UnaryOperator<DataFile> edit) {
+    commitEdited(fragments -> {
+      Fragment f = fragments.get(index);
+      fragments.set(index, f.with(List.of(edit.apply(f.files().get(0))), f.deletionFile(), f.overlays()));
+      return fragments;
+    });
+  }
+
+  private static DataFile withColumns(DataFile d, List<Integer> fieldIds, List<Integer> columns) {
+    return new DataFile(d.path(), fieldIds, columns, d.formatMajor(), d.formatMinor(), d.sizeBytes(), OptionalInt.empty());
+  }
+
+  private ValidationReport validate() {
+    try (Dataset ds = Dataset.open(URI_, options)) {
+      return ds.validate();
+    }
+  }
+
+  private static void assertOnlyProblem(ValidationReport report, Kind kind, String location) {
+    assertEquals(1, report.problems().size(), () -> report.toString());
+    Problem p = report.problems().get(0);
+    assertEquals(kind, p.kind(), p::toString);
+    assertEquals(location, p.location(), p::toString);
+    assertTrue(!report.isValid());
+  }
+
+  private String bitmapFile(int... offsets) {
+    RoaringBitmap bitmap = RoaringBitmap.bitmapOf(offsets);
+    ByteBuffer buffer = ByteBuffer.allocate(bitmap.serializedSizeInBytes());
+    bitmap.serialize(buffer);
+    return writeDeletionBytes(buffer.array());
+  }
+
+  private String writeDeletionBytes(byte[] bytes) {
+    String path = DeletionFile.DELETIONS_PREFIX + UUID.randomUUID() + ".bin";
+    store.write(path, bytes);
+    return path;
+  }
+
+  private long size(String key) {
+    return store.head(key).orElseThrow().size();
+  }
+
+  // ---------------------------------------------------------------- valid tables
+
+  @Test
+  void everyVersionOfATableBuiltThroughTheApiValidatesClean() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 40);
+        Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options)) {
+      append(ds, 40, 25);
+      try (VectorSchemaRoot o = SampleTable.batch(allocator, 100, 33)) {
+        ds.overwrite(SampleTable.SCHEMA, List.of(o));
+      }
+      append(ds, 133, 1);
+      CleanupTest.commitDelete(store, session, clock, ds.manifest(), 2, 0, 5, 32); // v5: deletes in fragment 2
+      for (long v = 1; v <= 5; v++) {
+        try (Dataset at = ds.checkout(v)) {
+          ValidationReport report = at.validate();
+          assertTrue(report.isValid(), report::toString);
+          assertEquals(v, report.version());
+          assertSame(report, report.orThrow());
+          assertThat(report.filesChecked()).isGreaterThanOrEqualTo(at.manifest().fragments().size() + 1L);
+        }
+      }
+      try (Dataset v5 = ds.checkout(5)) {
+        assertEquals(1 + 1 + 1 + 1, v5.validate().filesChecked()); // 2 data files, 1 deletion file, 1 txn file
+      }
+    }
+  }
+
+  @Test
+  void aTombstonedColumnIsValid() {
+    threeFragments();
+    commitWithFile(0, d -> withColumns(d, List.of(1, DataFile.TOMBSTONE, 4, 5, 6), List.of(0, 1, 2, 3, 4)));
+    ValidationReport report = validate();
+    assertTrue(report.isValid(), report::toString);
+  }
+
+  // ---------------------------------------------------------------- damaged files
+
+  @Test
+  void aMissingDataFileIsReported() {
+    threeFragments();
+    String path = latest().fragments().get(1).files().get(0).path();
+    store.delete(path);
+    assertOnlyProblem(validate(), Kind.MISSING_FILE, path);
+  }
+
+  @Test
+  void aTruncatedDataFileIsReported() {
+    threeFragments();
+    String path = latest().fragments().get(2).files().get(0).path();
+    byte[] bytes = store.read(path);
+    store.write(path, Arrays.copyOf(bytes, bytes.length / 2));
+    ValidationReport report = validate();
+    assertOnlyProblem(report, Kind.SIZE_MISMATCH, path);
+    assertThat(report.problems().get(0).message()).contains(String.valueOf(bytes.length / 2))
+        .contains(String.valueOf(bytes.length));
+  }
+
+  @Test
+  void aDataFileWithAnUnreadableFooterIsReported() {
+    threeFragments();
+    String path = latest().fragments().get(0).files().get(0).path();
+    store.write(path, new byte[(int) size(path)]); // same size, all zeros
+    assertOnlyProblem(validate(), Kind.CORRUPT_FILE, path);
+  }
+
+  @Test
+  void aMissingTransactionFileIsReported() {
+    threeFragments();
+    String path = latest().transactionPath();
+    store.delete(path);
+    assertOnlyProblem(validate(), Kind.MISSING_FILE, path);
+  }
+
+  // ---------------------------------------------------------------- hand-crafted manifests
+
+  @Test
+  void aWrongSizeInTheManifestIsReported() {
+    threeFragments();
+    String path = latest().fragments().get(1).files().get(0).path();
+    commitWithFile(1, d -> new DataFile(d.path(), d.fieldIds(), d.columnIndices(), 1, 0, d.sizeBytes() + 8,
+        OptionalInt.empty()));
+    assertOnlyProblem(validate(), Kind.SIZE_MISMATCH, path);
+  }
+
+  @Test
+  void swappedColumnIndicesAreReported() {
+    threeFragments();
+    String path = latest().fragments().get(0).files().get(0).path();
+    // id (int64) and name (utf8) point at each other's columns.
+    commitWithFile(0, d -> withColumns(d, ATOMIC_IDS, List.of(1, 0, 2, 3, 4)));
+    ValidationReport report = validate();
+    assertEquals(2, report.problems().size(), report::toString);
+    for (Problem p : report.problems()) {
+      assertEquals(Kind.COLUMN_MISMATCH, p.kind());
+      assertEquals(path, p.location());
+    }
+    assertThat(report.problems().get(0).message()).contains("'id'").contains("Int(64, true)").contains("Utf8");
+  }
+
+  @Test
+  void aColumnIndexBeyondTheFileIsReported() {
+    threeFragments();
+    String path = latest().fragments().get(2).files().get(0).path();
+    commitWithFile(2, d -> withColumns(d, ATOMIC_IDS, List.of(0, 1, 2, 3, 7)));
+    ValidationReport report = validate();
+    assertOnlyProblem(report, Kind.COLUMN_MISMATCH, path);
+    assertThat(report.problems().get(0).message()).contains("atomic column 7").contains("5 atomic columns");
+  }
+
+  @Test
+  void aFieldIdThatIsNotAnAtomicFieldIsReported() {
+    threeFragments();
+    String path = latest().fragments().get(0).files().get(0).path();
+    // 3 is the struct 's' (not atomic), 99 does not exist.
+    commitWithFile(0, d -> withColumns(d, List.of(1, 3, 4, 5, 99), List.of(0, 1, 2, 3, 4)));
+    ValidationReport report = validate();
+    assertEquals(List.of(Kind.UNKNOWN_FIELD, Kind.UNKNOWN_FIELD),
+        report.problems().stream().map(Problem::kind).toList(), report::toString);
+    assertThat(report.problems()).allMatch(p -> p.location().equals(path));
+  }
+
+  @Test
+  void physicalRowsThatDisagreeWithTheFileAreReported() {
+    threeFragments();
+    String path = latest().fragments().get(1).files().get(0).path();
+    commitEdited(fragments -> {
+      Fragment f = fragments.get(1);
+      fragments.set(1, new Fragment(f.id(), f.files(), Optional.empty(), 11, List.of()));
+      return fragments;
+    });
+    assertOnlyProblem(validate(), Kind.ROW_COUNT_MISMATCH, path);
+  }
+
+  @Test
+  void aFragmentWithoutItsNonNullableFieldIsReported() {
+    threeFragments();
+    commitEdited(fragments -> {
+      Fragment f = fragments.get(2);
+      // Keep every field but "id" (non-nullable): the file is re-listed without it.
+      DataFile d = f.files().get(0);
+      fragments.set(2, f.with(List.of(withColumns(d, List.of(2, 4, 5, 6), List.of(1, 2, 3, 4))), Optional.empty(),
+          List.of()));
+      return fragments;
+    });
+    assertOnlyProblem(validate(), Kind.MISSING_REQUIRED_FIELD, "fragment 2");
+  }
+
+  @Test
+  void damagedDeletionFilesAreReportedEachWithItsKindAndPath() {
+    threeFragments();
+    String outOfRange = bitmapFile(3, 45); // fragment 0 has 40 rows
+    String countMismatch = bitmapFile(1, 2); // recorded as 3
+    String notABitmap = writeDeletionBytes("definitely not a bitmap".getBytes(StandardCharsets.UTF_8));
+    commitEdited(fragments -> {
+      fragments.set(0, withDeletion(fragments.get(0), new DeletionFile(outOfRange, 2, size(outOfRange))));
+      fragments.set(1, withDeletion(fragments.get(1), new DeletionFile(countMismatch, 3, size(countMismatch))));
+      fragments.set(2, withDeletion(fragments.get(2), new DeletionFile(notABitmap, 1, size(notABitmap))));
+      return fragments;
+    });
+    ValidationReport report = validate();
+    assertEquals(3, report.problems().size(), report::toString);
+    assertEquals(new Problem(Kind.DELETION_OUT_OF_RANGE, outOfRange, report.problems().get(0).message()),
+        report.problems().get(0));
+    assertThat(report.problems().get(0).message()).contains("offset 45").contains("40 physical rows");
+    assertEquals(Kind.DELETION_COUNT_MISMATCH, report.problems().get(1).kind());
+    assertEquals(countMismatch, report.problems().get(1).location());
+    assertEquals(Kind.CORRUPT_FILE, report.problems().get(2).kind());
+    assertEquals(notABitmap, report.problems().get(2).location());
+  }
+
+  @Test
+  void missingAndResizedDeletionFilesAreReported() {
+    threeFragments();
+    String gone = bitmapFile(1);
+    String resized = bitmapFile(2);
+    store.delete(gone);
+    commitEdited(fragments -> {
+      fragments.set(0, withDeletion(fragments.get(0), new DeletionFile(gone, 1, 20)));
+      fragments.set(1, withDeletion(fragments.get(1), new DeletionFile(resized, 1, size(resized) + 1)));
+      return fragments;
+    });
+    ValidationReport report = validate();
+    assertEquals(List.of(new Problem(Kind.MISSING_FILE, gone, report.problems().get(0).message()),
+        new Problem(Kind.SIZE_MISMATCH, resized, report.problems().get(1).message())), report.problems());
+  }
+
+  private static Fragment withDeletion(Fragment f, DeletionFile d) {
+    return f.with(f.files(), Optional.of(d), f.overlays());
+  }
+
+  @Test
+  void overlaysOutOfOrderOrWithTheWrongRowCountAreReported() {
+    threeFragments();
+    long version = latest().version() + 1;
+    String threeRows = overlayFile(3);
+    String twoRows = overlayFile(2);
+    Coverage twoOffsets = new Coverage.Shared(MutableRoaringBitmap.bitmapOf(1, 2));
+    commitEdited(fragments -> {
+      Fragment f = fragments.get(0);
+      List<Overlay> overlays = List.of(
+          new Overlay(overlayDataFile(threeRows), twoOffsets, version - 1), // 3 rows for 2 offsets
+          new Overlay(overlayDataFile(twoRows), twoOffsets, version - 2)); // older after newer
+      fragments.set(0, f.with(f.files(), Optional.empty(), overlays));
+      Fragment g = fragments.get(1);
+      fragments.set(1, g.with(g.files(), Optional.empty(),
+          List.of(new Overlay(overlayDataFile(twoRows), twoOffsets, version + 1)))); // from the future
+      return fragments;
+    });
+    ValidationReport report = validate();
+    assertEquals(3, report.problems().size(), report::toString);
+    assertEquals(Kind.ROW_COUNT_MISMATCH, report.problems().get(0).kind());
+    assertEquals(threeRows, report.problems().get(0).location());
+    assertEquals(Kind.OVERLAY_ORDER, report.problems().get(1).kind());
+    assertEquals(twoRows, report.problems().get(1).location());
+    assertEquals(Kind.OVERLAY_ORDER, report.problems().get(2).kind());
+    assertThat(report.problems().get(2).message()).contains("newer than version " + version);
+  }
+
+  /** An overlay file holding {@code rows} values of "name" (field id 2). */
+  private String overlayFile(int rows) {
+    Schema schema = new Schema(List.of(new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+    String path = "data/" + UUID.randomUUID() + ".arrow";
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        DataFileWriter writer = new DataFileWriter(store, path, schema, allocator, 16)) {
+      VarCharVector name = (VarCharVector) root.getVector("name");
+      for (int i = 0; i < rows; i++) {
+        name.setSafe(i, ("new-" + i).getBytes(StandardCharsets.UTF_8));
+      }
+      root.setRowCount(rows);
+      writer.write(root);
+      WrittenFile written = writer.finish();
+      assertEquals(rows, written.rowCount());
+    }
+    return path;
+  }
+
+  private DataFile overlayDataFile(String path) {
+    return DataFile.of(path, List.of(2), size(path));
+  }
+
+  // ---------------------------------------------------------------- reporting
+
+  @Test
+  void orThrowRaisesATypedErrorListingEveryProblem() {
+    threeFragments();
+    String first = latest().fragments().get(0).files().get(0).path();
+    String second = latest().fragments().get(1).files().get(0).path();
+    store.delete(first);
+    store.delete(second);
+    ValidationReport report = validate();
+    assertEquals(2, report.problemsOf(Kind.MISSING_FILE).size());
+    ValidationException e = assertThrows(ValidationException.class, report::orThrow);
+    assertThat(e.getMessage()).contains("version 3").contains("2 problems").contains(first).contains(second);
+    assertEquals(2, e.problems().size());
+    assertThat(e.problems().get(0)).startsWith("MISSING_FILE " + first);
+  }
+
+  @Test
+  void validationReadsFootersOnlyNotDataBodies() {
+    io.quiver.store.CountingObjectStore counting = new io.quiver.store.CountingObjectStore(store);
+    ObjectStoreProvider provider =
+        new ObjectStoreProvider() {
+          @Override
+          public Set<String> schemes() {
+            return Set.of("test");
+          }
+
+          @Override
+          public ObjectStore open(URI uri, Map<String, String> opts) {
+            return counting;
+          }
+        };
+    DatasetOptions countingOptions =
+        options.toBuilder().registry(ObjectStores.empty().register(provider)).rowsPerBatch(4096).build();
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 50_000);
+        Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), countingOptions)) {
+      long fileBytes = ds.manifest().fragments().get(0).files().get(0).sizeBytes();
+      counting.reset();
+      assertTrue(ds.validate().isValid());
+      assertThat(counting.bytesRead()).isLessThan(fileBytes / 4);
+    }
+  }
+}
