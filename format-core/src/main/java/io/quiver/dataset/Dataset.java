@@ -318,6 +318,8 @@ public final class Dataset implements AutoCloseable {
     }
     Manifest base = manifest;
     return commit(newTransaction(base.version(), op, options), base, options.commitOptions());
+  }
+
   // ---------------------------------------------------------------- maintenance: tags, cleanup, validation
 
   /**
