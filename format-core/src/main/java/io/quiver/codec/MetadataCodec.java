@@ -117,7 +117,7 @@ public final class MetadataCodec {
   // ---- envelope ----
 
   /** Serializes with map entries sorted by key, so equal values always encode to equal bytes. */
-  private static byte[] deterministic(com.google.protobuf.Message message) {
+  static byte[] deterministic(com.google.protobuf.Message message) {
     byte[] out = new byte[message.getSerializedSize()];
     com.google.protobuf.CodedOutputStream stream = com.google.protobuf.CodedOutputStream.newInstance(out);
     stream.useDeterministicSerialization();
@@ -130,7 +130,7 @@ public final class MetadataCodec {
     return out;
   }
 
-  private static byte[] envelope(byte[] magic, byte[] payload) {
+  static byte[] envelope(byte[] magic, byte[] payload) {
     CRC32C crc = new CRC32C();
     crc.update(payload);
     ByteBuffer out = ByteBuffer.allocate(HEADER + payload.length);
@@ -138,7 +138,7 @@ public final class MetadataCodec {
     return out.array();
   }
 
-  private static byte[] open(byte[] magic, byte[] bytes, String location, String what) {
+  static byte[] open(byte[] magic, byte[] bytes, String location, String what) {
     if (bytes.length < HEADER) {
       throw new CorruptFileException(
           location, what + " file is " + bytes.length + " bytes; expected at least an " + HEADER + "-byte header");
