@@ -126,12 +126,11 @@ public final class ConflictResolver {
         && !intersection(theirs.writtenFieldIds(), union(ours.readFieldIds(), ours.writtenFieldIds())).isEmpty();
   }
 
-  /** Their projection dropped, or made non-nullable, a field we write. */
+  /** Their projection dropped a field we read or write, or made non-nullable a field we write. */
   private static boolean projectionHitsWrites(Operation ours, Operation theirs) {
     Operation.Project p = (Operation.Project) theirs;
-    Set<Integer> ours_ = ours.writtenFieldIds();
-    return !intersection(p.droppedFieldIds(), ours_).isEmpty()
-        || !intersection(p.tightenedFieldIds(), ours_).isEmpty();
+    return !intersection(p.droppedFieldIds(), union(ours.readFieldIds(), ours.writtenFieldIds())).isEmpty()
+        || !intersection(p.tightenedFieldIds(), ours.writtenFieldIds()).isEmpty();
   }
 
   /** Our projection made non-nullable a field they wrote (they may have written nulls). */
@@ -198,7 +197,8 @@ public final class ConflictResolver {
     delete.put(Kind.UPDATE, new Cell("retryable if it changed a field our predicate read in a shared fragment",
         "our predicate saw values that changed", retryIf(ConflictResolver::theyChangedWhatWeUse)));
     delete.put(Kind.ADD_COLUMNS, new Cell("compatible", "new columns cover every physical row; deletions persist", OK));
-    delete.put(Kind.PROJECT, new Cell("compatible", "a schema change keeps rows and offsets", OK));
+    delete.put(Kind.PROJECT, new Cell("retryable if it dropped a field our predicate read",
+        "our predicate names a column that no longer exists", retryIf(ConflictResolver::projectionHitsWrites)));
     delete.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field our predicate read in a shared fragment",
         "our predicate saw values that changed", retryIf(ConflictResolver::theyChangedWhatWeUse)));
     delete.put(Kind.REWRITE, new Cell("retryable on a shared fragment", "compaction moved the rows we address",
@@ -213,8 +213,8 @@ public final class ConflictResolver {
         "our values were computed from cells that changed, or would silently overwrite theirs",
         retryIf(ConflictResolver::theyChangedWhatWeUse)));
     update.put(Kind.ADD_COLUMNS, new Cell("compatible", "the added columns are not ones we read or write", OK));
-    update.put(Kind.PROJECT, new Cell("retryable if it dropped or made non-nullable a field we write",
-        "our overlay would target a dropped field or hold nulls in a non-nullable one",
+    update.put(Kind.PROJECT, new Cell("retryable if it dropped a field we read or write, or made non-nullable one we write",
+        "our overlay would read or target a dropped field, or hold nulls in a non-nullable one",
         retryIf(ConflictResolver::projectionHitsWrites)));
     update.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field we read or write in a shared fragment",
         "our values were computed from replaced data", retryIf(ConflictResolver::theyChangedWhatWeUse)));
@@ -258,8 +258,8 @@ public final class ConflictResolver {
     replace.put(Kind.UPDATE, new Cell("retryable if it wrote a field we read or replace in a shared fragment",
         "replacing would hide or ignore its newer cells", retryIf(ConflictResolver::theyChangedWhatWeUse)));
     replace.put(Kind.ADD_COLUMNS, new Cell("compatible", "the added columns are not ones we replace", OK));
-    replace.put(Kind.PROJECT, new Cell("retryable if it dropped or made non-nullable a field we replace",
-        "we would write a dropped field, or nulls in a non-nullable one",
+    replace.put(Kind.PROJECT, new Cell("retryable if it dropped a field we read or replace, or made non-nullable one we replace",
+        "we would read or write a dropped field, or write nulls in a non-nullable one",
         retryIf(ConflictResolver::projectionHitsWrites)));
     replace.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field we read or replace in a shared fragment",
         "one of the two replacements would silently win", retryIf(ConflictResolver::theyChangedWhatWeUse)));

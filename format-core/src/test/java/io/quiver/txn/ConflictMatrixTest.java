@@ -49,7 +49,7 @@ class ConflictMatrixTest {
       Map.of(
           Kind.APPEND, "CXCCRrCCXC",
           Kind.OVERWRITE, "RRRRRRRRRk",
-          Kind.DELETE, "CXBrCCrrXC",
+          Kind.DELETE, "CXBrCrrrXC",
           Kind.UPDATE, "CXCrCrrrXC",
           Kind.ADD_COLUMNS, "RXCrRRrRXC",
           Kind.PROJECT, "rXCrRRrCXC",
