@@ -231,6 +231,51 @@ public final class Dataset implements AutoCloseable {
     return Take.take(io, manifest, projected, rowAddresses, allocator);
   }
 
+  // ---------------------------------------------------------------- updates (overlays) and compaction
+
+  /**
+   * Sets columns of the rows at the given addresses to literal values and moves this handle to the
+   * committed version. Each fragment with updated rows gets one overlay holding only the new cells;
+   * nothing else is rewritten, and row addresses stay valid.
+   *
+   * @param newValues column (top-level name or dotted path to a struct member, e.g. {@code "s.x"}) → new
+   *     value; a value may be null for a nullable column. Java types are converted exactly, as for
+   *     predicate literals (an Integer into an int64 column, a String into utf8, ...)
+   * @return the committed version and the number of rows updated (duplicate addresses count once)
+   * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
+   * @throws io.quiver.exceptions.InvalidArgumentException for an unknown column, a struct, list member or
+   *     a value that does not fit the column's type
+   * @throws io.quiver.exceptions.SchemaMismatchException when setting a non-nullable column to null
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed one of these
+   *     columns in one of these fragments, or compacted one of them
+   */
+  public UpdateResult update(long[] rowAddresses, Map<String, Object> newValues) {
+    Manifest base = manifest;
+    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
+    List<String> columns = new ArrayList<>(newValues.keySet());
+    List<io.quiver.schema.Field> targets = updater.targets(columns);
+    List<Object> values = new ArrayList<>();
+    columns.forEach(c -> values.add(newValues.get(c)));
+    Updater.Matcher matcher = updater.addresses(rowAddresses);
+    try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
+      return commitUpdate(base, updater, updater.run(matcher, targets, literals, java.util.Set.of()));
+    }
+  }
+
+  private UpdateResult commitUpdate(Manifest base, Updater updater, Updater.Prepared prepared) {
+    if (prepared.op() == null) {
+      return new UpdateResult(base.version(), 0);
+    }
+    Transaction txn = newTransaction(base.version(), prepared.op(), options);
+    try {
+      return new UpdateResult(commit(txn, base, options.commitOptions()), prepared.rows());
+    } catch (io.quiver.exceptions.CommitConflictException e) {
+      // Definitely not committed: the overlay files are garbage.
+      updater.deleteQuietly(prepared.files(), e);
+      throw e;
+    }
+  }
+
   // ---------------------------------------------------------------- writing
 
   /** Appends rows and moves this handle to the committed version. Returns that version. */
