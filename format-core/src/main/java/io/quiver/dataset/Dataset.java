@@ -231,6 +231,94 @@ public final class Dataset implements AutoCloseable {
     return Take.take(io, manifest, projected, rowAddresses, allocator);
   }
 
+  // ---------------------------------------------------------------- deletes, restore, table configuration
+
+  /**
+   * Deletes the rows for which {@code predicate} is true (a row where it is unknown, because a value it
+   * compares is null, is kept) and moves this handle to the committed version. Only the predicate's
+   * columns are read. A concurrent delete of other rows, even in the same fragment, is merged in; a
+   * concurrent change to a column the predicate read fails the delete with a retryable conflict.
+   *
+   * <p>When no live row matches, nothing is committed: the result holds this handle's version and 0 rows.
+   *
+   * @throws io.quiver.exceptions.InvalidArgumentException if the predicate names a column the table lacks
+   *     or compares a column with a literal of another type
+   * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents the delete
+   */
+  public DeleteResult delete(io.quiver.predicate.Predicate predicate) {
+    if (predicate == null) {
+      throw new io.quiver.exceptions.InvalidArgumentException(
+          "predicate must not be null; use Predicate.TRUE to delete every row");
+    }
+    Manifest base = manifest;
+    Deleter deleter = new Deleter(io, base, allocator);
+    return finishDelete(deleter, deleter.matching(predicate), predicate.fieldIds(base.schema()), predicate.toString());
+  }
+
+  /**
+   * Deletes the rows at the given addresses (fragment id << 32 | offset, as scans with {@code
+   * withRowAddress} return them) and moves this handle to the committed version. Addresses of rows already
+   * deleted are accepted and not counted. When every address names a deleted row, nothing is committed:
+   * the result holds this handle's version and 0 rows.
+   *
+   * @throws io.quiver.exceptions.NotFoundException if an address names a fragment or offset this version
+   *     does not have (nothing is deleted then)
+   */
+  public DeleteResult delete(long[] rowAddresses) {
+    Manifest base = manifest;
+    Deleter deleter = new Deleter(io, base, allocator);
+    return finishDelete(deleter, deleter.addressed(rowAddresses), java.util.Set.of(), "");
+  }
+
+  private DeleteResult finishDelete(Deleter deleter, Map<Long, org.roaringbitmap.RoaringBitmap> added,
+      java.util.Set<Integer> readFieldIds, String predicate) {
+    Optional<Deleter.Outcome> outcome =
+        deleter.commit(added, readFieldIds, predicate, options.commitOptions(), options.clock());
+    if (outcome.isEmpty()) {
+      return new DeleteResult(manifest.version(), 0);
+    }
+    manifest = outcome.get().committed();
+    return new DeleteResult(manifest.version(), outcome.get().deletedRows());
+  }
+
+  /**
+   * Commits a new version whose schema, rows and configuration are those of {@code version}, and moves this
+   * handle to it. Versions in between stay in the history. Fails with a retryable conflict if anything was
+   * committed after this handle's version: a restore never silently discards a concurrent commit.
+   *
+   * @throws io.quiver.exceptions.VersionNotFoundException if {@code version} does not exist
+   */
+  public long restore(long version) {
+    Manifest base = manifest;
+    Manifest old = io.load(version).manifest();
+    Transaction txn = newTransaction(base.version(),
+        new Operation.Restore(old.version(), old.schema(), old.fragments(), old.config()), options);
+    return commit(txn, base, options.commitOptions());
+  }
+
+  /** The table configuration at this handle's version. */
+  public Map<String, String> config() {
+    return manifest.config();
+  }
+
+  /**
+   * Sets {@code upserts} and removes {@code deletes} in the table configuration and moves this handle to the
+   * committed version. Concurrent updates of other keys both land; a concurrent update of one of the same
+   * keys fails this one with a retryable conflict. An update with no key commits nothing and returns this
+   * handle's version.
+   *
+   * @throws io.quiver.exceptions.InvalidArgumentException for a null or empty key, a null value, or a key both
+   *     set and removed
+   */
+  public long updateConfig(Map<String, String> upserts, java.util.Set<String> deletes) {
+    Operation.UpdateConfig op = TableConfig.update(upserts, deletes);
+    if (op.keys().isEmpty()) {
+      return manifest.version();
+    }
+    Manifest base = manifest;
+    return commit(newTransaction(base.version(), op, options), base, options.commitOptions());
+  }
+
   // ---------------------------------------------------------------- updates (overlays) and compaction
 
   /**

@@ -1,0 +1,346 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static io.quiver.predicate.Predicate.and;
+import static io.quiver.predicate.Predicate.eq;
+import static io.quiver.predicate.Predicate.ge;
+import static io.quiver.predicate.Predicate.gt;
+import static io.quiver.predicate.Predicate.in;
+import static io.quiver.predicate.Predicate.isNull;
+import static io.quiver.predicate.Predicate.lt;
+import static io.quiver.predicate.Predicate.ne;
+import static io.quiver.predicate.Predicate.not;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.NotFoundException;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.predicate.Predicate;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.ObjectStoreProvider;
+import io.quiver.store.ObjectStores;
+import io.quiver.txn.Operation;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongPredicate;
+import java.util.stream.LongStream;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.roaringbitmap.RoaringBitmap;
+
+/** Deletes by predicate and by row address on one handle; reads honour them. */
+class DeleteTest {
+  static final String URI_ = "test://table";
+  private RootAllocator allocator;
+  private MemoryObjectStore store;
+  private DatasetOptions options;
+  private TableIo io;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new MemoryObjectStore(URI_);
+    options = options(store, allocator);
+    io = new TableIo(store, new ObjectStoreCommitStore(store), new Session(1 << 20));
+  }
+
+  static DatasetOptions options(ObjectStore store, RootAllocator allocator) {
+    ObjectStoreProvider provider =
+        new ObjectStoreProvider() {
+          @Override
+          public Set<String> schemes() {
+            return Set.of("test");
+          }
+
+          @Override
+          public ObjectStore open(URI uri, Map<String, String> opts) {
+            return store;
+          }
+        };
+    return DatasetOptions.builder()
+        .allocator(allocator)
+        .session(new Session(1 << 20))
+        .registry(ObjectStores.empty().register(provider))
+        .rowsPerBatch(16)
+        .maxRowsPerFragment(40)
+        .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close(); // fails the test if any Arrow buffer leaked
+  }
+
+  /** ids 0..99 in fragments 0 [0, 40), 1 [40, 80), 2 [80, 100). */
+  private Dataset create() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 100)) {
+      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+  }
+
+  private static List<Long> idsWhere(LongPredicate keep) {
+    return LongStream.range(0, 100).filter(keep).boxed().toList();
+  }
+
+  private Operation.Delete committedDelete(long version) {
+    return (Operation.Delete) io.load(version).transaction().operation();
+  }
+
+  @Test
+  void aPredicateDeletesMatchingRowsInEveryFragment() {
+    try (Dataset ds = create()) {
+      DeleteResult r = ds.delete(in("id", 3, 45, 46, 99));
+      assertEquals(new DeleteResult(2, 4), r);
+      assertEquals(2, ds.version());
+      assertEquals(96, ds.countRows());
+      assertEquals(idsWhere(id -> id != 3 && id != 45 && id != 46 && id != 99), scanIds(ds.scan()));
+      try (Dataset v1 = ds.checkout(1)) {
+        assertEquals(range(0, 100), scanIds(v1.scan()), "the old version still holds every row");
+      }
+      assertEquals("delete", ds.versions().get(0).operation());
+    }
+  }
+
+  @Test
+  void theTransactionRecordsTheFilesOffsetsFieldsAndReadablePredicate() {
+    try (Dataset ds = create()) {
+      Predicate p = and(gt("s.x", 100), lt("id", 50));
+      ds.delete(p);
+      Operation.Delete d = committedDelete(2);
+      assertEquals(p.toString(), d.predicate());
+      assertEquals("s.x > 100 AND id < 50", d.predicate());
+      assertEquals(p.fieldIds(ds.schema()), d.readFieldIds());
+      assertEquals(Set.of(1, 4), d.readFieldIds());
+      // x = 3 * id (null when id % 5 == 1, struct null when id % 11 == 5): ids 34..49 with x > 100.
+      List<Long> expected = idsWhere(id -> id > 33 && id < 50 && id % 5 != 1 && id % 11 != 5);
+      List<Long> deleted = new ArrayList<>();
+      for (Operation.FragmentDeletion fd : d.deletions()) {
+        assertTrue(fd.previous().isEmpty());
+        assertThat(fd.deletionFile().path())
+            .matches("_deletions/" + fd.fragmentId() + "-1-[0-9a-f-]{36}\\.bin");
+        fd.added().forEach((int offset) -> deleted.add(fd.fragmentId() * 40 + offset));
+        assertEquals(fd.added().getLongCardinality(), fd.deletionFile().deletedRows());
+      }
+      assertEquals(expected, deleted.stream().sorted().toList());
+      assertEquals(expected.size(), ds.manifest().fragments().stream()
+          .mapToLong(f -> f.physicalRows() - f.liveRows()).sum());
+    }
+  }
+
+  @Test
+  void aDeletionFileIsAPortableBitmapOfPreviousAndNewOffsets() throws Exception {
+    try (Dataset ds = create()) {
+      ds.delete(lt("id", 3));
+      DeletionFile first = ds.manifest().fragments().get(0).deletionFile().orElseThrow();
+      ds.delete(eq("id", 10));
+      Operation.Delete second = committedDelete(3);
+      Operation.FragmentDeletion fd = second.deletions().get(0);
+      assertEquals(first, fd.previous().orElseThrow());
+      assertEquals(RoaringBitmap.bitmapOf(10), fd.added().toRoaringBitmap());
+      assertThat(fd.deletionFile().path()).startsWith("_deletions/0-2-");
+      RoaringBitmap onDisk = new RoaringBitmap();
+      onDisk.deserialize(ByteBuffer.wrap(store.read(fd.deletionFile().path())));
+      assertEquals(RoaringBitmap.bitmapOf(0, 1, 2, 10), onDisk);
+      assertEquals(store.read(fd.deletionFile().path()).length, fd.deletionFile().sizeBytes());
+      // The first file is untouched: version 2 still reads as it did.
+      try (Dataset v2 = ds.checkout(2)) {
+        assertEquals(range(3, 100), scanIds(v2.scan()));
+      }
+    }
+  }
+
+  @Test
+  void rowsAlreadyDeletedAreNotCountedAgain() {
+    try (Dataset ds = create()) {
+      assertEquals(10, ds.delete(lt("id", 10)).deletedRows());
+      assertEquals(new DeleteResult(3, 10), ds.delete(lt("id", 20)));
+      assertEquals(range(20, 100), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void nothingToDeleteCommitsNothing() {
+    try (Dataset ds = create()) {
+      assertEquals(new DeleteResult(1, 0), ds.delete(gt("id", 1000)));
+      assertEquals(new DeleteResult(1, 0), ds.delete(Predicate.FALSE));
+      ds.delete(lt("id", 5));
+      assertEquals(new DeleteResult(2, 0), ds.delete(lt("id", 5)), "only deleted rows match");
+      assertEquals(new DeleteResult(2, 0), ds.delete(new long[0]));
+      assertEquals(2, ds.latestVersion());
+      assertThat(store.listAll("_deletions/")).hasSize(1);
+    }
+  }
+
+  @Test
+  void nullsAreNeverMatchedByAComparison() {
+    try (Dataset ds = create()) {
+      // name is null when id % 7 == 3: neither name = ... nor NOT (name = ...) matches those rows.
+      long deleted = ds.delete(not(eq("name", "name-1"))).deletedRows();
+      assertEquals(idsWhere(id -> id % 7 != 3 && id != 1).size(), deleted);
+      assertEquals(idsWhere(id -> id % 7 == 3 || id == 1), scanIds(ds.scan()));
+      assertEquals(idsWhere(id -> id % 7 == 3).size(), ds.delete(isNull("name")).deletedRows());
+      assertEquals(List.of(1L), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void nestedFieldsCanBeDeletedOnAndReadAfterADelete() throws Exception {
+    try (Dataset ds = create()) {
+      // s.x is null when the struct is null (id % 11 == 5) or x is (id % 5 == 1).
+      DeleteResult r = ds.delete(isNull("s.x"));
+      List<Long> kept = idsWhere(id -> id % 11 != 5 && id % 5 != 1);
+      assertEquals(100 - kept.size(), r.deletedRows());
+      assertEquals(Set.of(4), committedDelete(2).readFieldIds(), "s.x has field id 4");
+      assertEquals(kept, scanIds(ds.scan()));
+      // A nested-only projection and take see the same rows.
+      List<String> ys = new ArrayList<>();
+      try (ArrowReader reader = ds.newScan().columns("s.y").withRowAddress(true).open()) {
+        while (reader.loadNextBatch()) {
+          StructVector s = (StructVector) reader.getVectorSchemaRoot().getVector("s");
+          VarCharVector y = (VarCharVector) s.getChild("y");
+          for (int i = 0; i < reader.getVectorSchemaRoot().getRowCount(); i++) {
+            ys.add(y.getObject(i).toString());
+          }
+        }
+      }
+      assertEquals(kept.stream().map(id -> "y" + id).toList(), ys);
+      assertEquals(kept.size() - 1, ds.delete(gt("s.x", 0)).deletedRows(), "id 0 has x = 0");
+      assertEquals(List.of(0L), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void aFragmentWithEveryRowDeletedLeavesTheManifest() {
+    try (Dataset ds = create()) {
+      ds.delete(and(ge("id", 40), lt("id", 80)));
+      assertEquals(List.of(0L, 2L), ds.manifest().fragments().stream().map(Fragment::id).toList());
+      assertEquals(60, ds.countRows());
+      ds.delete(Predicate.TRUE);
+      assertEquals(List.of(), ds.manifest().fragments());
+      assertEquals(0, ds.countRows());
+      assertEquals(List.of(), scanIds(ds.scan()));
+      try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 3)) {
+        ds.append(List.of(b));
+      }
+      assertEquals(List.of(3L), ds.manifest().fragments().stream().map(Fragment::id).toList(),
+          "fragment ids are never reused");
+      assertEquals(range(500, 503), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void deletingEverythingReadsNoColumn() {
+    try (Dataset ds = create()) {
+      ds.delete(lt("id", 5));
+      DeleteResult r = ds.delete(Predicate.TRUE);
+      assertEquals(95, r.deletedRows());
+      Operation.Delete d = committedDelete(3);
+      assertEquals(Set.of(), d.readFieldIds());
+      assertEquals("TRUE", d.predicate());
+    }
+  }
+
+  @Test
+  void rowAddressesFromAScanDeleteThoseRows() throws Exception {
+    try (Dataset ds = create()) {
+      Map<Long, Long> addressOf = addresses(ds);
+      long[] doomed = {addressOf.get(5L), addressOf.get(41L), addressOf.get(99L), addressOf.get(41L)};
+      assertEquals(new DeleteResult(2, 3), ds.delete(doomed));
+      assertEquals(idsWhere(id -> id != 5 && id != 41 && id != 99), scanIds(ds.scan()));
+      Operation.Delete d = committedDelete(2);
+      assertEquals(Set.of(), d.readFieldIds());
+      assertEquals("", d.predicate());
+      // Already-deleted addresses are fine, and not counted.
+      assertEquals(new DeleteResult(3, 1), ds.delete(new long[] {addressOf.get(5L), addressOf.get(6L)}));
+      assertEquals(new DeleteResult(3, 0), ds.delete(new long[] {addressOf.get(5L)}));
+      // take and countRows agree.
+      assertEquals(96, ds.countRows());
+      assertThrows(NotFoundException.class, () -> ds.take(new long[] {addressOf.get(6L)}, List.of()).close());
+      try (VectorSchemaRoot rows = ds.take(new long[] {addressOf.get(7L), addressOf.get(42L)}, List.of("id"))) {
+        BigIntVector id = (BigIntVector) rows.getVector("id");
+        assertEquals(List.of(7L, 42L), List.of(id.get(0), id.get(1)));
+      }
+    }
+  }
+
+  @Test
+  void unknownAddressesAreNotFoundAndDeleteNothing() {
+    try (Dataset ds = create()) {
+      NotFoundException e = assertThrows(NotFoundException.class,
+          () -> ds.delete(new long[] {RowAddress.of(0, 1), RowAddress.of(7, 0)}));
+      assertThat(e.getMessage()).contains("fragment 7").contains("[0, 1, 2]");
+      e = assertThrows(NotFoundException.class, () -> ds.delete(new long[] {RowAddress.of(2, 20)}));
+      assertThat(e.getMessage()).contains("offset 20").contains("20 rows");
+      assertEquals(1, ds.latestVersion());
+      assertThat(store.listAll("_deletions/")).isEmpty();
+      assertEquals(range(0, 100), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void badPredicatesAreTypedErrorsAndCommitNothing() {
+    try (Dataset ds = create()) {
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> ds.delete(eq("name", 5)));
+      assertThat(e.getMessage()).contains("'name'").contains("Utf8").contains("String");
+      e = assertThrows(InvalidArgumentException.class, () -> ds.delete(eq("nope", 5)));
+      assertThat(e.getMessage()).contains("'nope'").contains("[id, name, s, s.x, s.y, tags]");
+      e = assertThrows(InvalidArgumentException.class, () -> ds.delete(eq("tags", 5)));
+      assertThat(e.getMessage()).contains("List");
+      assertThrows(InvalidArgumentException.class, () -> ds.delete((Predicate) null));
+      assertEquals(1, ds.latestVersion());
+    }
+    // A type mismatch is reported even when there is no row to evaluate.
+    try (Dataset empty = Dataset.create("test://empty", SampleTable.SCHEMA,
+        options(new MemoryObjectStore("test://empty"), allocator))) {
+      assertThrows(InvalidArgumentException.class, () -> empty.delete(eq("name", 5)));
+    }
+  }
+
+  @Test
+  void aDeleteThenAReopenReadsTheSame() {
+    try (Dataset ds = create()) {
+      ds.delete(ne("s.y", "y50"));
+    }
+    try (Dataset ds = Dataset.open(URI_, options)) {
+      assertEquals(idsWhere(id -> id == 50 || id % 11 == 5), scanIds(ds.scan()));
+      assertEquals(ds.manifest().liveRows(), scanIds(ds.scan()).size());
+      assertFalse(ds.manifest().fragments().isEmpty());
+    }
+  }
+
+  /** id → row address, from a scan. */
+  static Map<Long, Long> addresses(Dataset ds) throws Exception {
+    Map<Long, Long> out = new java.util.HashMap<>();
+    try (ArrowReader reader = ds.newScan().columns("id").withRowAddress(true).open()) {
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        BigIntVector id = (BigIntVector) root.getVector("id");
+        UInt8Vector addr = (UInt8Vector) root.getVector(RowAddress.COLUMN);
+        for (int i = 0; i < root.getRowCount(); i++) {
+          out.put(id.get(i), addr.get(i));
+        }
+      }
+    }
+    return out;
+  }
+}
