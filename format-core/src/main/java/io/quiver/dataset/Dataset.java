@@ -350,6 +350,57 @@ public final class Dataset implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets columns of every live row for which {@code where} is true (unknown is not true) to literal
+   * values and moves this handle to the committed version. Only the predicate's columns and the updated
+   * columns are read. See {@link #update(long[], Map)} for values, errors and what is written; when no
+   * row matches, nothing is committed and the result holds this handle's version and 0 rows.
+   *
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column the
+   *     predicate read or one being set, in a fragment this update touches, or compacted such a fragment
+   */
+  public UpdateResult update(io.quiver.predicate.Predicate where, Map<String, Object> newValues) {
+    Manifest base = manifest;
+    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
+    List<String> columns = new ArrayList<>(newValues.keySet());
+    List<io.quiver.schema.Field> targets = updater.targets(columns);
+    List<Object> values = new ArrayList<>();
+    columns.forEach(c -> values.add(newValues.get(c)));
+    Updater.Matcher matcher = updater.matching(where);
+    try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
+      return commitUpdate(base, updater, updater.run(matcher, targets, literals, matcher.fieldIds()));
+    }
+  }
+
+  /**
+   * Sets {@code outputColumns} of every live row for which {@code where} is true to values computed by
+   * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
+   * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
+   * UpdateFunction} for the shape of its input and output. A struct member's ancestors become valid
+   * where a new value under them is non-null. When no row matches, nothing is committed.
+   *
+   * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
+   *     than the output columns', or a null for a non-nullable column (nothing is committed)
+   * @throws io.quiver.exceptions.InvalidArgumentException if {@code fn} returns another number of rows,
+   *     or a column name is unknown, a struct, or inside a list or map
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column read
+   *     (predicate or input) or set, in a fragment this update touches, or compacted such a fragment
+   */
+  public UpdateResult update(io.quiver.predicate.Predicate where, List<String> inputColumns,
+      List<String> outputColumns, UpdateFunction fn) {
+    if (fn == null) {
+      throw new io.quiver.exceptions.InvalidArgumentException("the update function must not be null");
+    }
+    Manifest base = manifest;
+    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
+    List<io.quiver.schema.Field> targets = updater.targets(outputColumns);
+    Updater.Matcher matcher = updater.matching(where);
+    Updater.Values values = updater.computed(inputColumns, targets, fn);
+    java.util.Set<Integer> read = new java.util.TreeSet<>(matcher.fieldIds());
+    read.addAll(values.inputFieldIds());
+    return commitUpdate(base, updater, updater.run(matcher, targets, values, read));
+  }
+
   private UpdateResult commitUpdate(Manifest base, Updater updater, Updater.Prepared prepared) {
     if (prepared.op() == null) {
       return new UpdateResult(base.version(), 0);

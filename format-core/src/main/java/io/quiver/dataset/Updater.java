@@ -186,6 +186,44 @@ final class Updater {
     };
   }
 
+  /** Live rows for which {@code predicate} is true (unknown is not true). */
+  Matcher matching(io.quiver.predicate.Predicate predicate) {
+    if (predicate == null) {
+      throw new InvalidArgumentException("predicate must not be null; use Predicate.alwaysTrue() to update every row");
+    }
+    Set<Integer> ids = predicate.fieldIds(table); // unknown columns fail here, naming the table's columns
+    // Bind before reading anything: a literal of the wrong type is reported even on an empty table.
+    predicate.bind(Scanner.project(table, List.copyOf(predicate.columns()), null).toArrow());
+    return new Matcher() {
+      private io.quiver.predicate.PredicateEvaluator evaluator;
+      private org.apache.arrow.vector.types.pojo.Schema boundTo;
+
+      @Override
+      public Set<Integer> fieldIds() {
+        return ids;
+      }
+
+      @Override
+      public boolean visits(Fragment fragment) {
+        return true;
+      }
+
+      @Override
+      public boolean mayMatch(Fragment fragment, FragmentReader.Chunk chunk) {
+        return true;
+      }
+
+      @Override
+      public int[] match(Fragment fragment, FragmentReader.Chunk chunk, VectorSchemaRoot rows) {
+        if (evaluator == null || !boundTo.equals(rows.getSchema())) {
+          boundTo = rows.getSchema();
+          evaluator = predicate.bind(boundTo);
+        }
+        return evaluator.evaluate(rows).stream().toArray();
+      }
+    };
+  }
+
   /** The same literal for every matched row; a null value sets nulls. */
   Values literals(List<Field> targets, List<Object> values) {
     for (int i = 0; i < targets.size(); i++) {
@@ -249,7 +287,7 @@ final class Updater {
   Values computed(List<String> inputColumns, List<Field> targets, UpdateFunction fn) {
     Schema inputs = Scanner.project(table, inputColumns, null);
     Set<Integer> inputIds = new TreeSet<>();
-    inputs.allFields().forEach(f -> inputIds.add(f.id()));
+    inputs.atomicFields().forEach(f -> inputIds.add(f.id()));
     return new Values() {
       @Override
       public Set<Integer> inputFieldIds() {
