@@ -401,6 +401,43 @@ public final class Dataset implements AutoCloseable {
     return commitUpdate(base, updater, updater.run(matcher, targets, values, read));
   }
 
+  /** Compacts with {@link CompactionOptions#defaults()}. */
+  public CompactionResult compact() {
+    return compact(CompactionOptions.defaults());
+  }
+
+  /**
+   * Rewrites the fragments that qualify (small ones, ones with deleted rows or with overlays; see {@link
+   * CompactionOptions}) into new fragments of up to the target size, with deletions applied and overlays
+   * merged, and moves this handle to the committed version. Values are unchanged; the rewritten rows get
+   * new row addresses (their old addresses no longer resolve at the new version). Older versions still
+   * read the old files. When nothing qualifies, nothing is committed and the result holds this handle's
+   * version and zeros.
+   *
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit deleted, updated or
+   *     rewrote rows of a fragment being compacted (the compaction would undo it), added columns, or the
+   *     compacted fragments are gone; nothing is committed
+   */
+  public CompactionResult compact(CompactionOptions compactionOptions) {
+    if (compactionOptions == null) {
+      throw new io.quiver.exceptions.InvalidArgumentException("compaction options must not be null");
+    }
+    Manifest base = manifest;
+    Compactor compactor = new Compactor(io, base, allocator, options.rowsPerBatch());
+    Compactor.Prepared prepared = compactor.prepare(compactionOptions);
+    if (prepared.op() == null) {
+      return new CompactionResult(base.version(), 0, 0, 0);
+    }
+    Transaction txn = newTransaction(base.version(), prepared.op(), options);
+    try {
+      long version = commit(txn, base, options.commitOptions());
+      return new CompactionResult(version, prepared.removed(), prepared.added(), prepared.rows());
+    } catch (io.quiver.exceptions.CommitConflictException e) {
+      compactor.deleteQuietly(prepared.files(), e);
+      throw e;
+    }
+  }
+
   private UpdateResult commitUpdate(Manifest base, Updater updater, Updater.Prepared prepared) {
     if (prepared.op() == null) {
       return new UpdateResult(base.version(), 0);
