@@ -421,7 +421,9 @@ final class Updater {
     targets.forEach(f -> targetIds.add(f.id()));
     Schema overlaySchema = table.project(targetIds);
     List<Integer> overlayFieldIds = overlaySchema.atomicFields().stream().map(Field::id).toList();
-    Set<Integer> readIds = new TreeSet<>(targetIds);
+    // Targets are read only for their struct ancestors' current validity.
+    Set<Integer> readIds = new TreeSet<>();
+    targets.stream().filter(f -> f.parentId() >= 0).forEach(f -> readIds.add(f.id()));
     readIds.addAll(matcher.fieldIds());
     readIds.addAll(values.inputFieldIds());
     Schema readSchema = table.project(readIds);
