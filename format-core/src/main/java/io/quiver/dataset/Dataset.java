@@ -340,7 +340,7 @@ public final class Dataset implements AutoCloseable {
   public UpdateResult update(long[] rowAddresses, Map<String, Object> newValues) {
     Manifest base = manifest;
     Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
-    List<String> columns = new ArrayList<>(newValues.keySet());
+    List<String> columns = newValues == null ? null : new ArrayList<>(newValues.keySet());
     List<io.quiver.schema.Field> targets = updater.targets(columns);
     List<Object> values = new ArrayList<>();
     columns.forEach(c -> values.add(newValues.get(c)));
@@ -362,7 +362,7 @@ public final class Dataset implements AutoCloseable {
   public UpdateResult update(io.quiver.predicate.Predicate where, Map<String, Object> newValues) {
     Manifest base = manifest;
     Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
-    List<String> columns = new ArrayList<>(newValues.keySet());
+    List<String> columns = newValues == null ? null : new ArrayList<>(newValues.keySet());
     List<io.quiver.schema.Field> targets = updater.targets(columns);
     List<Object> values = new ArrayList<>();
     columns.forEach(c -> values.add(newValues.get(c)));

@@ -91,7 +91,7 @@ final class Updater {
 
   /** The atomic fields named, in the order given; each must be an updatable column. */
   List<Field> targets(List<String> columns) {
-    if (columns.isEmpty()) {
+    if (columns == null || columns.isEmpty()) {
       throw new InvalidArgumentException("an update needs at least one column to set");
     }
     List<Field> out = new ArrayList<>();
@@ -130,6 +130,9 @@ final class Updater {
 
   /** Rows given by address: every address must name a live row of this version. */
   Matcher addresses(long[] rowAddresses) {
+    if (rowAddresses == null) {
+      throw new InvalidArgumentException("row addresses must not be null");
+    }
     Map<Long, Fragment> fragments = new HashMap<>();
     manifest.fragments().forEach(f -> fragments.put(f.id(), f));
     Map<Long, RoaringBitmap> byFragment = new TreeMap<>();
@@ -285,6 +288,9 @@ final class Updater {
 
   /** Values computed by a function from the matched rows' current input columns. */
   Values computed(List<String> inputColumns, List<Field> targets, UpdateFunction fn) {
+    if (inputColumns == null) {
+      throw new InvalidArgumentException("input columns must not be null; pass an empty list to read none");
+    }
     Schema inputs = Scanner.project(table, inputColumns, null);
     Set<Integer> inputIds = new TreeSet<>();
     inputs.atomicFields().forEach(f -> inputIds.add(f.id()));
