@@ -363,6 +363,139 @@ public final class Dataset implements AutoCloseable {
     return new Validator(io, manifest).run();
   }
 
+  // ---------------------------------------------------------------- updates (overlays) and compaction
+
+  /**
+   * Sets columns of the rows at the given addresses to literal values and moves this handle to the
+   * committed version. Each fragment with updated rows gets one overlay holding only the new cells;
+   * nothing else is rewritten, and row addresses stay valid.
+   *
+   * @param newValues column (top-level name or dotted path to a struct member, e.g. {@code "s.x"}) → new
+   *     value; a value may be null for a nullable column. Java types are converted exactly, as for
+   *     predicate literals (an Integer into an int64 column, a String into utf8, ...)
+   * @return the committed version and the number of rows updated (duplicate addresses count once)
+   * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
+   * @throws io.quiver.exceptions.InvalidArgumentException for an unknown column, a struct, list member or
+   *     a value that does not fit the column's type
+   * @throws io.quiver.exceptions.SchemaMismatchException when setting a non-nullable column to null
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed one of these
+   *     columns in one of these fragments, or compacted one of them
+   */
+  public UpdateResult update(long[] rowAddresses, Map<String, Object> newValues) {
+    Manifest base = manifest;
+    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
+    List<String> columns = newValues == null ? null : new ArrayList<>(newValues.keySet());
+    List<io.quiver.schema.Field> targets = updater.targets(columns);
+    List<Object> values = new ArrayList<>();
+    columns.forEach(c -> values.add(newValues.get(c)));
+    Updater.Matcher matcher = updater.addresses(rowAddresses);
+    try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
+      return commitUpdate(base, updater, updater.run(matcher, targets, literals, java.util.Set.of()));
+    }
+  }
+
+  /**
+   * Sets columns of every live row for which {@code where} is true (unknown is not true) to literal
+   * values and moves this handle to the committed version. Only the predicate's columns and the updated
+   * columns are read. See {@link #update(long[], Map)} for values, errors and what is written; when no
+   * row matches, nothing is committed and the result holds this handle's version and 0 rows.
+   *
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column the
+   *     predicate read or one being set, in a fragment this update touches, or compacted such a fragment
+   */
+  public UpdateResult update(io.quiver.predicate.Predicate where, Map<String, Object> newValues) {
+    Manifest base = manifest;
+    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
+    List<String> columns = newValues == null ? null : new ArrayList<>(newValues.keySet());
+    List<io.quiver.schema.Field> targets = updater.targets(columns);
+    List<Object> values = new ArrayList<>();
+    columns.forEach(c -> values.add(newValues.get(c)));
+    Updater.Matcher matcher = updater.matching(where);
+    try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
+      return commitUpdate(base, updater, updater.run(matcher, targets, literals, matcher.fieldIds()));
+    }
+  }
+
+  /**
+   * Sets {@code outputColumns} of every live row for which {@code where} is true to values computed by
+   * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
+   * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
+   * UpdateFunction} for the shape of its input and output. A struct member's ancestors become valid
+   * where a new value under them is non-null. When no row matches, nothing is committed.
+   *
+   * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
+   *     than the output columns', or a null for a non-nullable column (nothing is committed)
+   * @throws io.quiver.exceptions.InvalidArgumentException if {@code fn} returns another number of rows,
+   *     or a column name is unknown, a struct, or inside a list or map
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column read
+   *     (predicate or input) or set, in a fragment this update touches, or compacted such a fragment
+   */
+  public UpdateResult update(io.quiver.predicate.Predicate where, List<String> inputColumns,
+      List<String> outputColumns, UpdateFunction fn) {
+    if (fn == null) {
+      throw new io.quiver.exceptions.InvalidArgumentException("the update function must not be null");
+    }
+    Manifest base = manifest;
+    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
+    List<io.quiver.schema.Field> targets = updater.targets(outputColumns);
+    Updater.Matcher matcher = updater.matching(where);
+    Updater.Values values = updater.computed(inputColumns, targets, fn);
+    java.util.Set<Integer> read = new java.util.TreeSet<>(matcher.fieldIds());
+    read.addAll(values.inputFieldIds());
+    return commitUpdate(base, updater, updater.run(matcher, targets, values, read));
+  }
+
+  /** Compacts with {@link CompactionOptions#defaults()}. */
+  public CompactionResult compact() {
+    return compact(CompactionOptions.defaults());
+  }
+
+  /**
+   * Rewrites the fragments that qualify (small ones, ones with deleted rows or with overlays; see {@link
+   * CompactionOptions}) into new fragments of up to the target size, with deletions applied and overlays
+   * merged, and moves this handle to the committed version. Values are unchanged; the rewritten rows get
+   * new row addresses (their old addresses no longer resolve at the new version). Older versions still
+   * read the old files. When nothing qualifies, nothing is committed and the result holds this handle's
+   * version and zeros.
+   *
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit deleted, updated or
+   *     rewrote rows of a fragment being compacted (the compaction would undo it), added columns, or the
+   *     compacted fragments are gone; nothing is committed
+   */
+  public CompactionResult compact(CompactionOptions compactionOptions) {
+    if (compactionOptions == null) {
+      throw new io.quiver.exceptions.InvalidArgumentException("compaction options must not be null");
+    }
+    Manifest base = manifest;
+    Compactor compactor = new Compactor(io, base, allocator, options.rowsPerBatch());
+    Compactor.Prepared prepared = compactor.prepare(compactionOptions);
+    if (prepared.op() == null) {
+      return new CompactionResult(base.version(), 0, 0, 0);
+    }
+    Transaction txn = newTransaction(base.version(), prepared.op(), options);
+    try {
+      long version = commit(txn, base, options.commitOptions());
+      return new CompactionResult(version, prepared.removed(), prepared.added(), prepared.rows());
+    } catch (io.quiver.exceptions.CommitConflictException e) {
+      compactor.deleteQuietly(prepared.files(), e);
+      throw e;
+    }
+  }
+
+  private UpdateResult commitUpdate(Manifest base, Updater updater, Updater.Prepared prepared) {
+    if (prepared.op() == null) {
+      return new UpdateResult(base.version(), 0);
+    }
+    Transaction txn = newTransaction(base.version(), prepared.op(), options);
+    try {
+      return new UpdateResult(commit(txn, base, options.commitOptions()), prepared.rows());
+    } catch (io.quiver.exceptions.CommitConflictException e) {
+      // Definitely not committed: the overlay files are garbage.
+      updater.deleteQuietly(prepared.files(), e);
+      throw e;
+    }
+  }
+
   // ---------------------------------------------------------------- writing
 
   /** Appends rows and moves this handle to the committed version. Returns that version. */

@@ -1,38 +1,57 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.CorruptFileException;
-import io.quiver.exceptions.UnsupportedFormatException;
 import io.quiver.file.DataFileMetadata;
+import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Overlay;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.util.AutoCloseables;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.StructVector;
+import org.roaringbitmap.PeekableIntIterator;
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /**
  * Reads one fragment's projected fields in chunks of physical rows, assembling each projected field
- * from whichever data file stores it. Chunks never cross a record-batch boundary of any file read, so
- * every chunk costs at most one batch read per file. Deletions are not applied here.
+ * from whichever data file stores it, with the fragment's overlays merged in. Chunks never cross a
+ * record-batch boundary of any base file read, so every chunk costs at most one batch read per base file;
+ * an overlay file's batches are read once each while the chunks advance. Deletions are not applied here.
+ *
+ * <p>Overlay semantics (docs/format.md §3): overlays apply oldest to newest (by committed version, then
+ * list position); for each atomic field and physical offset the newest overlay whose coverage for that
+ * field contains the offset supplies the value (a covered null is a null), otherwise the base value does.
+ * A struct's validity at an offset comes from the newest overlay covering any of the struct's atomic
+ * descendants there (from the row of the first such descendant in the overlay file's field order), else
+ * from the base files.
  */
 final class FragmentReader implements AutoCloseable {
   private final TableIo io;
   private final Fragment fragment;
   private final Schema projected;
+  private final Schema table;
   private final BufferAllocator allocator;
   private final Map<DataFile, int[]> columnsByFile = new LinkedHashMap<>();
   private final Map<Integer, Source> sourceByField = new HashMap<>();
   private final Map<DataFile, DataFileMetadata> metadata = new HashMap<>();
   private final Map<DataFile, OpenBatch> open = new HashMap<>();
+  /** Overlays that touch the projection, oldest first. */
+  private final List<OverlayFile> overlays = new ArrayList<>();
 
   /** Where an atomic field's values come from: a file and its atomic column index. */
   private record Source(DataFile file, int column) {}
@@ -43,16 +62,25 @@ final class FragmentReader implements AutoCloseable {
   /** A run of physical rows {@code [start, start + length)} of the fragment. */
   record Chunk(long start, int length) {}
 
+  /**
+   * A reader whose struct validity considers only projected struct members. Prefer the constructor
+   * taking the table schema, which gives every projection the same struct validity.
+   */
   FragmentReader(TableIo io, Fragment fragment, Schema projected, BufferAllocator allocator) {
+    this(io, fragment, projected, projected, allocator);
+  }
+
+  /**
+   * @param projected the fields to read
+   * @param table the table schema the projection was taken from (to know every member of a projected
+   *     struct, since an overlay on any member decides the struct's validity)
+   */
+  FragmentReader(TableIo io, Fragment fragment, Schema projected, Schema table, BufferAllocator allocator) {
     this.io = io;
     this.fragment = fragment;
     this.projected = projected;
+    this.table = table;
     this.allocator = allocator;
-    if (!fragment.overlays().isEmpty()) {
-      throw new UnsupportedFormatException(
-          "fragment " + fragment.id() + " of " + io.location() + " carries overlays, which this build of Quiver"
-              + " cannot merge into reads; upgrade Quiver to read this table");
-    }
     Map<DataFile, TreeSet<Integer>> columns = new LinkedHashMap<>();
     for (Field field : projected.atomicFields()) {
       for (DataFile file : fragment.files()) {
@@ -66,13 +94,7 @@ final class FragmentReader implements AutoCloseable {
     }
     columns.forEach((file, set) -> columnsByFile.put(file, set.stream().mapToInt(Integer::intValue).toArray()));
     for (DataFile file : columnsByFile.keySet()) {
-      DataFileMetadata md = io.dataFiles().metadata(file.path());
-      if (md.fileSize() != file.sizeBytes()) {
-        throw new CorruptFileException(
-            io.store().locationOf(file.path()),
-            "is " + md.fileSize() + " bytes but the manifest of fragment " + fragment.id() + " records "
-                + file.sizeBytes() + "; the file was truncated or replaced");
-      }
+      DataFileMetadata md = checkedMetadata(file);
       if (md.rowCount() != fragment.physicalRows()) {
         throw new CorruptFileException(
             io.store().locationOf(file.path()),
@@ -81,6 +103,25 @@ final class FragmentReader implements AutoCloseable {
       }
       metadata.put(file, md);
     }
+    List<Overlay> ordered = new ArrayList<>(fragment.overlays());
+    ordered.sort(Comparator.comparingLong(Overlay::committedVersion)); // stable: list position breaks ties
+    for (Overlay overlay : ordered) {
+      OverlayFile reader = OverlayFile.plan(this, overlay);
+      if (reader != null) {
+        overlays.add(reader);
+      }
+    }
+  }
+
+  private DataFileMetadata checkedMetadata(DataFile file) {
+    DataFileMetadata md = io.dataFiles().metadata(file.path());
+    if (md.fileSize() != file.sizeBytes()) {
+      throw new CorruptFileException(
+          io.store().locationOf(file.path()),
+          "is " + md.fileSize() + " bytes but the manifest of fragment " + fragment.id() + " records "
+              + file.sizeBytes() + "; the file was truncated or replaced");
+    }
+    return md;
   }
 
   /** Chunks covering all physical rows, each at most {@code maxRows} long. */
@@ -106,12 +147,15 @@ final class FragmentReader implements AutoCloseable {
     return chunks;
   }
 
-  /** The projected fields of the chunk's physical rows; the caller closes the result. */
+  /** The projected fields of the chunk's physical rows, overlays merged; the caller closes the result. */
   VectorSchemaRoot read(Chunk chunk) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (DataFile file : columnsByFile.keySet()) {
         ensureOpen(file, chunk);
+      }
+      for (OverlayFile overlay : overlays) {
+        overlay.load(chunk);
       }
       for (Field field : projected.fields()) {
         FieldVector target = field.toArrow().createVector(allocator);
@@ -133,8 +177,17 @@ final class FragmentReader implements AutoCloseable {
         fill((FieldVector) struct.getChildByOrdinal(i), field.children().get(i), chunk);
       }
       StructVector validity = structSource(field, chunk);
+      int baseOffset = validity == null ? 0 : rowInBatch(field, chunk, 0);
+      Sources covered = structCoverage(field, chunk);
       for (int row = 0; row < n; row++) {
-        if (validity == null || validity.isNull(rowInBatch(field, chunk, row))) {
+        boolean isNull;
+        if (covered != null && covered.overlay[row] >= 0) {
+          OverlayFile o = overlays.get(covered.overlay[row]);
+          isNull = o.structIsNull(covered.field[row], depthOf(field), covered.row[row]);
+        } else {
+          isNull = validity == null || validity.isNull(baseOffset + row);
+        }
+        if (isNull) {
           struct.setNull(row);
         } else {
           struct.setIndexDefined(row);
@@ -143,21 +196,154 @@ final class FragmentReader implements AutoCloseable {
       struct.setValueCount(n);
       return;
     }
+    Sources covered = atomicCoverage(field, chunk);
     Source source = sourceByField.get(field.id());
-    if (source == null) {
-      // No file stores the field in this fragment (added after it was written): all nulls.
-      target.allocateNew();
-      target.setValueCount(n);
+    if (covered == null) {
+      if (source == null) {
+        // No file stores the field in this fragment (added after it was written): all nulls.
+        target.allocateNew();
+        target.setValueCount(n);
+        return;
+      }
+      OpenBatch batch = open.get(source.file());
+      FieldVector from = batch.atomicByColumn().get(source.column());
+      int offset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
+      if (offset == 0 && n == from.getValueCount()) {
+        from.makeTransferPair(target).transfer();
+      } else {
+        from.makeTransferPair(target).splitAndTransfer(offset, n);
+      }
       return;
     }
-    OpenBatch batch = open.get(source.file());
-    FieldVector from = batch.atomicByColumn().get(source.column());
-    int offset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
-    if (offset == 0 && n == from.getValueCount()) {
-      from.makeTransferPair(target).transfer();
-    } else {
-      from.makeTransferPair(target).splitAndTransfer(offset, n);
+    // Merge: every row copied from its newest source, in row order (variable-width targets grow sequentially).
+    FieldVector base = null;
+    FieldVector nulls = null;
+    int baseOffset = 0;
+    try {
+      if (source != null) {
+        OpenBatch batch = open.get(source.file());
+        base = batch.atomicByColumn().get(source.column());
+        baseOffset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
+      } else {
+        nulls = field.toArrow().createVector(allocator);
+        nulls.allocateNew();
+        nulls.setValueCount(1);
+      }
+      target.allocateNew();
+      for (int row = 0; row < n; row++) {
+        int k = covered.overlay[row];
+        if (k >= 0) {
+          OverlayFile o = overlays.get(k);
+          OpenBatch batch = o.batchAt(covered.row[row]);
+          FieldVector from = batch.atomicByColumn().get(o.columnOf.get(field.id()));
+          target.copyFromSafe(o.indexInBatch(batch, covered.row[row]), row, from);
+        } else if (base != null) {
+          target.copyFromSafe(baseOffset + row, row, base);
+        } else {
+          target.copyFromSafe(0, row, nulls);
+        }
+      }
+      target.setValueCount(n);
+    } finally {
+      if (nulls != null) {
+        nulls.close();
+      }
     }
+  }
+
+  /** Per row of a chunk: which overlay (index into {@link #overlays}, -1 for none), field and file row. */
+  private static final class Sources {
+    final int[] overlay;
+    final int[] field;
+    final long[] row;
+
+    Sources(int n) {
+      overlay = new int[n];
+      Arrays.fill(overlay, -1);
+      field = new int[n];
+      row = new long[n];
+    }
+  }
+
+  /** The newest overlay row for each row of the chunk for an atomic field, or null when none covers any. */
+  private Sources atomicCoverage(Field field, Chunk chunk) {
+    Sources out = null;
+    for (int k = 0; k < overlays.size(); k++) {
+      OverlayFile o = overlays.get(k);
+      if (o.values.contains(field.id())) {
+        out = cover(out, k, field.id(), o.coverage(field.id()), chunk);
+      }
+    }
+    return out;
+  }
+
+  /** Like {@link #atomicCoverage} for a struct's validity: per overlay, its first covering carrier. */
+  private Sources structCoverage(Field struct, Chunk chunk) {
+    Sources out = null;
+    for (int k = 0; k < overlays.size(); k++) {
+      OverlayFile o = overlays.get(k);
+      List<Integer> carriers = o.carriers.get(struct.id());
+      if (carriers == null) {
+        continue;
+      }
+      // Later carriers only fill offsets the earlier ones of this overlay left uncovered.
+      boolean[] taken = null;
+      for (int fieldId : carriers) {
+        ImmutableRoaringBitmap cov = o.coverage(fieldId);
+        if (cov.rangeCardinality(chunk.start(), chunk.start() + chunk.length()) == 0) {
+          continue;
+        }
+        if (out == null) {
+          out = new Sources(chunk.length());
+        }
+        if (taken == null) {
+          taken = new boolean[chunk.length()];
+        }
+        long r = cov.rangeCardinality(0, chunk.start());
+        PeekableIntIterator it = cov.getIntIterator();
+        it.advanceIfNeeded((int) chunk.start());
+        long end = chunk.start() + chunk.length();
+        while (it.hasNext()) {
+          long offset = Integer.toUnsignedLong(it.peekNext());
+          if (offset >= end) {
+            break;
+          }
+          it.next();
+          int row = (int) (offset - chunk.start());
+          if (!taken[row]) {
+            taken[row] = true;
+            out.overlay[row] = k;
+            out.field[row] = fieldId;
+            out.row[row] = r;
+          }
+          r++;
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Sources cover(Sources out, int k, int fieldId, ImmutableRoaringBitmap cov, Chunk chunk) {
+    long end = chunk.start() + chunk.length();
+    if (cov.rangeCardinality(chunk.start(), end) == 0) {
+      return out;
+    }
+    Sources s = out == null ? new Sources(chunk.length()) : out;
+    long r = cov.rangeCardinality(0, chunk.start());
+    PeekableIntIterator it = cov.getIntIterator();
+    it.advanceIfNeeded((int) chunk.start());
+    while (it.hasNext()) {
+      long offset = Integer.toUnsignedLong(it.peekNext());
+      if (offset >= end) {
+        break;
+      }
+      it.next();
+      int row = (int) (offset - chunk.start());
+      s.overlay[row] = k;
+      s.field[row] = fieldId;
+      s.row[row] = r++;
+    }
+    return s;
   }
 
   /** The struct vector (in some file) that carries this struct's validity: the first descendant's file. */
@@ -205,7 +391,10 @@ final class FragmentReader implements AutoCloseable {
       current.root().close();
       open.remove(file);
     }
-    int[] columns = columnsByFile.get(file);
+    open.put(file, readBatch(file, batch, columnsByFile.get(file)));
+  }
+
+  private OpenBatch readBatch(DataFile file, int batch, int[] columns) {
     VectorSchemaRoot root = io.dataFiles().readBatch(file.path(), batch, columns, allocator);
     Map<Integer, FieldVector> atomic = new HashMap<>();
     Map<Integer, List<StructVector>> ancestors = new HashMap<>();
@@ -213,7 +402,7 @@ final class FragmentReader implements AutoCloseable {
     for (FieldVector v : root.getFieldVectors()) {
       index(v, new ArrayList<>(), columns, next, atomic, ancestors);
     }
-    open.put(file, new OpenBatch(batch, root, atomic, ancestors));
+    return new OpenBatch(batch, root, atomic, ancestors);
   }
 
   /** Pairs the projected root's atomic vectors (depth-first) with the requested column indices. */
@@ -246,6 +435,160 @@ final class FragmentReader implements AutoCloseable {
     return lo;
   }
 
+  /**
+   * One overlay's data file as far as this projection needs it: the projected fields it supplies values
+   * for, and for each projected struct the fields whose rows carry the struct's validity. Its batches are
+   * loaded as the chunks reach them and released once the chunks have passed them.
+   */
+  private static final class OverlayFile {
+    final FragmentReader owner;
+    final Overlay overlay;
+    final DataFileMetadata md;
+    /** Field id → position in the overlay file's field list (live fields only). */
+    final Map<Integer, Integer> positionOf = new HashMap<>();
+    /** Field id → atomic column index, for every field read. */
+    final Map<Integer, Integer> columnOf = new HashMap<>();
+    /** Projected atomic fields whose values this overlay supplies. */
+    final Set<Integer> values = new HashSet<>();
+    /** Projected struct id → fields (file order) whose rows carry its validity. */
+    final Map<Integer, List<Integer>> carriers = new HashMap<>();
+    final int[] columns;
+    final TreeMap<Integer, OpenBatch> loaded = new TreeMap<>();
+
+    private OverlayFile(FragmentReader owner, Overlay overlay, DataFileMetadata md, int[] columns) {
+      this.owner = owner;
+      this.overlay = overlay;
+      this.md = md;
+      this.columns = columns;
+    }
+
+    /** The reader for an overlay, or null when it touches nothing projected. */
+    static OverlayFile plan(FragmentReader owner, Overlay overlay) {
+      DataFile file = overlay.dataFile();
+      Map<Integer, Integer> positions = new LinkedHashMap<>();
+      for (int i = 0; i < file.fieldIds().size(); i++) {
+        if (file.fieldIds().get(i) >= 0) {
+          positions.put(file.fieldIds().get(i), i);
+        }
+      }
+      Set<Integer> values = new HashSet<>();
+      for (Field f : owner.projected.atomicFields()) {
+        if (positions.containsKey(f.id())) {
+          values.add(f.id());
+        }
+      }
+      Map<Integer, List<Integer>> carriers = new HashMap<>();
+      for (Field struct : owner.projected.allFields()) {
+        if (!struct.isStruct()) {
+          continue;
+        }
+        Set<Integer> members = new HashSet<>();
+        Field full = owner.table.findField(struct.id()).orElse(struct);
+        for (Field d : full.preorder()) {
+          if (d.isAtomic()) {
+            members.add(d.id());
+          }
+        }
+        List<Integer> found = new ArrayList<>();
+        for (int id : positions.keySet()) {
+          if (members.contains(id)) {
+            found.add(id);
+          }
+        }
+        if (found.isEmpty()) {
+          continue;
+        }
+        if (overlay.coverage() instanceof Coverage.Shared) {
+          // Every field shares the rows: one carrier is enough; prefer one that is read anyway.
+          int pick = found.stream().filter(values::contains).findFirst().orElse(found.get(0));
+          found = List.of(pick);
+        }
+        carriers.put(struct.id(), found);
+      }
+      if (values.isEmpty() && carriers.isEmpty()) {
+        return null;
+      }
+      DataFileMetadata md = owner.checkedMetadata(file);
+      long expectedRows = 0;
+      for (int i = 0; i < file.fieldIds().size(); i++) {
+        expectedRows = Math.max(expectedRows, overlay.coverage().offsetsFor(i).getLongCardinality());
+      }
+      if (md.rowCount() != expectedRows) {
+        throw new CorruptFileException(
+            owner.io.store().locationOf(file.path()),
+            "holds " + md.rowCount() + " rows but overlay coverage in fragment " + owner.fragment.id()
+                + " needs " + expectedRows + " (the largest per-field coverage)");
+      }
+      TreeMap<Integer, Integer> byColumn = new TreeMap<>();
+      Set<Integer> read = new HashSet<>(values);
+      carriers.values().forEach(read::addAll);
+      for (int id : read) {
+        byColumn.put(file.columnIndices().get(positions.get(id)), id);
+      }
+      int[] columns = byColumn.keySet().stream().mapToInt(Integer::intValue).toArray();
+      OverlayFile out = new OverlayFile(owner, overlay, md, columns);
+      out.positionOf.putAll(positions);
+      byColumn.forEach((column, id) -> out.columnOf.put(id, column));
+      out.values.addAll(values);
+      out.carriers.putAll(carriers);
+      return out;
+    }
+
+    ImmutableRoaringBitmap coverage(int fieldId) {
+      return overlay.coverage().offsetsFor(positionOf.get(fieldId));
+    }
+
+    /** Loads the batches holding the rows of this chunk's covered offsets; drops the ones before them. */
+    void load(Chunk chunk) {
+      long lo = Long.MAX_VALUE;
+      long hi = Long.MIN_VALUE;
+      for (int id : columnOf.keySet()) {
+        ImmutableRoaringBitmap cov = coverage(id);
+        long first = cov.rangeCardinality(0, chunk.start());
+        long last = first + cov.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
+        if (last > first) {
+          lo = Math.min(lo, first);
+          hi = Math.max(hi, last);
+        }
+      }
+      if (hi <= lo) {
+        return;
+      }
+      int firstBatch = FragmentReader.batchOf(md, lo);
+      int lastBatch = FragmentReader.batchOf(md, hi - 1);
+      while (!loaded.isEmpty() && loaded.firstKey() < firstBatch) {
+        loaded.pollFirstEntry().getValue().root().close();
+      }
+      for (int b = firstBatch; b <= lastBatch; b++) {
+        if (!loaded.containsKey(b)) {
+          loaded.put(b, owner.readBatch(overlay.dataFile(), b, columns));
+        }
+      }
+    }
+
+    OpenBatch batchAt(long row) {
+      return loaded.get(FragmentReader.batchOf(md, row));
+    }
+
+    int indexInBatch(OpenBatch batch, long row) {
+      return (int) (row - md.batchStart(batch.batch()));
+    }
+
+    boolean structIsNull(int carrier, int depth, long row) {
+      OpenBatch batch = batchAt(row);
+      List<StructVector> ancestors = batch.ancestorsByColumn().get(columnOf.get(carrier));
+      if (depth >= ancestors.size()) {
+        return false;
+      }
+      return ancestors.get(depth).isNull(indexInBatch(batch, row));
+    }
+
+    void close() {
+      loaded.values().forEach(b -> b.root().close());
+      loaded.clear();
+    }
+  }
+
   @Override
   public void close() {
     try {
@@ -254,6 +597,7 @@ final class FragmentReader implements AutoCloseable {
       throw new IllegalStateException("failed to release Arrow buffers", e);
     } finally {
       open.clear();
+      overlays.forEach(OverlayFile::close);
     }
   }
 }

@@ -23,6 +23,7 @@ import org.roaringbitmap.RoaringBitmap;
 final class ScanReader extends ArrowReader {
   private final TableIo io;
   private final Schema projected;
+  private final Schema table;
   private final boolean withRowAddress;
   private final int batchSize;
   private final Iterator<Fragment> fragments;
@@ -39,6 +40,7 @@ final class ScanReader extends ArrowReader {
     super(allocator);
     this.io = io;
     this.projected = projected;
+    this.table = manifest.schema();
     this.withRowAddress = withRowAddress;
     this.batchSize = batchSize;
     this.fragments = manifest.fragments().iterator();
@@ -73,7 +75,7 @@ final class ScanReader extends ArrowReader {
           continue;
         }
         deleted = Deletions.of(io, fragment);
-        reader = new FragmentReader(io, fragment, projected, allocator);
+        reader = new FragmentReader(io, fragment, projected, table, allocator);
         chunks = reader.plan(batchSize).iterator();
         continue;
       }

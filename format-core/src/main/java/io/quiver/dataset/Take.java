@@ -44,7 +44,7 @@ final class Take {
       while (i < order.length) {
         Fragment fragment = fragments.get(RowAddress.fragmentId(addresses[order[i]]));
         RoaringBitmap deleted = Deletions.of(io, fragment);
-        try (FragmentReader reader = new FragmentReader(io, fragment, projected, allocator)) {
+        try (FragmentReader reader = new FragmentReader(io, fragment, projected, manifest.schema(), allocator)) {
           List<FragmentReader.Chunk> chunks = reader.plan(Integer.MAX_VALUE);
           int c = 0;
           while (i < order.length && RowAddress.fragmentId(addresses[order[i]]) == fragment.id()) {

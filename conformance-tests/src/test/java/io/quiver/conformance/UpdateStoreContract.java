@@ -1,0 +1,135 @@
+package io.quiver.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.dataset.CompactionResult;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.RowAddress;
+import io.quiver.dataset.SampleTable;
+import io.quiver.dataset.Session;
+import io.quiver.dataset.UpdateResult;
+import io.quiver.exceptions.NotFoundException;
+import io.quiver.predicate.Predicate;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Updates through overlays and compaction on a real store adapter, opened by URI. */
+public abstract class UpdateStoreContract {
+  protected RootAllocator allocator;
+
+  /** A URI (any scheme the default registry serves) where no table exists yet. */
+  protected abstract String newTableUri();
+
+  protected Map<String, String> storeOptions() {
+    return Map.of();
+  }
+
+  @BeforeEach
+  void openAllocator() {
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  void closeAllocator() {
+    allocator.close();
+  }
+
+  private DatasetOptions options() {
+    return DatasetOptions.builder()
+        .allocator(allocator)
+        .storeOptions(storeOptions())
+        .session(new Session(8 << 20))
+        .rowsPerBatch(64)
+        .build();
+  }
+
+  /** The values a test checks: id → [name, s null?, s.x]. */
+  private static Map<Long, List<Object>> cells(ArrowReader reader) {
+    Map<Long, List<Object>> out = new HashMap<>();
+    try (reader) {
+      while (reader.loadNextBatch()) {
+        out.putAll(cells(reader.getVectorSchemaRoot()));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  private static Map<Long, List<Object>> cells(VectorSchemaRoot root) {
+    Map<Long, List<Object>> out = new HashMap<>();
+    BigIntVector id = (BigIntVector) root.getVector("id");
+    VarCharVector name = (VarCharVector) root.getVector("name");
+    StructVector s = (StructVector) root.getVector("s");
+    IntVector x = (IntVector) s.getChild("x");
+    for (int i = 0; i < root.getRowCount(); i++) {
+      out.put(id.get(i), java.util.Arrays.asList(
+          name.isNull(i) ? null : name.getObject(i).toString(), s.isNull(i), s.isNull(i) ? null : x.getObject(i)));
+    }
+    return out;
+  }
+
+  private static List<Object> base(long id) {
+    boolean sNull = SampleTable.structIsNull(id);
+    return java.util.Arrays.asList(SampleTable.expectedName(id), sNull, sNull ? null : SampleTable.expectedX(id));
+  }
+
+  @Test
+  void updatesRoundTripThroughScanTakeReopenAndCompaction() {
+    String uri = newTableUri();
+    try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 200);
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+      try (VectorSchemaRoot more = SampleTable.batch(allocator, 200, 100)) {
+        ds.append(List.of(more));
+      }
+      assertEquals(new UpdateResult(3, 20),
+          ds.update(Predicate.and(Predicate.ge("id", 190), Predicate.lt("id", 210)), Map.of("name", "u", "s.x", 1)));
+      Map<String, Object> nullName = new HashMap<>();
+      nullName.put("name", null);
+      assertEquals(new UpdateResult(4, 2), ds.update(new long[] {RowAddress.of(0, 5), RowAddress.of(1, 0)}, nullName));
+    }
+    Map<Long, List<Object>> want = new HashMap<>();
+    for (long id = 0; id < 300; id++) {
+      want.put(id, base(id));
+    }
+    for (long id = 190; id < 210; id++) {
+      want.put(id, java.util.Arrays.asList("u", false, 1));
+    }
+    want.get(5L).set(0, null); // by address: only the name of rows 5 and 200 became null
+    want.get(200L).set(0, null);
+    try (Dataset ds = Dataset.open(uri, options())) {
+      assertEquals(4, ds.version());
+      assertEquals(want, cells(ds.scan()));
+      try (VectorSchemaRoot taken = ds.take(new long[] {RowAddress.of(1, 0), 5, 195}, List.of())) {
+        Map<Long, List<Object>> got = cells(taken);
+        assertEquals(want.get(200L), got.get(200L));
+        assertEquals(want.get(5L), got.get(5L));
+        assertEquals(want.get(195L), got.get(195L));
+      }
+      CompactionResult compacted = ds.compact();
+      assertEquals(new CompactionResult(5, 2, 1, 300), compacted);
+      assertEquals(want, cells(ds.scan()));
+      assertTrue(ds.manifest().fragments().get(0).overlays().isEmpty());
+      assertThrows(NotFoundException.class, () -> ds.take(new long[] {RowAddress.of(1, 0)}, List.of()).close());
+      try (Dataset old = ds.checkout(4)) {
+        assertEquals(want, cells(old.scan()));
+      }
+    }
+  }
+}
