@@ -314,6 +314,31 @@ class ColumnEvolutionTest {
   }
 
   @Test
+  void a10_fullReplacementAfterAnOlderOverlayIsAuthoritative() throws Exception {
+    try (Dataset ds = create()) {
+      ds.update(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 2)}, Map.of("name", "from-overlay"));
+      assertEquals("from-overlay", column(ds, "name").get(1L));
+      ds.replaceColumns(List.of("name"), List.of("id"), (input, alloc) -> {
+        BigIntVector id = (BigIntVector) input.getVector("id");
+        VectorSchemaRoot out = VectorSchemaRoot.create(
+            new Schema(List.of(new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null))), alloc);
+        VarCharVector o = (VarCharVector) out.getVector(0);
+        o.allocateNew();
+        for (int i = 0; i < input.getRowCount(); i++) {
+          o.setSafe(i, ("new-" + id.get(i)).getBytes(StandardCharsets.UTF_8));
+        }
+        out.setRowCount(input.getRowCount());
+        return out;
+      });
+      Map<Long, Object> names = column(ds, "name");
+      assertEquals("new-1", names.get(1L), "the older overlay no longer shadows the replacement");
+      assertEquals("new-22", names.get(22L));
+      assertThat(ds.manifest().fragments()).allMatch(f -> f.overlays().isEmpty());
+      assertThat(ds.validate().isValid()).isTrue();
+    }
+  }
+
+  @Test
   void addColumnsConcurrentWithAnAppendIsRetryable() {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
       try (VectorSchemaRoot rows = SampleTable.batch(allocator, 50, 5)) {

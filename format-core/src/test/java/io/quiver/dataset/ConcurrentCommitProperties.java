@@ -52,25 +52,26 @@ class ConcurrentCommitProperties {
   @Provide
   Arbitrary<Change> changes() {
     Arbitrary<Change> append = Arbitraries.integers().between(1, 12).map(n -> new Change("append " + n, ds -> {
-      try (VectorSchemaRoot b = SampleTable.batch(allocator(ds), 1000 + n * 100L, n)) {
-        return ds.append(List.of(conform(b, ds)));
+      try (VectorSchemaRoot b = SampleTable.batch(allocator(ds), 1000 + n * 100L, n);
+          VectorSchemaRoot c = conform(b, ds)) {
+        return ds.append(List.of(c));
       }
     }));
     Arbitrary<Change> deleteRange = Arbitraries.integers().between(0, 29).tuple2()
         .map(t -> new Change("delete " + Math.min(t.get1(), t.get2()) + " <= id < " + Math.max(t.get1(), t.get2()),
-            ds -> ds.delete(Predicate.and(Predicate.ge("id", (long) Math.min(t.get1(), t.get2())),
-                Predicate.lt("id", (long) Math.max(t.get1(), t.get2()))))));
+            ds -> ds.delete(Predicate.and(Predicate.ge(col(ds, "id"), (long) Math.min(t.get1(), t.get2())),
+                Predicate.lt(col(ds, "id"), (long) Math.max(t.get1(), t.get2()))))));
     Arbitrary<Change> deleteSome = Arbitraries.longs().between(0, 29).set().ofMinSize(1).ofMaxSize(6)
-        .map(ids -> new Change("delete ids " + ids, ds -> ds.delete(Predicate.in("id", new ArrayList<>(ids)))));
+        .map(ids -> new Change("delete ids " + ids, ds -> ds.delete(Predicate.in(col(ds, "id"), new ArrayList<>(ids)))));
     Arbitrary<Change> deleteByName = Arbitraries.longs().between(0, 29)
-        .map(id -> new Change("delete name = name-" + id, ds -> ds.delete(Predicate.eq("name", "name-" + id))));
+        .map(id -> new Change("delete name = name-" + id, ds -> ds.delete(Predicate.eq(col(ds, "name"), "name-" + id))));
     Arbitrary<Change> addColumn = Arbitraries.of("extra", "more")
         .map(name -> new Change("add column " + name, ds -> ds.addColumns(List.of(
             new Field(name, FieldType.nullable(new ArrowType.Int(32, true)), null)))));
     Arbitrary<Change> drop = Arbitraries.of("name", "tags", "s.y")
-        .map(c -> new Change("drop " + c, ds -> ds.dropColumns(c)));
+        .map(c -> new Change("drop " + c, ds -> ds.dropColumns(col(ds, c))));
     Arbitrary<Change> rename = Arbitraries.of("name", "tags")
-        .map(c -> new Change("rename " + c, ds -> ds.renameColumn(c, c + "2")));
+        .map(c -> new Change("rename " + c, ds -> ds.renameColumn(col(ds, c), c + "2")));
     Arbitrary<Change> config = Arbitraries.of("a", "b")
         .map(k -> new Change("config " + k, ds -> ds.updateConfig(Map.of(k, "v"), Set.of())));
     Arbitrary<Change> overwrite = Arbitraries.just(new Change("overwrite", ds -> {
@@ -79,8 +80,15 @@ class ConcurrentCommitProperties {
       }
     }));
     Arbitrary<Change> restore = Arbitraries.just(new Change("restore 1", ds -> ds.restore(1)));
+    Arbitrary<Change> updateName = Arbitraries.integers().between(0, 29)
+        .map(k -> new Change("update name where id < " + k,
+            ds -> ds.update(Predicate.lt(col(ds, "id"), (long) k), Map.of(col(ds, "name"), "updated"))));
+    Arbitrary<Change> updateX = Arbitraries.longs().between(0, 29).set().ofMinSize(1).ofMaxSize(5)
+        .map(ids -> new Change("update s.x where id in " + ids,
+            ds -> ds.update(Predicate.in(col(ds, "id"), new ArrayList<>(ids)), Map.of(col(ds, "s.x"), -1))));
+    Arbitrary<Change> compact = Arbitraries.just(new Change("compact", Dataset::compact));
     return Arbitraries.oneOf(append, deleteRange, deleteSome, deleteByName, addColumn, drop, rename, config,
-        overwrite, restore);
+        overwrite, restore, updateName, updateX, compact);
   }
 
   private static final Map<Dataset, RootAllocator> ALLOCATORS = Collections.synchronizedMap(new java.util.IdentityHashMap<>());
@@ -144,22 +152,37 @@ class ConcurrentCommitProperties {
     }
   }
 
+  private static final io.quiver.schema.Schema ORIGINAL =
+      io.quiver.schema.Schema.fromArrow(SampleTable.SCHEMA, new io.quiver.schema.FieldIdAllocator(0));
+
   /**
-   * The batch under the handle's current column names when only names differ (a rename is
-   * metadata-only, so the same rows are the same change); otherwise the batch as it is.
+   * The handle's current path of a sample column, by field id: a change names the column, not the
+   * string, so after a rename the serial run uses the new name. A dropped column keeps its old name.
+   */
+  private static String col(Dataset ds, String originalPath) {
+    int id = ORIGINAL.findField(originalPath).orElseThrow().id();
+    return ds.schema().findField(id).isPresent() ? ds.schema().pathOf(id) : originalPath;
+  }
+
+  /**
+   * The batch's vectors moved under the handle's current field names when only names differ (a rename
+   * is metadata-only, so the same rows are the same change); otherwise moved as they are.
    */
   private static VectorSchemaRoot conform(VectorSchemaRoot batch, Dataset ds) {
     List<Field> target = ds.schema().toArrow().getFields();
     List<Field> have = batch.getSchema().getFields();
-    if (target.size() != have.size()) {
-      return batch;
+    boolean rename = target.size() == have.size();
+    for (int i = 0; rename && i < target.size(); i++) {
+      rename = sameShape(target.get(i), have.get(i));
     }
-    for (int i = 0; i < target.size(); i++) {
-      if (!sameShape(target.get(i), have.get(i))) {
-        return batch;
-      }
+    List<Field> fields = rename ? target : have;
+    List<FieldVector> vectors = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      FieldVector to = fields.get(i).createVector(allocator(ds));
+      batch.getVector(i).makeTransferPair(to).transfer();
+      vectors.add(to);
     }
-    return new VectorSchemaRoot(target, batch.getFieldVectors(), batch.getRowCount());
+    return new VectorSchemaRoot(fields, vectors, batch.getRowCount());
   }
 
   private static boolean sameShape(Field a, Field b) {
