@@ -118,7 +118,8 @@ final class S3ObjectWriter extends ObjectWriter {
       return;
     }
     byte[] part = current;
-    current = new byte[Math.min(partSize, INITIAL_BUFFER)];
+    // The object already fills a part, so the next buffer starts at full size instead of growing again.
+    current = new byte[partSize];
     fill = 0;
     if (uploadId == null && position <= threshold) {
       held.add(part);
