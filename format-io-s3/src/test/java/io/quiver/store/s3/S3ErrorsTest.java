@@ -1,0 +1,79 @@
+package io.quiver.store.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.quiver.exceptions.StoreAccessDeniedException;
+import io.quiver.exceptions.StoreException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+class S3ErrorsTest {
+  private static S3Exception s3(int status, String code) {
+    return (S3Exception) S3Exception.builder()
+        .statusCode(status)
+        .requestId("REQ1")
+        .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).errorMessage("msg of " + code).build())
+        .build();
+  }
+
+  private static StoreException map(SdkException e, boolean idempotent) {
+    return S3Errors.map("read", "s3://b/t/k", e, idempotent);
+  }
+
+  @Test
+  void authFailuresAreAccessDenied() {
+    for (int status : new int[] {401, 403}) {
+      StoreException e = map(s3(status, "AccessDenied"), true);
+      assertThat(e).isInstanceOf(StoreAccessDeniedException.class);
+      assertThat(e.isTransient()).isFalse();
+      assertThat(e.getMessage()).contains("s3://b/t/k").contains("AccessDenied").contains("REQ1")
+          .contains("s3.access-key-id");
+    }
+  }
+
+  @Test
+  void throttlingIsTransientEvenForNonIdempotentCalls() {
+    assertThat(map(s3(503, "SlowDown"), false).isTransient()).isTrue();
+    assertThat(map(s3(429, "TooManyRequests"), false).isTransient()).isTrue();
+    assertThat(S3Errors.refusedBeforeActing(s3(503, "SlowDown"))).isTrue();
+  }
+
+  @Test
+  void serverErrorsAreTransientOnlyWhenRepeatingIsHarmless() {
+    assertThat(map(s3(500, "InternalError"), true).isTransient()).isTrue();
+    StoreException unknown = map(s3(500, "InternalError"), false);
+    assertThat(unknown.isTransient()).isFalse();
+    assertThat(unknown.getMessage()).contains("may or may not have taken effect");
+    assertThat(S3Errors.refusedBeforeActing(s3(500, "InternalError"))).isFalse();
+  }
+
+  @Test
+  void connectionFailuresVersusTimeouts() {
+    SdkClientException refused = SdkClientException.create("Unable to execute HTTP request", new ConnectException("refused"));
+    assertThat(S3Errors.refusedBeforeActing(refused)).isTrue();
+    assertThat(map(refused, false).isTransient()).isTrue();
+    SdkClientException timeout = SdkClientException.create("Unable to execute HTTP request", new SocketTimeoutException("Read timed out"));
+    assertThat(S3Errors.refusedBeforeActing(timeout)).isFalse();
+    assertThat(map(timeout, true).isTransient()).isTrue();
+    assertThat(map(timeout, false).isTransient()).isFalse();
+  }
+
+  @Test
+  void missingBucketIsNotAMissingObject() {
+    assertThat(S3Errors.isMissingObject(s3(404, "NoSuchKey"))).isTrue();
+    assertThat(S3Errors.isMissingObject(s3(404, "NoSuchBucket"))).isFalse();
+    assertThat(map(s3(404, "NoSuchBucket"), true).getMessage()).contains("bucket does not exist");
+  }
+
+  @Test
+  void otherClientErrorsAreFinal() {
+    StoreException e = map(s3(400, "InvalidRequest"), true);
+    assertThat(e.isTransient()).isFalse();
+    assertThat(e).isNotInstanceOf(StoreAccessDeniedException.class);
+  }
+}
