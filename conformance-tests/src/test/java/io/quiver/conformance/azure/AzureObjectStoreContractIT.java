@@ -337,6 +337,47 @@ class AzureObjectStoreContractIT extends ObjectStoreContractTest {
     assertArrayEquals("theirs".getBytes(UTF_8), store.read("lost/theirs"));
   }
 
+  // ---- listing order
+
+  /**
+   * The service lists in UTF-16 order (Azurite compares JavaScript strings; Azure itself is documented by
+   * users to do the same), where U+1F600 sorts before U+E000; the adapter must still page in UTF-8 order.
+   */
+  @Test
+  void serviceListsInUtf16OrderAndTheAdapterPagesInUtf8Order() {
+    List<String> written = List.of("m/z", "m/\u00e9", "m/\ue000", "m/\ue000x", "m/\uD83D\uDE00", "m/\uD83D\uDE00a", "m/\ufffd", "m/a");
+    for (String k : written) {
+      store.write(k, k.getBytes(UTF_8));
+    }
+    String root = blobName(store, "");
+    List<String> serviceOrder = new ArrayList<>();
+    container.listBlobs(new ListBlobsOptions().setPrefix(root + "m/"), null)
+        .forEach(b -> serviceOrder.add(b.getName().substring(root.length())));
+    List<String> utf16 = new ArrayList<>(written);
+    utf16.sort(String::compareTo);
+    assertEquals(utf16, serviceOrder, "Azurite's own order");
+
+    List<String> utf8 = new ArrayList<>(written);
+    utf8.sort(io.quiver.store.Keys.ORDER);
+    assertEquals(List.of("m/a", "m/z", "m/\u00e9", "m/\ue000", "m/\ue000x", "m/\ufffd", "m/\uD83D\uDE00", "m/\uD83D\uDE00a"), utf8);
+    assertEquals(utf8, keys(store).stream().filter(k -> k.startsWith("m/")).toList());
+    for (int pageSize : new int[] {1, 2, 3}) {
+      List<String> paged = new ArrayList<>();
+      Optional<String> after = Optional.empty();
+      while (true) {
+        var page = store.list("m/", after, pageSize);
+        page.objects().forEach(o -> paged.add(o.key()));
+        if (!page.hasMore()) {
+          break;
+        }
+        after = Optional.of(paged.get(paged.size() - 1));
+      }
+      assertEquals(utf8, paged, "page size " + pageSize);
+    }
+    assertEquals(List.of("m/\uD83D\uDE00", "m/\uD83D\uDE00a"),
+        store.list("m/", Optional.of("m/\ufffd"), 10).objects().stream().map(ObjectInfo::key).toList());
+  }
+
   // ---- batch deletes
 
   /** Records the status of every Blob Batch request the SDK sends. */
@@ -367,7 +408,7 @@ class AzureObjectStoreContractIT extends ObjectStoreContractTest {
     BatchWatch watch = new BatchWatch();
     try (ObjectStore s = new AzureObjectStoreProvider().open(URI.create(store.location()), azurite.options(), b -> b.addPolicy(watch))) {
       List<String> present = new ArrayList<>();
-      for (int i = 0; i < 600; i++) {
+      for (int i = 0; i < 300; i++) {
         present.add("batch/" + (i % 3) + "/k" + i);
       }
       ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -388,7 +429,7 @@ class AzureObjectStoreContractIT extends ObjectStoreContractTest {
       doomed.add("batch/missing-2");
       assertEquals(List.of(), s.deleteAll(doomed));
       assertEquals(List.of("keep"), keys(s));
-      assertEquals(List.of(202, 202, 202), watch.statuses, "three batches (256 + 256 + 90), none refused");
+      assertEquals(List.of(202, 202), watch.statuses, "two batches (256 + 46), none refused");
     }
   }
 

@@ -19,7 +19,8 @@ import java.util.Optional;
  *   <li>{@value #ACCOUNT_NAME}: the storage account, for {@code az://} URIs
  *   <li>{@value #ACCOUNT_KEY}: the account's shared key
  *   <li>{@value #SAS_TOKEN}: a shared access signature (with or without the leading {@code ?})
- *   <li>{@value #ENDPOINT}: the blob service endpoint, e.g. {@code http://127.0.0.1:10000/devstoreaccount1}
+ *   <li>{@value #ENDPOINT}: the blob service endpoint, e.g. {@code http://127.0.0.1:10000/devstoreaccount1};
+ *       a SAS in its query is used as {@value #SAS_TOKEN}
  *   <li>{@value #BLOCK_SIZE}: bytes per staged block (default 8 MiB)
  *   <li>{@value #MAX_SINGLE_UPLOAD}: largest object sent as one Put Blob (default 8 MiB)
  *   <li>{@value #MAX_CONCURRENCY}: blocks of one upload staged in parallel, and parallel batch deletes (4)
@@ -120,8 +121,11 @@ final class AzureStoreConfig {
 
     connectionString = nonBlank(options, CONNECTION_STRING);
     accountKey = nonBlank(options, ACCOUNT_KEY);
-    sasToken = nonBlank(options, SAS_TOKEN).map(s -> s.startsWith("?") ? s.substring(1) : s);
-    Optional<String> givenEndpoint = nonBlank(options, ENDPOINT).map(e -> e.replaceAll("/+$", ""));
+    Optional<String> rawEndpoint = nonBlank(options, ENDPOINT);
+    // An endpoint URL may carry a SAS as its query: take it apart so the secret is kept with the others.
+    Optional<String> endpointSas = rawEndpoint.filter(e -> e.indexOf('?') >= 0).map(e -> e.substring(e.indexOf('?') + 1)).filter(q -> !q.isEmpty());
+    sasToken = nonBlank(options, SAS_TOKEN).map(s -> s.startsWith("?") ? s.substring(1) : s).or(() -> endpointSas);
+    Optional<String> givenEndpoint = rawEndpoint.map(AzureStoreConfig::withoutQuery).map(e -> e.replaceAll("/+$", ""));
     Optional<String> account = nonBlank(options, ACCOUNT_NAME);
     if (account.isEmpty() && accountFromUri != null) {
       account = Optional.of(accountFromUri);
