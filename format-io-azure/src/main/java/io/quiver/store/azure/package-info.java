@@ -1,10 +1,12 @@
 /**
  * {@link io.quiver.store.ObjectStore} adapter for Azure Blob Storage and ADLS Gen2: schemes {@code az},
- * {@code abfs} and {@code abfss}, azure-storage-blob client. {@code putIfAbsent} will be a Put Blob with
+ * {@code abfs} and {@code abfss}, azure-storage-blob client. {@code putIfAbsent} is a Put Blob with
  * {@code If-None-Match: *} (409 BlobAlreadyExists / 412 means the blob exists); large writes stage blocks
  * and commit the block list under the same condition.
  *
- * <p>The adapter lands with the cloud-adapter issue; until then no provider is registered, and {@code az://} and {@code abfs[s]://} URIs fail
- * with a message naming this module rather than opening a half-working store.
+ * <p>{@link io.quiver.store.azure.AzureObjectStoreProvider} is registered for {@link java.util.ServiceLoader},
+ * so {@code az://container/prefix} (account from the options) and
+ * {@code abfss://container@account.dfs.core.windows.net/prefix} open through {@link
+ * io.quiver.store.ObjectStores}. Options and guarantees: {@code docs/storage/azure.md}.
  */
 package io.quiver.store.azure;
