@@ -65,10 +65,22 @@ class ObjectStoresTest {
     assertThrows(InvalidArgumentException.class, () -> registry.open("memory:", Map.of()));
   }
 
+  /** Memory and local only, as an application without the cloud modules sees it. */
+  private static final ObjectStores LOCAL_ONLY =
+      ObjectStores.empty()
+          .register(new io.quiver.store.MemoryObjectStoreProvider())
+          .register(new io.quiver.store.local.LocalObjectStoreProvider());
+
+  @Test
+  void everyAdapterOnTheClasspathIsFoundByScheme() {
+    assertTrue(registry.schemes().containsAll(java.util.Set.of("memory", "file", "s3", "gs", "az", "abfs", "abfss")),
+        registry.schemes().toString());
+  }
+
   @Test
   void unknownSchemeNamesTheModuleToAdd() {
     InvalidArgumentException s3 =
-        assertThrows(InvalidArgumentException.class, () -> registry.open("s3://bucket/table", Map.of()));
+        assertThrows(InvalidArgumentException.class, () -> LOCAL_ONLY.open("s3://bucket/table", Map.of()));
     assertTrue(s3.getMessage().contains("'s3'"), s3.getMessage());
     assertTrue(s3.getMessage().contains("format-io-s3"), s3.getMessage());
     assertTrue(s3.getMessage().contains("file") && s3.getMessage().contains("memory"), s3.getMessage());
@@ -83,7 +95,7 @@ class ObjectStoresTest {
   }
 
   private String message(String uri) {
-    return assertThrows(InvalidArgumentException.class, () -> registry.open(uri, Map.of())).getMessage();
+    return assertThrows(InvalidArgumentException.class, () -> LOCAL_ONLY.open(uri, Map.of())).getMessage();
   }
 
   @Test

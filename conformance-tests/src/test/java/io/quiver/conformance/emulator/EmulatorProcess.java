@@ -66,7 +66,7 @@ public final class EmulatorProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException(
           "could not start the " + name + " emulator with " + command + ": " + e.getMessage()
-              + ". Install the emulators with scripts/install-emulators.sh (the README's test command does).",
+              + ". Install the emulators with emulators/install.sh (`mvn -B verify` runs it).",
           e);
     }
     EmulatorProcess emulator = new EmulatorProcess(name, process, port, log);
