@@ -9,24 +9,26 @@ import java.util.Optional;
  * {@code '.'} or {@code '`'} is written between backticks with {@code '`'} doubled, e.g. {@code
  * "`a.b`.c"}; this keeps every field addressable by exactly one path.
  */
-final class FieldPaths {
+public final class FieldPaths {
   private FieldPaths() {}
 
-  static String quote(String name) {
+  /** A name as it appears in a path: between backticks when it holds {@code '.'} or {@code '`'}. */
+  public static String quote(String name) {
     if (name.indexOf('.') < 0 && name.indexOf('`') < 0) {
       return name;
     }
     return "`" + name.replace("`", "``") + "`";
   }
 
-  static String child(String parentPath, String childName) {
+  /** The path of a child given its parent's path (empty for a top-level field). */
+  public static String child(String parentPath, String childName) {
     return parentPath == null || parentPath.isEmpty()
         ? quote(childName)
         : parentPath + "." + quote(childName);
   }
 
   /** Splits a path into names; empty when the path is malformed. */
-  static Optional<List<String>> parse(String path) {
+  public static Optional<List<String>> parse(String path) {
     if (path == null || path.isEmpty()) {
       return Optional.empty();
     }

@@ -24,9 +24,9 @@ import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
+import io.quiver.store.TestStores;
 import io.quiver.txn.Operation;
 import io.quiver.txn.Transaction;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -65,17 +65,7 @@ class CleanupTest {
     store = new FaultInjectingObjectStore(memory);
     session = new Session(1 << 20);
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     options =
         DatasetOptions.builder()
             .allocator(allocator)

@@ -13,15 +13,13 @@ import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
-import java.net.URI;
+import io.quiver.store.TestStores;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
@@ -49,17 +47,7 @@ class ColumnEvolutionTest {
     allocator = new RootAllocator();
     store = new MemoryObjectStore(URI_);
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     options =
         DatasetOptions.builder()
             .allocator(allocator)

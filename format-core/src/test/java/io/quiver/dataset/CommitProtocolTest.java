@@ -13,15 +13,12 @@ import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
-import java.net.URI;
+import io.quiver.store.TestStores;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
@@ -40,17 +37,7 @@ class CommitProtocolTest {
     allocator = new RootAllocator();
     store = new FaultInjectingObjectStore(new MemoryObjectStore(URI_));
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     options =
         DatasetOptions.builder()
             .allocator(allocator)

@@ -20,11 +20,9 @@ import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
-import java.net.URI;
+import io.quiver.store.TestStores;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
@@ -55,17 +53,7 @@ class DatasetTest {
 
   private DatasetOptions.Builder optionsFor(ObjectStore s) {
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return s;
-          }
-        };
+        TestStores.provider("test", () -> s);
     return DatasetOptions.builder()
         .allocator(allocator)
         .session(new Session(1 << 20))

@@ -27,8 +27,8 @@ import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
+import io.quiver.store.TestStores;
 import io.quiver.txn.Operation;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,17 +66,7 @@ class DeleteTest {
 
   static DatasetOptions options(ObjectStore store, RootAllocator allocator) {
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     return DatasetOptions.builder()
         .allocator(allocator)
         .session(new Session(1 << 20))

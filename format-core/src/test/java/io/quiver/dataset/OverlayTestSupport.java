@@ -11,13 +11,13 @@ import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
+import io.quiver.store.TestStores;
 import io.quiver.txn.Operation;
 import io.quiver.txn.Transaction;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,17 +47,7 @@ final class OverlayTestSupport {
   /** Options on an in-memory store, small batches so chunks and file batches interleave. */
   static DatasetOptions options(BufferAllocator allocator, MemoryObjectStore store, int rowsPerBatch) {
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     return DatasetOptions.builder()
         .allocator(allocator)
         .session(new Session(1 << 20))

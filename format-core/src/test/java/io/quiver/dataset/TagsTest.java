@@ -15,16 +15,14 @@ import io.quiver.exceptions.TagAlreadyExistsException;
 import io.quiver.exceptions.TagNotFoundException;
 import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
-import java.net.URI;
+import io.quiver.store.TestStores;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
@@ -45,17 +43,7 @@ class TagsTest {
     clock = new CleanupTestClock(T0);
     store = new MemoryObjectStore(URI_, clock);
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     options =
         DatasetOptions.builder()
             .allocator(allocator)

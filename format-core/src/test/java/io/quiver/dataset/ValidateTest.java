@@ -23,9 +23,9 @@ import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
+import io.quiver.store.TestStores;
 import io.quiver.txn.Operation;
 import io.quiver.txn.Transaction;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -69,17 +69,7 @@ class ValidateTest {
     store = new MemoryObjectStore(URI_, clock);
     session = new Session(1 << 20);
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return store;
-          }
-        };
+        TestStores.provider("test", () -> store);
     options =
         DatasetOptions.builder()
             .allocator(allocator)
@@ -440,17 +430,7 @@ class ValidateTest {
   void validationReadsFootersOnlyNotDataBodies() {
     io.quiver.store.CountingObjectStore counting = new io.quiver.store.CountingObjectStore(store);
     ObjectStoreProvider provider =
-        new ObjectStoreProvider() {
-          @Override
-          public Set<String> schemes() {
-            return Set.of("test");
-          }
-
-          @Override
-          public ObjectStore open(URI uri, Map<String, String> opts) {
-            return counting;
-          }
-        };
+        TestStores.provider("test", () -> counting);
     DatasetOptions countingOptions =
         options.toBuilder().registry(ObjectStores.empty().register(provider)).rowsPerBatch(4096).build();
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 50_000);

@@ -1,0 +1,31 @@
+package io.quiver.store;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/** Test providers that hand out a store the test controls, under a scheme of the test's choice. */
+public final class TestStores {
+  private TestStores() {}
+
+  /** A provider for {@code scheme} whose {@code open} returns {@code store.get()}, whatever the URI. */
+  public static ObjectStoreProvider provider(String scheme, Supplier<? extends ObjectStore> store) {
+    return new ObjectStoreProvider() {
+      @Override
+      public Set<String> schemes() {
+        return Set.of(scheme);
+      }
+
+      @Override
+      public ObjectStore open(URI uri, Map<String, String> options) {
+        return store.get();
+      }
+    };
+  }
+
+  /** A registry serving only {@code scheme}, backed by {@code store}. */
+  public static ObjectStores registry(String scheme, ObjectStore store) {
+    return ObjectStores.empty().register(provider(scheme, () -> store));
+  }
+}
