@@ -9,13 +9,11 @@ import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.RowAddress;
 import io.quiver.dataset.SampleTable;
-import io.quiver.dataset.Session;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -25,36 +23,12 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Column evolution round-trips through scan and take on a real store adapter, opened by URI. */
-public abstract class ColumnEvolutionContract {
-  protected RootAllocator allocator;
-
-  /** A URI (any scheme the default registry serves) where no table exists yet. */
-  protected abstract String newTableUri();
-
-  protected Map<String, String> storeOptions() {
-    return Map.of();
-  }
-
-  @BeforeEach
-  void openAllocator() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close();
-  }
-
+public abstract class ColumnEvolutionContract extends StoreJourney {
   private DatasetOptions options() {
-    return DatasetOptions.builder()
-        .allocator(allocator)
-        .storeOptions(storeOptions())
-        .session(new Session(8 << 20))
+    return optionsBuilder()
         .maxRowsPerFragment(16)
         .rowsPerBatch(8)
         .build();

@@ -8,7 +8,6 @@ import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.SampleTable;
-import io.quiver.dataset.Session;
 import io.quiver.dataset.VersionInfo;
 import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
@@ -22,39 +21,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Dataset journeys on a real store adapter, opened by URI through ServiceLoader. */
-public abstract class DatasetStoreContract {
-  protected RootAllocator allocator;
-
-  /** A URI (any scheme the default registry serves) where no table exists yet. */
-  protected abstract String newTableUri();
-
-  /** Adapter settings (endpoint, credentials) for opening {@link #newTableUri()}. */
-  protected Map<String, String> storeOptions() {
-    return Map.of();
-  }
-
-  @BeforeEach
-  void openAllocator() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close();
-  }
-
+public abstract class DatasetStoreContract extends StoreJourney {
   protected DatasetOptions options() {
-    return DatasetOptions.builder()
-        .allocator(allocator)
-        .storeOptions(storeOptions())
-        .session(new Session(8 << 20))
+    return optionsBuilder()
         .build();
   }
 

@@ -15,7 +15,6 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.DeleteResult;
 import io.quiver.dataset.RowAddress;
 import io.quiver.dataset.SampleTable;
-import io.quiver.dataset.Session;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.manifest.Fragment;
 import java.util.HashMap;
@@ -23,45 +22,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.LongPredicate;
 import java.util.stream.LongStream;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Deletes and restores on a real store adapter, opened by URI: deletion files written and read back through
  * the store, by scans, take and countRows, and the delete races of the catalogue (B5, B6, B8).
  */
-public abstract class DeleteContract {
-  protected RootAllocator allocator;
-
-  /** A URI (any scheme the default registry serves) where no table exists yet. */
-  protected abstract String newTableUri();
-
-  /** Adapter settings (endpoint, credentials) for opening {@link #newTableUri()}. */
-  protected Map<String, String> storeOptions() {
-    return Map.of();
-  }
-
-  @BeforeEach
-  void openAllocator() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close();
-  }
-
+public abstract class DeleteContract extends StoreJourney {
   protected DatasetOptions options() {
-    return DatasetOptions.builder()
-        .allocator(allocator)
-        .storeOptions(storeOptions())
-        .session(new Session(8 << 20))
+    return optionsBuilder()
         .rowsPerBatch(16)
         .maxRowsPerFragment(40)
         .build();

@@ -9,7 +9,6 @@ import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.RowAddress;
 import io.quiver.dataset.SampleTable;
-import io.quiver.dataset.Session;
 import io.quiver.dataset.UpdateResult;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.predicate.Predicate;
@@ -18,43 +17,18 @@ import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Updates through overlays and compaction on a real store adapter, opened by URI. */
-public abstract class UpdateStoreContract {
-  protected RootAllocator allocator;
-
-  /** A URI (any scheme the default registry serves) where no table exists yet. */
-  protected abstract String newTableUri();
-
-  protected Map<String, String> storeOptions() {
-    return Map.of();
-  }
-
-  @BeforeEach
-  void openAllocator() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close();
-  }
-
+public abstract class UpdateStoreContract extends StoreJourney {
   private DatasetOptions options() {
-    return DatasetOptions.builder()
-        .allocator(allocator)
-        .storeOptions(storeOptions())
-        .session(new Session(8 << 20))
+    return optionsBuilder()
         .rowsPerBatch(64)
         .build();
   }
