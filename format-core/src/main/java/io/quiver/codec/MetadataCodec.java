@@ -14,6 +14,7 @@ import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
+import io.quiver.txn.FieldBacking;
 import io.quiver.txn.Operation;
 import io.quiver.txn.Transaction;
 import java.io.IOException;
@@ -427,6 +428,10 @@ public final class MetadataCodec {
     } else if (op instanceof Operation.UpdateConfig c) {
       b.setUpdateConfig(
           io.quiver.format.proto.UpdateConfig.newBuilder().putAllUpserts(c.upserts()).addAllDeletes(c.deletes()));
+    } else if (op instanceof Operation.WriteColumns w) {
+      io.quiver.format.proto.WriteColumns.Builder wb = io.quiver.format.proto.WriteColumns.newBuilder();
+      w.writes().forEach(cw -> wb.addWrites(encode(cw)));
+      b.setWriteColumns(wb);
     } else {
       throw new IllegalStateException("no encoding for operation " + op.name());
     }
@@ -503,12 +508,80 @@ public final class MetadataCodec {
           case UPDATE_CONFIG ->
               new Operation.UpdateConfig(
                   t.getUpdateConfig().getUpsertsMap(), new TreeSet<>(t.getUpdateConfig().getDeletesList()));
+          case WRITE_COLUMNS -> {
+            List<Operation.ColumnWrite> writes = new ArrayList<>();
+            t.getWriteColumns().getWritesList().forEach(cw -> writes.add(decode(cw)));
+            yield new Operation.WriteColumns(writes);
+          }
           case OPERATION_NOT_SET ->
               throw new UnsupportedFormatException(
                   "transaction " + t.getUuid() + " has an operation this version of Quiver does not know;"
                       + " upgrade Quiver");
         };
     return new Transaction(t.getUuid(), t.getReadVersion(), op, t.getPropertiesMap());
+  }
+
+  // ---- staged column writes ----
+
+  static io.quiver.format.proto.ColumnWrite encode(Operation.ColumnWrite w) {
+    io.quiver.format.proto.ColumnWrite.Builder b =
+        io.quiver.format.proto.ColumnWrite.newBuilder()
+            .setFragmentId(w.fragmentId())
+            .setPhysicalRows(w.physicalRows())
+            .addAllPreparedFiles(w.preparedFiles())
+            .setContract(SchemaCodec.encode(w.contract()))
+            .addAllNewFieldIds(w.newFieldIds())
+            .setFile(encode(w.file()));
+    for (FieldBacking fb : w.witness()) {
+      io.quiver.format.proto.FieldBacking.Builder pb =
+          io.quiver.format.proto.FieldBacking.newBuilder().setFieldId(fb.fieldId());
+      fb.base().ifPresent(c -> pb.setBase(encode(c)));
+      for (FieldBacking.OverlayBacking o : fb.overlays()) {
+        pb.addOverlays(
+            io.quiver.format.proto.OverlayBacking.newBuilder()
+                .setFile(encode(o.file()))
+                .setCommittedVersion(o.committedVersion())
+                .setCoverage(bitmap(o.coverage())));
+      }
+      b.addWitness(pb);
+    }
+    return b.build();
+  }
+
+  static Operation.ColumnWrite decode(io.quiver.format.proto.ColumnWrite w) {
+    List<FieldBacking> witness = new ArrayList<>();
+    for (io.quiver.format.proto.FieldBacking pb : w.getWitnessList()) {
+      List<FieldBacking.OverlayBacking> overlays = new ArrayList<>();
+      for (io.quiver.format.proto.OverlayBacking o : pb.getOverlaysList()) {
+        overlays.add(new FieldBacking.OverlayBacking(decode(o.getFile()), o.getCommittedVersion(),
+            bitmap(o.getCoverage())));
+      }
+      witness.add(new FieldBacking(pb.getFieldId(),
+          pb.hasBase() ? Optional.of(decode(pb.getBase())) : Optional.empty(), overlays));
+    }
+    if (!w.hasContract() || !w.hasFile()) {
+      throw new IllegalArgumentException("column write for fragment " + w.getFragmentId() + " lacks its "
+          + (w.hasContract() ? "file" : "contract"));
+    }
+    return new Operation.ColumnWrite(w.getFragmentId(), w.getPhysicalRows(), w.getPreparedFilesList(),
+        SchemaCodec.decode(w.getContract()), new TreeSet<>(w.getNewFieldIdsList()), decode(w.getFile()), witness);
+  }
+
+  private static io.quiver.format.proto.FileColumn encode(FieldBacking.FileColumn c) {
+    io.quiver.format.proto.FileColumn.Builder b =
+        io.quiver.format.proto.FileColumn.newBuilder()
+            .setPath(c.path())
+            .setFileMajor(c.formatMajor())
+            .setFileMinor(c.formatMinor())
+            .setColumnIndex(c.columnIndex())
+            .setSizeBytes(c.sizeBytes());
+    c.baseId().ifPresent(b::setBaseId);
+    return b.build();
+  }
+
+  private static FieldBacking.FileColumn decode(io.quiver.format.proto.FileColumn c) {
+    return new FieldBacking.FileColumn(c.getPath(), c.hasBaseId() ? OptionalInt.of(c.getBaseId()) : OptionalInt.empty(),
+        c.getFileMajor(), c.getFileMinor(), c.getColumnIndex(), c.getSizeBytes());
   }
 
   private static List<io.quiver.format.proto.Fragment> encodeFragments(List<Fragment> fragments) {

@@ -496,6 +496,82 @@ public final class Dataset implements AutoCloseable {
     }
   }
 
+  // ---------------------------------------------------------------- staged column writes (distributed backfill)
+
+  /**
+   * Allocates field ids for a staged column write at this handle's version: new top-level columns get
+   * ids from the table's high-water mark + 1 (recursively), and existing fields (columns or struct
+   * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker.
+   *
+   * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name ({@code _rowid}, ...)
+   *     or a name already taken
+   * @throws InvalidArgumentException for an unknown target, a member of a list or map, or nothing at all
+   */
+  public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
+      List<String> existingTargets) {
+    Manifest base = manifest;
+    List<Integer> ids = new ArrayList<>();
+    for (String target : existingTargets == null ? List.<String>of() : existingTargets) {
+      ids.add(base.schema().findField(target).orElseThrow(() -> new InvalidArgumentException(
+          "no column '" + target + "' at version " + base.version() + "; columns are "
+              + base.schema().fields().stream().map(f -> f.name()).toList())).id());
+    }
+    return columnWrites().schema(base, newColumns, ids);
+  }
+
+  /** {@link #newColumnSchema(List, List)} with only new columns. */
+  public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns) {
+    return newColumnSchema(newColumns, List.of());
+  }
+
+  /** {@link #newColumnSchema(List, List)} with existing targets given by field id. */
+  public ColumnSchema newColumnSchemaByIds(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
+      java.util.Collection<Integer> existingTargetIds) {
+    return columnWrites().schema(manifest, newColumns, existingTargetIds);
+  }
+
+  /**
+   * Streams one fragment's values of {@code schema}'s columns into a staged data file, through the same
+   * column writer as {@link #addColumns}, and returns the immutable result bound to this handle's
+   * version. {@code batches} must have {@link ColumnSchema#arrowSchema()} and hold exactly the
+   * fragment's physical rows in offset order, deleted ones included. Nothing is committed.
+   *
+   * @throws InvalidArgumentException if the batches hold more or fewer rows (the staged file is deleted
+   *     and nothing is returned), or the fragment does not exist at this version
+   * @throws io.quiver.exceptions.SchemaMismatchException if a batch does not match the schema
+   * @throws io.quiver.exceptions.StaleColumnWriteException if the schema no longer fits this version
+   */
+  public StagedColumnWrite writeFragmentColumn(long fragmentId, ArrowReader batches, ColumnSchema schema) {
+    return columnWrites().stage(manifest, fragmentId, batches, schema);
+  }
+
+  /**
+   * Publishes staged column writes in one atomic commit and moves this handle to it: results for the same
+   * fragment are all applied, new columns join the schema, and rewritten fields' old base columns and
+   * overlays are tombstoned. Each staged file is checked against the contract it declares; then, on every
+   * commit attempt, every write's witness, contract and new field ids are compared with the latest table.
+   * Staged files of a failed commit are left for {@link #cleanup} (they are never published).
+   *
+   * @return the committed version
+   * @throws io.quiver.exceptions.StaleColumnWriteException if anything a write depends on changed since it
+   *     was staged (names the fragment, the field and what changed): recompute and stage again
+   * @throws io.quiver.exceptions.SchemaMismatchException if a staged file does not hold what it declares
+   * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name
+   * @throws InvalidArgumentException for no writes, writes of another table, or two values for one field
+   *     of one fragment
+   */
+  public long commitColumnWrites(List<StagedColumnWrite> writes) {
+    Operation.WriteColumns op = columnWrites().prepare(writes);
+    long read = writes.stream().mapToLong(StagedColumnWrite::readVersion).min().orElseThrow();
+    Manifest current = manifest;
+    Manifest base = read == current.version() ? current : io.load(read).manifest();
+    return commit(newTransaction(read, op, options), base, options.commitOptions());
+  }
+
+  private ColumnWrites columnWrites() {
+    return new ColumnWrites(io, allocator, options.rowsPerBatch());
+  }
+
   // ---------------------------------------------------------------- writing
 
   /** Appends rows and moves this handle to the committed version. Returns that version. */

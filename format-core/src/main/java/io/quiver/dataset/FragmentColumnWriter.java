@@ -40,10 +40,12 @@ final class FragmentColumnWriter {
    */
   DataFile write(Fragment fragment, Schema columns, Iterator<VectorSchemaRoot> batches) {
     org.apache.arrow.vector.types.pojo.Schema arrow = columns.toArrow();
+    // The footer carries every node's field id, so a commit can check a file against the contract it declares.
+    org.apache.arrow.vector.types.pojo.Schema stored = columns.toArrowWithIds();
     List<Integer> atomicIds = columns.atomicFields().stream().map(Field::id).toList();
     String path = FragmentWriter.newDataFilePath();
     long rows = 0;
-    try (DataFileWriter writer = new DataFileWriter(store, path, arrow, allocator, rowsPerBatch)) {
+    try (DataFileWriter writer = new DataFileWriter(store, path, stored, allocator, rowsPerBatch)) {
       while (batches.hasNext()) {
         VectorSchemaRoot batch = batches.next();
         BatchValidator.check(arrow, batch);

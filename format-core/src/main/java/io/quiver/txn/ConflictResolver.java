@@ -138,6 +138,11 @@ public final class ConflictResolver {
     return !intersection(((Operation.Project) ours).tightenedFieldIds(), theirs.writtenFieldIds()).isEmpty();
   }
 
+  /** Their staged column writes added new columns. */
+  private static boolean theyAddedColumns(Operation ours, Operation theirs) {
+    return !((Operation.WriteColumns) theirs).newFieldIds().isEmpty();
+  }
+
   private static boolean configKeysCollide(Operation ours, Operation theirs) {
     return !intersection(configKeys(ours), configKeys(theirs)).isEmpty();
   }
@@ -288,6 +293,33 @@ public final class ConflictResolver {
     for (Kind theirs : Kind.values()) {
       restore.put(theirs, new Cell("retryable", discard, RETRY));
     }
+
+    // ---- write columns (staged column writes): the witness check decides, whatever the other commit was
+    Map<Kind, Cell> write = m.get(Kind.WRITE_COLUMNS);
+    for (Kind theirs : Kind.values()) {
+      write.put(theirs, new Cell("compatible",
+          "the manifest builder compares every witness, contract and new field id with the table it builds on,"
+              + " so any change to what we write fails with a stale-column-write error", OK));
+    }
+    write.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+    // ... and every other kind against a committed write-columns, like add-columns and replace-data.
+    append.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns",
+        "the appended rows would lack the columns just added", retryIf(ConflictResolver::theyAddedColumns)));
+    delete.put(Kind.WRITE_COLUMNS, new Cell("retryable if it wrote a field our predicate read in a shared fragment",
+        "our predicate saw values that changed", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    update.put(Kind.WRITE_COLUMNS, new Cell("retryable if it wrote a field we read or write in a shared fragment",
+        "our values were computed from replaced data", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    add.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote a field we read",
+        "both allocated field ids from the same high-water mark, or our values were computed from replaced data",
+        retryIf((o, t) -> theyAddedColumns(o, t) || !intersection(t.writtenFieldIds(), o.readFieldIds()).isEmpty())));
+    project.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote a field we make non-nullable",
+        "the schema we project changed, or it may have written nulls we did not check",
+        retryIf((o, t) -> theyAddedColumns(o, t) || ourTighteningMeetsTheirWrites(o, t))));
+    replace.put(Kind.WRITE_COLUMNS, new Cell("retryable if it wrote a field we read or replace in a shared fragment",
+        "one of the two replacements would silently win", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    rewrite.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote to a shared fragment",
+        "our new fragments would lack its columns or drop its values",
+        retryIf((o, t) -> theyAddedColumns(o, t) || overlap(o, t))));
 
     // ---- update config
     Map<Kind, Cell> config = m.get(Kind.UPDATE_CONFIG);

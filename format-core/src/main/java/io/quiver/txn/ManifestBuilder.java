@@ -86,16 +86,19 @@ public final class ManifestBuilder {
       }
     } else if (op instanceof Operation.AddColumns a) {
       return addColumns(base, s, txn, a, timestamp);
+    } else if (op instanceof Operation.WriteColumns w) {
+      return ColumnWriteCheck.apply(base, s.fragmentMap(), txn, w, this::replace,
+          (fragments, schema, maxFieldId) -> {
+            fragments.values().forEach(s::put);
+            return s.build(version, schema, maxFieldId, base.config(), txn, timestamp);
+          });
     } else if (op instanceof Operation.Project p) {
       return project(base, s, txn, p, timestamp);
     } else if (op instanceof Operation.DataReplacement r) {
       checkAtomicFields(base.schema(), r.writtenFieldIds(), txn);
       for (Operation.Replacement rep : r.replacements()) {
         Fragment f = s.require(rep.fragmentId(), txn);
-        Fragment cleared = f.withTombstones(rep.fieldIds(), txn.readVersion());
-        List<DataFile> files = new ArrayList<>(cleared.files());
-        files.add(rep.file());
-        s.put(cleared.with(files, cleared.deletionFile(), cleared.overlays()));
+        s.put(replace(f, rep.fieldIds(), List.of(rep.file()), txn.readVersion()));
       }
     } else if (op instanceof Operation.Rewrite r) {
       checkAtomicFields(base.schema(), r.writtenFieldIds(), txn);
@@ -195,8 +198,20 @@ public final class ManifestBuilder {
     return s.build(base.version() + 1, next, maxFieldId, base.config(), txn, timestamp);
   }
 
+  /**
+   * {@code f} with the given fields' old data tombstoned (base columns, and overlays committed at or
+   * before {@code overlaysUpTo}) and {@code files} added: the replacement path shared by data
+   * replacement and staged column writes.
+   */
+  Fragment replace(Fragment f, java.util.Collection<Integer> fieldIds, List<DataFile> newFiles, long overlaysUpTo) {
+    Fragment cleared = f.withTombstones(fieldIds, overlaysUpTo);
+    List<DataFile> files = new ArrayList<>(cleared.files());
+    files.addAll(newFiles);
+    return cleared.with(files, cleared.deletionFile(), cleared.overlays());
+  }
+
   /** False when the field and all its ancestors are non-nullable (so a missing value is not allowed). */
-  private static boolean nullableFromRoot(Schema schema, Field field) {
+  static boolean nullableFromRoot(Schema schema, Field field) {
     Field f = field;
     while (true) {
       if (f.nullable()) {
@@ -285,6 +300,10 @@ public final class ManifestBuilder {
 
     List<Fragment> fragments() {
       return new ArrayList<>(fragments.values());
+    }
+
+    Map<Long, Fragment> fragmentMap() {
+      return new TreeMap<>(fragments);
     }
 
     Manifest build(long version, Schema schema, int maxFieldId, Map<String, String> config, Transaction txn,

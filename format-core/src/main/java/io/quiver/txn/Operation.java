@@ -30,7 +30,7 @@ public sealed interface Operation {
 
   /** Kinds of operation, in the order of the conflict matrix. */
   enum Kind {
-    APPEND, OVERWRITE, DELETE, UPDATE, ADD_COLUMNS, PROJECT, REPLACE_DATA, REWRITE, RESTORE, UPDATE_CONFIG;
+    APPEND, OVERWRITE, DELETE, UPDATE, ADD_COLUMNS, PROJECT, REPLACE_DATA, REWRITE, RESTORE, UPDATE_CONFIG, WRITE_COLUMNS;
 
     static Kind of(Operation op) {
       if (op instanceof Append) {
@@ -53,6 +53,8 @@ public sealed interface Operation {
         return RESTORE;
       } else if (op instanceof UpdateConfig) {
         return UPDATE_CONFIG;
+      } else if (op instanceof WriteColumns) {
+        return WRITE_COLUMNS;
       }
       throw new IllegalStateException("unknown operation " + op);
     }
@@ -408,6 +410,88 @@ public sealed interface Operation {
       Set<String> keys = new TreeSet<>(upserts.keySet());
       keys.addAll(deletes);
       return keys;
+    }
+  }
+
+  /**
+   * One staged column write: a data file holding some fields of one fragment, the contract it declares
+   * and the witness it was computed against.
+   *
+   * @param fragmentId the fragment
+   * @param physicalRows the fragment's physical rows when the write was prepared (the file holds exactly
+   *     that many rows)
+   * @param preparedFiles paths of the fragment's data files when the write was prepared (diagnostics)
+   * @param contract the file's schema with ids: new top-level fields in full, existing targeted fields
+   *     with their struct ancestors (holding only targeted members)
+   * @param newFieldIds ids of the top-level fields of {@code contract} that are new columns
+   * @param file the staged data file; stores the atomic fields of {@code contract} in order
+   * @param witness for every atomic field the file stores, its prepare-time backing in the fragment
+   */
+  record ColumnWrite(long fragmentId, long physicalRows, List<String> preparedFiles, Schema contract,
+      Set<Integer> newFieldIds, DataFile file, List<FieldBacking> witness) {
+    public ColumnWrite {
+      preparedFiles = List.copyOf(preparedFiles);
+      Objects.requireNonNull(contract, "contract");
+      newFieldIds = Set.copyOf(new TreeSet<>(newFieldIds));
+      Objects.requireNonNull(file, "file");
+      witness = List.copyOf(witness);
+    }
+
+    /** Ids of every node (any depth) of the new top-level fields. */
+    public Set<Integer> newFieldNodeIds() {
+      Set<Integer> ids = new TreeSet<>();
+      for (io.quiver.schema.Field f : contract.fields()) {
+        if (newFieldIds.contains(f.id())) {
+          f.preorder().forEach(x -> ids.add(x.id()));
+        }
+      }
+      return ids;
+    }
+
+    /** Atomic field ids of existing fields this write replaces in its fragment. */
+    public Set<Integer> replacedFieldIds() {
+      Set<Integer> ids = new TreeSet<>(file.liveFieldIds());
+      ids.removeAll(newFieldNodeIds());
+      return ids;
+    }
+  }
+
+  /**
+   * Publishes staged column writes in one commit: new columns (schema extended with the contracts'
+   * new fields) and new values for existing columns (old base columns and overlays on them tombstoned,
+   * as {@link DataReplacement} does). The manifest builder compares every write's witness with the
+   * manifest it builds on, on every attempt, and refuses any difference with a {@link
+   * io.quiver.exceptions.StaleColumnWriteException}.
+   */
+  record WriteColumns(List<ColumnWrite> writes) implements Operation {
+    public WriteColumns {
+      writes = List.copyOf(writes);
+    }
+
+    @Override
+    public String name() {
+      return "write-columns";
+    }
+
+    /** Ids of every node of the columns this operation adds. */
+    public Set<Integer> newFieldIds() {
+      Set<Integer> ids = new TreeSet<>();
+      writes.forEach(w -> ids.addAll(w.newFieldNodeIds()));
+      return ids;
+    }
+
+    @Override
+    public Set<Long> touchedFragments() {
+      Set<Long> ids = new HashSet<>();
+      writes.forEach(w -> ids.add(w.fragmentId()));
+      return ids;
+    }
+
+    @Override
+    public Set<Integer> writtenFieldIds() {
+      Set<Integer> ids = new TreeSet<>();
+      writes.forEach(w -> ids.addAll(w.file().liveFieldIds()));
+      return ids;
     }
   }
 }

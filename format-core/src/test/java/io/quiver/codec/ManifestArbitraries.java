@@ -102,6 +102,15 @@ public final class ManifestArbitraries {
       case REWRITE -> new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(any.id()), fragments)));
       case RESTORE -> new Operation.Restore(1 + random.nextInt(5), schema, fragments, config);
       case UPDATE_CONFIG -> new Operation.UpdateConfig(config, Set.of("gone-" + random.nextInt(3)));
+      case WRITE_COLUMNS -> {
+        // A staged write of the fragment's first file's fields, witnessed against the fragment itself.
+        DataFile file = any.files().get(0);
+        List<io.quiver.txn.FieldBacking> witness =
+            file.liveFieldIds().stream().map(id -> io.quiver.txn.FieldBacking.of(any, id)).toList();
+        Set<Integer> fresh = random.nextBoolean() ? Set.of() : Set.of(schema.fields().get(0).id());
+        yield new Operation.WriteColumns(List.of(new Operation.ColumnWrite(any.id(), any.physicalRows(),
+            any.files().stream().map(DataFile::path).toList(), schema, fresh, file, witness)));
+      }
     };
   }
 

@@ -44,19 +44,21 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * compatible when cold.
  */
 class ConflictMatrixTest {
-  // theirs: APPEND OVERWRITE DELETE UPDATE ADD_COLUMNS PROJECT REPLACE_DATA REWRITE RESTORE UPDATE_CONFIG
+  // theirs: APPEND OVERWRITE DELETE UPDATE ADD_COLUMNS PROJECT REPLACE_DATA REWRITE RESTORE UPDATE_CONFIG WRITE_COLUMNS
   private static final Map<Kind, String> EXPECTED =
-      Map.of(
-          Kind.APPEND, "CXCCRrCCXC",
-          Kind.OVERWRITE, "RRRRRRRRRk",
-          Kind.DELETE, "CXBrCrrrXC",
-          Kind.UPDATE, "CXCrCrrrXC",
-          Kind.ADD_COLUMNS, "RXCrRRrRXC",
-          Kind.PROJECT, "rXCrRRrCXC",
-          Kind.REPLACE_DATA, "CXCrCrrrXC",
-          Kind.REWRITE, "CXrrRrrrXC",
-          Kind.RESTORE, "RRRRRRRRRR",
-          Kind.UPDATE_CONFIG, "CkCCCCCCkk");
+      Map.ofEntries(
+          Map.entry(Kind.APPEND, "CXCCRrCCXCR"),
+          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkR"),
+          Map.entry(Kind.DELETE, "CXBrCrrrXCr"),
+          Map.entry(Kind.UPDATE, "CXCrCrrrXCr"),
+          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCR"),
+          Map.entry(Kind.PROJECT, "rXCrRRrCXCR"),
+          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCr"),
+          Map.entry(Kind.REWRITE, "CXrrRrrrXCR"),
+          Map.entry(Kind.RESTORE, "RRRRRRRRRRR"),
+          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkC"),
+          // Staged column writes: the witness check in the manifest builder decides, not the matrix.
+          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCCCC"));
 
   private static final Schema SCHEMA =
       Schema.fromArrow(
@@ -193,6 +195,15 @@ class ConflictMatrixTest {
           new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(fragment), List.of(fragment(0, field)))));
       case RESTORE -> new Operation.Restore(1, SCHEMA, List.of(fragment(fragment, field)), Map.of(key, "1"));
       case UPDATE_CONFIG -> new Operation.UpdateConfig(Map.of(key, "1"), Set.of());
+      case WRITE_COLUMNS -> {
+        ArrowType int64 = new ArrowType.Int(64, true);
+        Schema contract = new Schema(List.of(io.quiver.schema.Field.of(field, -1, "f" + field, int64, true),
+            io.quiver.schema.Field.of(10, -1, "n", int64, true)));
+        yield new Operation.WriteColumns(List.of(new Operation.ColumnWrite(fragment, 10, List.of(), contract,
+            Set.of(10), DataFile.of("data/" + UUID.randomUUID() + ".arrow", List.of(field, 10), 100),
+            List.of(new FieldBacking(field, Optional.empty(), List.of()),
+                new FieldBacking(10, Optional.empty(), List.of())))));
+      }
     };
   }
 }

@@ -1,0 +1,81 @@
+package io.quiver.dataset;
+
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.schema.Field;
+import io.quiver.schema.Schema;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The columns a staged column write stores, with field ids allocated centrally by {@link
+ * Dataset#newColumnSchema}: new top-level columns (ids above the snapshot's high-water mark) and
+ * existing fields targeted for rewrite (with their struct ancestors holding only the targeted members).
+ * Immutable. Hand the same value to every worker so all fragments of one commit agree on the ids.
+ */
+public final class ColumnSchema {
+  private final String tableLocation;
+  private final long readVersion;
+  private final Schema contract;
+  private final Set<Integer> newFieldIds;
+
+  ColumnSchema(String tableLocation, long readVersion, Schema contract, Set<Integer> newFieldIds) {
+    this.tableLocation = tableLocation;
+    this.readVersion = readVersion;
+    this.contract = contract;
+    this.newFieldIds = Set.copyOf(new TreeSet<>(newFieldIds));
+  }
+
+  /** The table the ids were allocated for. */
+  public String tableLocation() {
+    return tableLocation;
+  }
+
+  /** The version whose schema the ids were allocated from. */
+  public long readVersion() {
+    return readVersion;
+  }
+
+  /** The full contract: the written columns with ids, names, types, nullability and children. */
+  public Schema contract() {
+    return contract;
+  }
+
+  /** Ids of the top-level columns that are new (the others are existing fields being rewritten). */
+  public Set<Integer> newFieldIds() {
+    return newFieldIds;
+  }
+
+  /** The Arrow schema the batches given to {@link Dataset#writeFragmentColumn} must have. */
+  public org.apache.arrow.vector.types.pojo.Schema arrowSchema() {
+    return contract.toArrow();
+  }
+
+  /** The same schema restricted to some of its top-level columns (to stage them in separate files). */
+  public ColumnSchema select(String... topLevelColumns) {
+    List<Field> kept = new ArrayList<>();
+    for (String name : topLevelColumns) {
+      Field f = contract.findTopLevel(name).orElseThrow(() -> new InvalidArgumentException(
+          "column schema has no top-level column '" + name + "'; it has "
+              + contract.fields().stream().map(Field::name).toList()));
+      if (!kept.contains(f)) {
+        kept.add(f);
+      }
+    }
+    if (kept.isEmpty()) {
+      throw new InvalidArgumentException("select at least one column");
+    }
+    Set<Integer> ids = new TreeSet<>();
+    kept.forEach(f -> ids.add(f.id()));
+    List<Field> ordered = contract.fields().stream().filter(f -> ids.contains(f.id())).toList();
+    Set<Integer> fresh = new TreeSet<>(newFieldIds);
+    fresh.retainAll(ids);
+    return new ColumnSchema(tableLocation, readVersion, new Schema(ordered, contract.metadata()), fresh);
+  }
+
+  @Override
+  public String toString() {
+    return "ColumnSchema[" + tableLocation + " @ version " + readVersion + ", new " + newFieldIds + ": " + contract + "]";
+  }
+}

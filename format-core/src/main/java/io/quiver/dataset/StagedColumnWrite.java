@@ -1,0 +1,111 @@
+package io.quiver.dataset;
+
+import io.quiver.codec.StagedWriteCodec;
+import io.quiver.manifest.DataFile;
+import io.quiver.schema.Schema;
+import io.quiver.txn.FieldBacking;
+import io.quiver.txn.Operation;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The result of {@link Dataset#writeFragmentColumn}: one fragment's values of some columns in a staged
+ * data file, bound to the snapshot they were computed from. Immutable; travels between processes as
+ * {@link #encode()} bytes. It holds the table and version it was prepared at, the fragment and its
+ * physical rows, the full recursive contract of what it stores, the file, and the witness — for every
+ * stored field, the exact base column (or its absence) and every overlay entry that backed the field in
+ * the fragment. {@link Dataset#commitColumnWrites} publishes it only while the witness still holds.
+ */
+public final class StagedColumnWrite {
+  private final String tableLocation;
+  private final long readVersion;
+  private final Operation.ColumnWrite write;
+
+  StagedColumnWrite(String tableLocation, long readVersion, Operation.ColumnWrite write) {
+    this.tableLocation = Objects.requireNonNull(tableLocation, "tableLocation");
+    this.readVersion = readVersion;
+    this.write = Objects.requireNonNull(write, "write");
+  }
+
+  /** The table this write belongs to. */
+  public String tableLocation() {
+    return tableLocation;
+  }
+
+  /** The version the write was computed against. */
+  public long readVersion() {
+    return readVersion;
+  }
+
+  /** The fragment. */
+  public long fragmentId() {
+    return write.fragmentId();
+  }
+
+  /** The fragment's physical rows (deleted ones included) — the staged file holds exactly that many. */
+  public long physicalRows() {
+    return write.physicalRows();
+  }
+
+  /** The fragment's data file paths when the write was prepared. */
+  public List<String> preparedFiles() {
+    return write.preparedFiles();
+  }
+
+  /** What the staged file stores: fields with ids, names, types, nullability and children. */
+  public Schema contract() {
+    return write.contract();
+  }
+
+  /** Ids of the contract's top-level columns that are new. */
+  public Set<Integer> newFieldIds() {
+    return write.newFieldIds();
+  }
+
+  /** The staged data file (path, size, field ids, column indices, format version). */
+  public DataFile file() {
+    return write.file();
+  }
+
+  /** For every stored field, its prepare-time backing in the fragment. */
+  public List<FieldBacking> witness() {
+    return write.witness();
+  }
+
+  Operation.ColumnWrite write() {
+    return write;
+  }
+
+  /** Compact deterministic bytes (protobuf in a checksummed envelope, magic {@code QVS1}). */
+  public byte[] encode() {
+    return StagedWriteCodec.encode(tableLocation, readVersion, write);
+  }
+
+  /**
+   * Decodes bytes from {@link #encode()}.
+   *
+   * @throws io.quiver.exceptions.CorruptFileException if the bytes are damaged or not a staged write
+   */
+  public static StagedColumnWrite decode(byte[] bytes) {
+    StagedWriteCodec.Decoded d = StagedWriteCodec.decode(bytes);
+    return new StagedColumnWrite(d.tableLocation(), d.readVersion(), d.write());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StagedColumnWrite s && tableLocation.equals(s.tableLocation) && readVersion == s.readVersion
+        && write.equals(s.write);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(tableLocation, readVersion, write);
+  }
+
+  @Override
+  public String toString() {
+    return "StagedColumnWrite[" + tableLocation + " @ version " + readVersion + ", fragment " + fragmentId() + ", "
+        + contract().fields().stream().map(io.quiver.schema.Field::name).toList() + " in " + file().path() + "]";
+  }
+}
