@@ -115,7 +115,7 @@ final class ColumnWrites {
                 + base.fragments().stream().map(Fragment::id).toList()));
     // The one column-writing path: row count checked against physical rows, file discarded on mismatch.
     DataFile file = new FragmentColumnWriter(io.store(), allocator, rowsPerBatch)
-        .write(fragment, contract, batches(batches));
+        .write(fragment, contract, ArrowInput.batches(batches));
     List<FieldBacking> witness = new ArrayList<>();
     for (int id : file.liveFieldIds()) {
       witness.add(FieldBacking.of(fragment, id));
@@ -225,36 +225,5 @@ final class ColumnWrites {
           "staged file " + path + " holds " + md.rowCount() + " rows but fragment " + w.fragmentId() + " has "
               + w.physicalRows() + " physical rows; nothing was committed");
     }
-  }
-
-  private static Iterator<VectorSchemaRoot> batches(ArrowReader reader) {
-    return new Iterator<>() {
-      private Boolean ready;
-
-      @Override
-      public boolean hasNext() {
-        if (ready == null) {
-          try {
-            ready = reader.loadNextBatch();
-          } catch (IOException e) {
-            throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-          }
-        }
-        return ready;
-      }
-
-      @Override
-      public VectorSchemaRoot next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        ready = null;
-        try {
-          return reader.getVectorSchemaRoot();
-        } catch (IOException e) {
-          throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-        }
-      }
-    };
   }
 }

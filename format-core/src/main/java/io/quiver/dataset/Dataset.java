@@ -97,7 +97,7 @@ public final class Dataset implements AutoCloseable {
   /** Creates a table from everything an Arrow reader yields (the reader's schema is the table's). */
   public static Dataset create(String uri, ArrowReader reader, DatasetOptions options) {
     try {
-      return create(uri, reader.getVectorSchemaRoot().getSchema(), batches(reader), options);
+      return create(uri, reader.getVectorSchemaRoot().getSchema(), ArrowInput.batches(reader), options);
     } catch (IOException e) {
       throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
     }
@@ -586,7 +586,7 @@ public final class Dataset implements AutoCloseable {
 
   /** Appends everything an Arrow reader yields. */
   public long append(ArrowReader reader) {
-    return append(batches(reader), options.commitOptions());
+    return append(ArrowInput.batches(reader), options.commitOptions());
   }
 
   private long append(Iterator<VectorSchemaRoot> batches, CommitOptions commitOptions) {
@@ -706,37 +706,6 @@ public final class Dataset implements AutoCloseable {
   private static Transaction newTransaction(long readVersion, Operation op, DatasetOptions options,
       CommitOptions commitOptions) {
     return new Transaction(UUID.randomUUID().toString(), readVersion, op, commitOptions.properties());
-  }
-
-  private static Iterator<VectorSchemaRoot> batches(ArrowReader reader) {
-    return new Iterator<>() {
-      private Boolean ready;
-
-      @Override
-      public boolean hasNext() {
-        if (ready == null) {
-          try {
-            ready = reader.loadNextBatch();
-          } catch (IOException e) {
-            throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-          }
-        }
-        return ready;
-      }
-
-      @Override
-      public VectorSchemaRoot next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        ready = null;
-        try {
-          return reader.getVectorSchemaRoot();
-        } catch (IOException e) {
-          throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-        }
-      }
-    };
   }
 
   @Override
