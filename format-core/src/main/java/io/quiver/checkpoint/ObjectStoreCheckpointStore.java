@@ -63,6 +63,14 @@ public final class ObjectStoreCheckpointStore implements CheckpointStore, AutoCl
               + " into it any more (the seal fixed its tasks). Stage them under a later checkpoint.");
     }
     if (store.putIfAbsent(key, bytes) == PutResult.CREATED) {
+      // A seal that raced with this put may not include the task: then its results would never commit.
+      Optional<WriteResultCodec.Marker> seal = StagingLayout.marker(store, prefix + StagingLayout.SEALED);
+      if (seal.isPresent() && !seal.get().tasks().contains(taskId)) {
+        throw new CheckpointStateException(
+            "checkpoint " + checkpointId + " of job " + jobId + " was sealed while task " + taskId + " staged; the"
+                + " seal does not include the task, so its results will not be committed with the checkpoint."
+                + " Stage them under a later checkpoint.");
+      }
       return;
     }
     if (!sameContent(key, bytes)) {

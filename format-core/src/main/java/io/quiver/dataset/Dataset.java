@@ -605,7 +605,7 @@ public final class Dataset implements AutoCloseable {
     DistributedCommits.fragments(results);
     long read = DistributedCommits.readVersion(results);
     Manifest current = manifest;
-    Manifest base = read == current.version() ? current : io.load(read).manifest();
+    Manifest base = DistributedCommits.base(io, current, read);
     Operation op = DistributedCommits.operation(io, base, results, mode);
     long version = commit(newTransaction(read, op, options, commitOptions), base, commitOptions);
     if (version < current.version()) {

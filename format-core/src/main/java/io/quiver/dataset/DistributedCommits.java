@@ -2,6 +2,8 @@ package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.exceptions.StaleReadVersionException;
+import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.txn.Operation;
@@ -16,6 +18,30 @@ final class DistributedCommits {
   /** The smallest read version of the results (the commit's read version). */
   static long readVersion(List<WriteResult> results) {
     return results.stream().mapToLong(WriteResult::readVersion).min().orElseThrow();
+  }
+
+  /**
+   * The manifest of the results' read version {@code read} ({@code current} when it is that version).
+   *
+   * @throws StaleReadVersionException if a cleanup removed it: the results cannot be checked against the
+   *     commits made since
+   */
+  static Manifest base(TableIo io, Manifest current, long read) {
+    if (read == current.version()) {
+      return current;
+    }
+    try {
+      return io.load(read).manifest();
+    } catch (VersionNotFoundException e) {
+      List<Long> versions = io.commitStore().listVersions(Integer.MAX_VALUE);
+      long oldest = versions.isEmpty() ? 0 : versions.get(versions.size() - 1);
+      throw new StaleReadVersionException(read, oldest,
+          "the write results were written at version " + read + " of " + io.location() + ", which a cleanup"
+              + " removed (the oldest version is " + oldest + "), so the commits made since cannot be checked"
+              + " against them. Nothing was committed. If an earlier attempt may have committed them, look its"
+              + " idempotence key up with findCommit; otherwise rewrite the data at the latest version, and keep"
+              + " the cleanup retention longer than a job's recovery time.");
+    }
   }
 
   /**

@@ -350,4 +350,98 @@ class CheckpointedWriteTest {
       assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
     }
   }
+
+  @Test
+  void resultsWhoseReadVersionACleanupRemovedAreAStaleReadVersionError() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset ds = fx.open()) {
+      try (org.apache.arrow.vector.VectorSchemaRoot b = io.quiver.dataset.SampleTable.batch(fx.allocator, 100, 1)) {
+        ds.append(List.of(b));
+      }
+      fx.clock.advance(Duration.ofMinutes(1));
+      ds.cleanup(CleanupOptions.builder().before(fx.clock.instant()).safetyWindow(Duration.ofHours(1)).build());
+      io.quiver.exceptions.StaleReadVersionException e = assertThrows(
+          io.quiver.exceptions.StaleReadVersionException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertThat(e.getMessage()).contains("version 1").contains("removed");
+      assertEquals(2, ds.latestVersion());
+      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
+    }
+  }
+
+  @Test
+  void aTaskWhoseStagingRacedWithTheSealLearnsItWasNotIncluded() {
+    io.quiver.store.ObjectStore racing = new SealingBeforePutStore(fx.store, JOB, "1");
+    CheckpointStore checkpoints = new ObjectStoreCheckpointStore(racing);
+    checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3)));
+    ((SealingBeforePutStore) racing).armed = true;
+    CheckpointStateException e = assertThrows(CheckpointStateException.class,
+        () -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3))));
+    assertThat(e.getMessage()).contains("was sealed while task t1 staged");
+    assertEquals(List.of("t0"), checkpoints.status(JOB, "1").tasks());
+    assertEquals(3, checkpoints.staged(JOB, "1").stream().mapToLong(WriteResult::rows).sum());
+  }
+
+  /** Seals the checkpoint (with the tasks present) right before the next task object is put. */
+  private static final class SealingBeforePutStore implements io.quiver.store.ObjectStore {
+    private final io.quiver.store.ObjectStore delegate;
+    private final String job;
+    private final String checkpoint;
+    volatile boolean armed;
+
+    SealingBeforePutStore(io.quiver.store.ObjectStore delegate, String job, String checkpoint) {
+      this.delegate = delegate;
+      this.job = job;
+      this.checkpoint = checkpoint;
+    }
+
+    @Override
+    public PutResult putIfAbsent(String key, byte[] data) {
+      if (armed && key.contains("/task-")) {
+        armed = false;
+        new ObjectStoreCheckpointStore(delegate).seal(job, checkpoint);
+      }
+      return delegate.putIfAbsent(key, data);
+    }
+
+    @Override
+    public String location() {
+      return delegate.location();
+    }
+
+    @Override
+    public byte[] read(String key) {
+      return delegate.read(key);
+    }
+
+    @Override
+    public byte[] readRange(String key, long offset, int length) {
+      return delegate.readRange(key, offset, length);
+    }
+
+    @Override
+    public java.util.Optional<io.quiver.store.ObjectInfo> head(String key) {
+      return delegate.head(key);
+    }
+
+    @Override
+    public void write(String key, byte[] data) {
+      delegate.write(key, data);
+    }
+
+    @Override
+    public ObjectWriter openWriter(String key) {
+      return delegate.openWriter(key);
+    }
+
+    @Override
+    public io.quiver.store.ListPage list(String prefix, java.util.Optional<String> startAfter, int maxKeys) {
+      return delegate.list(prefix, startAfter, maxKeys);
+    }
+
+    @Override
+    public void delete(String key) {
+      delegate.delete(key);
+    }
+  }
 }
