@@ -73,7 +73,10 @@ public final class CheckpointedWriter {
 
   /** What {@link #finalize} did. */
   public enum Outcome {
-    /** This call committed the checkpoint's results. */
+    /**
+     * The checkpoint's results are committed: by this call, or by a driver racing with it whose commit this
+     * call's commit loop found under the same key (either way, exactly once).
+     */
     COMMITTED,
     /** The results were already in the table under the checkpoint's key; this call only marked it. */
     FOUND_IN_HISTORY,

@@ -87,7 +87,8 @@ public record CommitOptions(
 
   /**
    * These options with an idempotence key (for example {@code jobId/checkpointId}): retrying the same
-   * commit with the same key never commits twice.
+   * commit with the same key never commits twice. Set a key per commit, never in {@link
+   * DatasetOptions#commitOptions()}: every commit made with those defaults would share it.
    *
    * @throws InvalidArgumentException for an empty key or one longer than 1024 characters
    */

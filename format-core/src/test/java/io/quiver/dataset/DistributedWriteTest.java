@@ -79,6 +79,7 @@ class DistributedWriteTest {
       assertEquals(15, results.stream().mapToLong(WriteResult::rows).sum());
       assertEquals(results.get(0), WriteResult.decode(results.get(0).encode()));
       assertThat(results.get(0).encode()).isEqualTo(results.get(0).encode());
+      assertThat(results.get(0).encode().length).as("compact").isLessThan(1024);
 
       assertEquals(2, ds.commitWriteResults(results, CommitOptions.defaults()));
       assertEquals(2, ds.latestVersion());
