@@ -234,7 +234,7 @@ public final class MetadataCodec {
         new TreeSet<>(m.getWriterFeaturesList()));
   }
 
-  private static io.quiver.format.proto.Fragment encode(Fragment f) {
+  static io.quiver.format.proto.Fragment encode(Fragment f) {
     io.quiver.format.proto.Fragment.Builder b =
         io.quiver.format.proto.Fragment.newBuilder().setId(f.id()).setPhysicalRows(f.physicalRows());
     for (DataFile file : f.files()) {
@@ -247,7 +247,7 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static Fragment decode(io.quiver.format.proto.Fragment f) {
+  static Fragment decode(io.quiver.format.proto.Fragment f) {
     List<DataFile> files = new ArrayList<>();
     for (io.quiver.format.proto.DataFile file : f.getFilesList()) {
       files.add(decode(file));

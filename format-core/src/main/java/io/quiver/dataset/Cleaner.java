@@ -110,6 +110,8 @@ final class Cleaner {
       }
     }
     Collections.sort(expired);
+    StagingCleanup.Plan staging = StagingCleanup.plan(io.store(), youngAfter);
+    referenced.addAll(staging.protectedFiles());
 
     // 2. Remove expired manifests, oldest first.
     List<Long> removed = new ArrayList<>();
@@ -152,6 +154,19 @@ final class Cleaner {
         }
       }
     }
+    long stagingRemoved = 0;
+    if (!staging.removable().isEmpty()) {
+      List<String> keys = staging.removable().stream().map(ObjectInfo::key).toList();
+      Set<String> stagingFailed = new HashSet<>(options.dryRun() ? List.of() : io.store().deleteAll(keys));
+      for (ObjectInfo info : staging.removable()) {
+        if (stagingFailed.contains(info.key())) {
+          failed.add(info.key());
+        } else {
+          stagingRemoved++;
+          bytesFreed += info.size();
+        }
+      }
+    }
     long data = 0;
     long deletions = 0;
     long transactions = 0;
@@ -170,7 +185,8 @@ final class Cleaner {
       }
     }
     CleanupReport report =
-        new CleanupReport(removed, removed.size(), transactions, data, deletions, bytesFreed, failed, options.dryRun());
+        new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, bytesFreed, failed,
+            options.dryRun());
     LOG.debug("cleanup of {} with {}: {}", io.location(), options, report);
     return report;
   }

@@ -16,6 +16,9 @@ import java.util.Optional;
  *   <li>Files under {@code data/}, {@code _deletions/} and {@code _transactions/} that no kept version
  *       references are removed, unless they were modified within the {@link Builder#safetyWindow(Duration)
  *       safety window} (default 1 hour): a writer may be about to commit them.
+ *   <li>Under {@code _staging/} (checkpointed writes): the data files of a sealed, uncommitted checkpoint are
+ *       always kept, and so are those of an open checkpoint that staged within the safety window; the staging
+ *       objects of committed checkpoints and of abandoned open ones are removed after the safety window.
  * </ul>
  */
 public final class CleanupOptions {

@@ -10,6 +10,7 @@ import java.util.List;
  * @param transactionFilesRemoved files under {@code _transactions/} removed
  * @param dataFilesRemoved files under {@code data/} removed (data and overlay files)
  * @param deletionFilesRemoved files under {@code _deletions/} removed
+ * @param stagingFilesRemoved files under {@code _staging/} removed (checkpoints committed or abandoned)
  * @param bytesFreed total size of every file removed, manifests included
  * @param failed keys whose deletion failed (left in place; a later cleanup retries them)
  * @param dryRun true when nothing was actually deleted
@@ -20,6 +21,7 @@ public record CleanupReport(
     long transactionFilesRemoved,
     long dataFilesRemoved,
     long deletionFilesRemoved,
+    long stagingFilesRemoved,
     long bytesFreed,
     List<String> failed,
     boolean dryRun) {
@@ -29,8 +31,15 @@ public record CleanupReport(
     failed = List.copyOf(failed);
   }
 
+  /** A report without staging files. */
+  public CleanupReport(List<Long> versionsRemoved, long manifestsRemoved, long transactionFilesRemoved,
+      long dataFilesRemoved, long deletionFilesRemoved, long bytesFreed, List<String> failed, boolean dryRun) {
+    this(versionsRemoved, manifestsRemoved, transactionFilesRemoved, dataFilesRemoved, deletionFilesRemoved, 0,
+        bytesFreed, failed, dryRun);
+  }
+
   /** Every file removed, of any kind. */
   public long filesRemoved() {
-    return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved;
+    return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved + stagingFilesRemoved;
   }
 }

@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * read what was committed since the read version, let the {@link ConflictResolver} decide, rebuild and
  * try again. An ambiguous store error is settled by reading the claimed version back and comparing
  * transaction uuids; a transaction found in the history under its own uuid is never committed twice.
+ * Neither is one carrying an idempotence key ({@link CommitOptions#idempotenceKey()}) that a transaction
+ * committed after its read version carries with the same operation digest; with another digest the
+ * commit fails with {@link io.quiver.exceptions.IdempotenceKeyConflictException}.
  */
 final class CommitLoop {
   private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
@@ -69,6 +72,9 @@ final class CommitLoop {
                 + "', which this version of Quiver does not implement; upgrade Quiver to write to it");
       }
     }
+    if (options.idempotenceKey().isPresent()) {
+      txn = Idempotence.tag(txn, options.idempotenceKey().get());
+    }
     // The transaction file records intent before the claim; it is what a reader of the history or a
     // cleanup job finds for a commit that never completed.
     io.store().write(txn.path(), MetadataCodec.encodeTransaction(txn));
@@ -96,6 +102,10 @@ final class CommitLoop {
         ManifestAndTransaction committed = io.load(version);
         if (committed.transaction().uuid().equals(txn.uuid())) {
           LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
+          return committed.manifest();
+        }
+        if (Idempotence.sameCommit(txn, version, committed.transaction(), io.location())) {
+          LOG.debug("idempotence key of transaction {} found committed as version {}", txn.uuid(), version);
           return committed.manifest();
         }
         committedSince.add(new CommittedTransaction(version, committed.transaction()));

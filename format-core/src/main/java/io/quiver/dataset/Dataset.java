@@ -572,6 +572,71 @@ public final class Dataset implements AutoCloseable {
     return new ColumnWrites(io, allocator, options.rowsPerBatch());
   }
 
+  // ---------------------------------------------------------------- distributed writes, idempotent commits, checkpoints (exactly-once)
+
+  /**
+   * A worker-side writer bound to this handle's version and sharing its store and allocator (close it
+   * before this handle). A worker without a handle uses {@link DistributedWriter#open(String, DatasetOptions,
+   * long)} with only the table URI.
+   */
+  public DistributedWriter newFragmentWriter() {
+    return new DistributedWriter(io, manifest, allocator, options, false, false);
+  }
+
+  /** {@link #commitWriteResults(List, WriteMode, CommitOptions)} as an append. */
+  public long commitWriteResults(List<WriteResult> results, CommitOptions commitOptions) {
+    return commitWriteResults(results, WriteMode.APPEND, commitOptions);
+  }
+
+  /**
+   * Commits the fragments of every result as ONE transaction ({@code mode}: append, or overwrite keeping
+   * the schema), read at the results' smallest read version, and moves this handle to the committed version
+   * (never backwards). With an {@link CommitOptions#withIdempotenceKey idempotence key}, a commit already
+   * made under the key after that read version is returned instead of committing again.
+   *
+   * @return the committed version (or the version found under the idempotence key)
+   * @throws io.quiver.exceptions.SchemaMismatchException if a result's schema contract is not the table's
+   * @throws InvalidArgumentException for no results, or results of another table
+   * @throws io.quiver.exceptions.IdempotenceKeyConflictException if the key was used for different content
+   * @throws io.quiver.exceptions.StaleReadVersionException if versions after the read version were removed
+   * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents this one
+   */
+  public long commitWriteResults(List<WriteResult> results, WriteMode mode, CommitOptions commitOptions) {
+    DistributedCommits.fragments(results);
+    long read = DistributedCommits.readVersion(results);
+    Manifest current = manifest;
+    Manifest base = DistributedCommits.base(io, current, read);
+    Operation op = DistributedCommits.operation(io, base, results, mode);
+    long version = commit(newTransaction(read, op, options, commitOptions), base, commitOptions);
+    if (version < current.version()) {
+      manifest = current; // found under its idempotence key at an older version: keep this handle's version
+    }
+    return version;
+  }
+
+  /** {@link #findCommit(String, int)} over the newest 1000 versions. */
+  public Optional<CommitRecord> findCommit(String idempotenceKey) {
+    return findCommit(idempotenceKey, Idempotence.DEFAULT_SEARCH_DEPTH);
+  }
+
+  /**
+   * Whether a commit was made under {@code idempotenceKey}, and at which version: scans the newest {@code
+   * maxVersions} versions newest first, reading their manifests only (never a data file).
+   *
+   * @throws InvalidArgumentException for an empty key or a depth below 1
+   */
+  public Optional<CommitRecord> findCommit(String idempotenceKey, int maxVersions) {
+    return Idempotence.find(io, idempotenceKey, maxVersions);
+  }
+
+  /**
+   * A checkpoint store in this table's {@code _staging/}, sharing this handle's store: staged results there
+   * are known to {@link #cleanup}, which never removes the files of a sealed, uncommitted checkpoint.
+   */
+  public io.quiver.checkpoint.ObjectStoreCheckpointStore checkpointStore() {
+    return new io.quiver.checkpoint.ObjectStoreCheckpointStore(io.store());
+  }
+
   // ---------------------------------------------------------------- writing
 
   /** Appends rows and moves this handle to the committed version. Returns that version. */

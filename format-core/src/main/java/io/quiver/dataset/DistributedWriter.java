@@ -1,0 +1,147 @@
+package io.quiver.dataset;
+
+import io.quiver.exceptions.StoreException;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.store.ObjectStore;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/**
+ * A worker-side writer: needs only the table URI and options (no live {@link Dataset}). Each {@link #write}
+ * call writes batches into new fragments' data files and returns a {@link WriteResult} — nothing is
+ * committed; a driver commits the results of all workers as one transaction with {@link
+ * Dataset#commitWriteResults}. Files of results that are never committed are removed by {@link
+ * Dataset#cleanup} after its safety window.
+ *
+ * <p>Open it at the version the driver planned with ({@link #open(String, DatasetOptions, long)}) so every
+ * worker writes with the same schema contract, or at the latest version.
+ */
+public final class DistributedWriter implements AutoCloseable {
+  private final TableIo io;
+  private final Manifest manifest;
+  private final BufferAllocator allocator;
+  private final DatasetOptions options;
+  private final boolean ownsStore;
+  private final boolean ownsAllocator;
+
+  DistributedWriter(TableIo io, Manifest manifest, BufferAllocator allocator, DatasetOptions options, boolean ownsStore,
+      boolean ownsAllocator) {
+    this.io = io;
+    this.manifest = manifest;
+    this.allocator = allocator;
+    this.options = options;
+    this.ownsStore = ownsStore;
+    this.ownsAllocator = ownsAllocator;
+  }
+
+  /**
+   * Opens a writer on the latest version of the table at {@code uri}.
+   *
+   * @throws io.quiver.exceptions.TableNotFoundException if no table exists there
+   */
+  public static DistributedWriter open(String uri, DatasetOptions options) {
+    return open(uri, options, -1);
+  }
+
+  /**
+   * Opens a writer on {@code version} of the table at {@code uri}: results carry that version's schema
+   * contract and read version.
+   *
+   * @throws io.quiver.exceptions.VersionNotFoundException if the version does not exist
+   */
+  public static DistributedWriter open(String uri, DatasetOptions options, long version) {
+    ObjectStore store = options.registry().open(uri, options.storeOptions());
+    BufferAllocator allocator = options.allocator().orElse(null);
+    boolean ownsAllocator = allocator == null;
+    try {
+      TableIo io = new TableIo(store, options.commitStoreFactory().apply(store), options.session());
+      Manifest m = version < 0 ? io.loadLatest().manifest() : io.load(version).manifest();
+      if (ownsAllocator) {
+        allocator = new RootAllocator();
+      }
+      return new DistributedWriter(io, m, allocator, options, true, ownsAllocator);
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** The version whose schema this writer writes with. */
+  public long readVersion() {
+    return manifest.version();
+  }
+
+  /** The schema contract results carry. */
+  public io.quiver.schema.Schema schema() {
+    return manifest.schema();
+  }
+
+  /**
+   * Validates and writes every batch into new fragments (a new one every {@link
+   * DatasetOptions#maxRowsPerFragment()} rows). The caller keeps ownership of the batches.
+   *
+   * @throws io.quiver.exceptions.SchemaMismatchException if a batch does not match the table schema (files
+   *     written so far are deleted, best effort)
+   */
+  public WriteResult write(Iterable<VectorSchemaRoot> batches) {
+    return write(batches.iterator());
+  }
+
+  /** Writes everything an Arrow reader yields; see {@link #write(Iterable)}. */
+  public WriteResult write(ArrowReader reader) {
+    return write(new Iterator<VectorSchemaRoot>() {
+      private Boolean ready;
+
+      @Override
+      public boolean hasNext() {
+        if (ready == null) {
+          try {
+            ready = reader.loadNextBatch();
+          } catch (IOException e) {
+            throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
+          }
+        }
+        return ready;
+      }
+
+      @Override
+      public VectorSchemaRoot next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        ready = null;
+        try {
+          return reader.getVectorSchemaRoot();
+        } catch (IOException e) {
+          throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
+        }
+      }
+    });
+  }
+
+  private WriteResult write(Iterator<VectorSchemaRoot> batches) {
+    List<Fragment> fragments = new FragmentWriter(io.store(), manifest.schema(), allocator, options.rowsPerBatch(),
+        options.maxRowsPerFragment()).write(batches);
+    return new WriteResult(io.location(), manifest.version(), manifest.schema(), fragments);
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (ownsStore) {
+        io.store().close();
+      }
+    } finally {
+      if (ownsAllocator) {
+        allocator.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,9 @@
+package io.quiver.dataset;
+
+/** How {@link Dataset#commitWriteResults} publishes write results. */
+public enum WriteMode {
+  /** The results' rows are added to the table's rows. */
+  APPEND,
+  /** The results' rows replace every row of the table (the schema is kept). */
+  OVERWRITE
+}

@@ -1,0 +1,447 @@
+package io.quiver.checkpoint;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.quiver.checkpoint.CheckpointStatus.State;
+import io.quiver.checkpoint.CheckpointedWriter.Finalized;
+import io.quiver.checkpoint.CheckpointedWriter.Outcome;
+import io.quiver.dataset.CleanupOptions;
+import io.quiver.dataset.CleanupReport;
+import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.WriteMode;
+import io.quiver.dataset.WriteResult;
+import io.quiver.exceptions.CheckpointStateException;
+import io.quiver.exceptions.IdempotenceKeyConflictException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.StagedResultConflictException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.store.FaultInjectingObjectStore.Fault;
+import io.quiver.store.FaultInjectingObjectStore.Op;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Checkpointed staging of worker results and the driver's exactly-once finalize (C1–C4, B3). */
+class CheckpointedWriteTest {
+  private static final String JOB = "job-1";
+  private Fixture fx;
+
+  @BeforeEach
+  void setUp() {
+    fx = new Fixture().create();
+  }
+
+  @AfterEach
+  void tearDown() {
+    fx.close();
+  }
+
+  /** Two workers stage ids [from, from + 5) and [from + 5, from + 12) under the checkpoint, which is sealed. */
+  private void stageAndSeal(CheckpointStore checkpoints, String checkpointId, long from) {
+    checkpoints.stage(JOB, checkpointId, "t0", List.of(fx.worker(from, 5)));
+    checkpoints.stage(JOB, checkpointId, "t1", List.of(fx.worker(from + 5, 7)));
+    assertEquals(State.SEALED, checkpoints.seal(JOB, checkpointId).state());
+  }
+
+  @Test
+  void stagingIsAtomicPerTaskAndSafeToRepeat() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    WriteResult r = fx.worker(10, 3);
+    checkpoints.stage(JOB, "1", "t0", List.of(r));
+    checkpoints.stage(JOB, "1", "t0", List.of(WriteResult.decode(r.encode())));
+    assertThrows(StagedResultConflictException.class, () -> checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3))));
+    CheckpointStatus status = checkpoints.status(JOB, "1");
+    assertEquals(State.OPEN, status.state());
+    assertEquals(List.of("t0"), status.tasks());
+    assertEquals(State.ABSENT, checkpoints.status(JOB, "2").state());
+    assertThrows(CheckpointStateException.class, () -> checkpoints.staged(JOB, "1"));
+    assertThrows(InvalidArgumentException.class, () -> checkpoints.stage("../x", "1", "t0", List.of(r)));
+    assertThrows(InvalidArgumentException.class, () -> checkpoints.stage(JOB, "1", "a/b", List.of(r)));
+  }
+
+  @Test
+  void aSealFixesTheTasksAndLaterStagingIsRejected() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    WriteResult r = fx.worker(10, 3);
+    checkpoints.stage(JOB, "1", "t0", List.of(r));
+    assertEquals(List.of("t0"), checkpoints.seal(JOB, "1").tasks());
+    checkpoints.seal(JOB, "1");
+    checkpoints.stage(JOB, "1", "t0", List.of(r)); // an identical repeat is still fine
+    CheckpointStateException e = assertThrows(CheckpointStateException.class,
+        () -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3))));
+    assertThat(e.getMessage()).contains("sealed");
+    assertEquals(List.of(r), checkpoints.staged(JOB, "1"));
+  }
+
+  @Test
+  void pendingListsSealedUncommittedCheckpointsInOrder() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    for (String id : List.of("10", "9", "2", "11")) {
+      checkpoints.stage(JOB, id, "t", List.of(fx.worker(100, 1)));
+    }
+    checkpoints.seal(JOB, "10");
+    checkpoints.seal(JOB, "9");
+    checkpoints.seal(JOB, "2");
+    checkpoints.markCommitted(JOB, "2", 1);
+    assertEquals(List.of("9", "10"), checkpoints.pending(JOB));
+    assertEquals(List.of(), checkpoints.pending("other-job"));
+  }
+
+  @Test
+  void finalizeCommitsOneAppendAndMarksTheCheckpoint() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset ds = fx.open()) {
+      CheckpointedWriter driver = fx.driver(ds, checkpoints);
+      assertEquals(new Finalized("1", 2, Outcome.COMMITTED), driver.finalize(JOB, "1"));
+      assertEquals(new Finalized("1", 2, Outcome.ALREADY_MARKED), driver.finalize(JOB, "1"));
+      assertEquals(2, ds.latestVersion());
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(2, ds.findCommit(JOB + "/1").orElseThrow().version());
+      assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
+      assertEquals(List.of(), checkpoints.pending(JOB));
+    }
+  }
+
+  @Test
+  void finalizingAnUnsealedCheckpointIsAStateError() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3)));
+    try (Dataset ds = fx.open()) {
+      CheckpointedWriter driver = fx.driver(ds, checkpoints);
+      assertThrows(CheckpointStateException.class, () -> driver.finalize(JOB, "1"));
+      assertThrows(CheckpointStateException.class, () -> driver.finalize(JOB, "absent"));
+      assertEquals(1, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void anEmptySealedCheckpointCommitsNothing() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    checkpoints.seal(JOB, "1");
+    try (Dataset ds = fx.open()) {
+      assertEquals(new Finalized("1", 1, Outcome.EMPTY), fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertEquals(1, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void c1_tableCommitFailed_jobRetries_stagedResultsCommittedOnceWithoutRerunningWorkers() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    int runs = fx.workerRuns.get();
+    fx.store.arm(Op.WRITE, k -> k.startsWith("_transactions/"), Fault.FAIL_BEFORE, 1);
+    try (Dataset ds = fx.open()) {
+      assertThrows(StoreException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertEquals(1, ds.latestVersion());
+    }
+    // The job restarts from scratch: a new driver recovers the pending checkpoint from the staged results.
+    try (Dataset ds = fx.open()) {
+      CheckpointStore fresh = fx.checkpoints();
+      assertEquals(List.of("1"), fresh.pending(JOB));
+      assertEquals(List.of(new Finalized("1", 2, Outcome.COMMITTED)), fx.driver(ds, fresh).recover(JOB));
+      assertEquals(runs, fx.workerRuns.get(), "workers are not re-run");
+      assertEquals(2, ds.latestVersion());
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(List.of(), fresh.pending(JOB));
+    }
+  }
+
+  @Test
+  void c2_commitSucceeded_markingFailed_retryFindsTheKeyAndOnlyMarks() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    fx.store.arm(Op.PUT_IF_ABSENT, k -> k.endsWith("/committed.qvc"), Fault.FAIL_BEFORE, 1);
+    try (Dataset ds = fx.open()) {
+      assertThrows(StoreException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertEquals(2, ds.latestVersion(), "the table commit happened");
+      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
+    }
+    try (Dataset ds = fx.open()) {
+      assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY)),
+          fx.driver(ds, fx.checkpoints()).recover(JOB));
+      assertEquals(2, ds.latestVersion(), "no second commit");
+      assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
+      assertEquals(2, checkpoints.status(JOB, "1").committedVersion().orElseThrow());
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+    }
+  }
+
+  @Test
+  void c3_aReusedKeyWithDifferentContentIsATypedErrorNotASilentSkip() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    try (Dataset ds = fx.open()) {
+      // Another run of a job with the same id committed other rows under key job-1/1.
+      ds.commitWriteResults(List.of(fx.worker(500, 4)), CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
+      stageAndSeal(checkpoints, "1", 10);
+      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
+          () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertEquals(JOB + "/1", e.key());
+      assertEquals(2, e.committedVersion());
+      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state(), "not marked committed");
+      assertEquals(2, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void c3_theCommitLoopAlsoRejectsAReusedKeyItMeetsWhileRacing() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset ds = fx.open()) {
+      List<WriteResult> staged = checkpoints.staged(JOB, "1");
+      ds.commitWriteResults(List.of(fx.worker(500, 4)), CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
+      // The stale handle commits the staged results under the same key: the loop meets version 2 first.
+      try (Dataset stale = ds.checkout(1)) {
+        assertThrows(IdempotenceKeyConflictException.class,
+            () -> stale.commitWriteResults(staged, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
+      }
+      assertEquals(2, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void c4_checkpointedOverwriteIsRejectedUpFront() {
+    try (Dataset ds = fx.open()) {
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+          () -> CheckpointedWriter.create(ds, fx.checkpoints(), WriteMode.OVERWRITE, CommitOptions.defaults(), 100));
+      assertThat(e.getMessage()).contains("APPEND").contains("OVERWRITE");
+      assertEquals(1, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void twoDriversRacingToFinalizeTheSameCheckpointCommitOnce() throws Exception {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    CountDownLatch start = new CountDownLatch(1);
+    try (Dataset a = fx.open(); Dataset b = fx.open()) {
+      List<Future<Finalized>> futures = new ArrayList<>();
+      for (Dataset ds : List.of(a, b)) {
+        futures.add(pool.submit(() -> {
+          start.await();
+          return fx.driver(ds, fx.checkpoints()).finalize(JOB, "1");
+        }));
+      }
+      start.countDown();
+      Finalized first = futures.get(0).get();
+      Finalized second = futures.get(1).get();
+      assertEquals(2, first.version());
+      assertEquals(2, second.version());
+      assertEquals(2, a.latestVersion(), "exactly one commit");
+      assertEquals(range(0, 22), scanIds(a.checkoutLatest().scan()));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void twoDriversInterleavedExplicitlyCommitOnce() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset a = fx.open(); Dataset b = fx.open()) {
+      // Driver b read the staged results and found no commit yet ...
+      List<WriteResult> staged = checkpoints.staged(JOB, "1");
+      assertThat(b.findCommit(JOB + "/1")).isEmpty();
+      // ... then driver a finalizes first ...
+      assertEquals(Outcome.COMMITTED, fx.driver(a, checkpoints).finalize(JOB, "1").outcome());
+      // ... and b's commit under the same key finds a's version instead of committing again.
+      assertEquals(2, b.commitWriteResults(staged, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
+      assertEquals(2, a.latestVersion());
+    }
+  }
+
+  // ---------------------------------------------------------------- cleanup (B3)
+
+  private static CleanupOptions hourWindow() {
+    return CleanupOptions.builder().safetyWindow(Duration.ofHours(1)).build();
+  }
+
+  private long dataFiles() {
+    return fx.memory.listAll("data/").size();
+  }
+
+  private long stagingFiles() {
+    return fx.memory.listAll(StagingLayout.PREFIX).size();
+  }
+
+  @Test
+  void b3_writerCrashBeforeCommitLeavesOrphansThatCleanupRemovesOnlyAfterTheWindow() {
+    try (Dataset ds = fx.open()) {
+      long before = dataFiles();
+      fx.worker(10, 5); // written, never staged nor committed
+      assertEquals(before + 1, dataFiles());
+      assertEquals(range(0, 10), scanIds(ds.scan()));
+      assertEquals(0, ds.cleanup(hourWindow()).dataFilesRemoved(), "within the safety window");
+      fx.clock.advance(Duration.ofHours(2));
+      assertEquals(1, ds.cleanup(hourWindow()).dataFilesRemoved());
+      assertEquals(before, dataFiles());
+      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().scan()));
+    }
+  }
+
+  @Test
+  void b3_abandonedStagedResultsAreRemovedAfterTheSafetyWindow() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    long before = dataFiles();
+    checkpoints.stage("abandoned", "1", "t0", List.of(fx.worker(10, 5)));
+    try (Dataset ds = fx.open()) {
+      fx.clock.advance(Duration.ofMinutes(30));
+      CleanupReport young = ds.cleanup(hourWindow());
+      assertEquals(0, young.stagingFilesRemoved());
+      assertEquals(0, young.dataFilesRemoved());
+      fx.clock.advance(Duration.ofHours(1));
+      CleanupReport report = ds.cleanup(hourWindow());
+      assertEquals(1, report.stagingFilesRemoved());
+      assertEquals(1, report.dataFilesRemoved());
+      assertEquals(0, stagingFiles());
+      assertEquals(before, dataFiles());
+      assertEquals(State.ABSENT, checkpoints.status("abandoned", "1").state());
+    }
+  }
+
+  @Test
+  void b3_cleanupNeverRemovesTheFilesOfASealedUncommittedCheckpoint() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset ds = fx.open()) {
+      fx.clock.advance(Duration.ofDays(30));
+      CleanupReport report = ds.cleanup(hourWindow());
+      assertEquals(0, report.dataFilesRemoved());
+      assertEquals(0, report.stagingFilesRemoved());
+      // Much later, the job recovers and commits the checkpoint; its rows are all readable.
+      assertEquals(Outcome.COMMITTED, fx.driver(ds, checkpoints).finalize(JOB, "1").outcome());
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+      // Once committed, the staging objects go after the safety window; the table's files stay.
+      fx.clock.advance(Duration.ofHours(2));
+      CleanupReport after = ds.cleanup(hourWindow());
+      assertEquals(4, after.stagingFilesRemoved(), "two tasks, the seal and the commit marker");
+      assertEquals(0, after.dataFilesRemoved());
+      assertEquals(0, stagingFiles());
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+      // A late retry of the removed checkpoint still converges through the table's history.
+      assertEquals(Outcome.FOUND_IN_HISTORY, fx.driver(ds, checkpoints).finalize(JOB, "1").outcome());
+      assertEquals(2, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void cleanupKeepsTheFilesOfAnOpenCheckpointStagingWithinTheWindow() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    WriteResult early = fx.worker(10, 5);
+    fx.clock.advance(Duration.ofMinutes(90)); // a slow task: its file is older than the window when it stages
+    checkpoints.stage(JOB, "1", "t0", List.of(early));
+    try (Dataset ds = fx.open()) {
+      assertEquals(0, ds.cleanup(hourWindow()).dataFilesRemoved());
+      checkpoints.seal(JOB, "1");
+      fx.driver(ds, checkpoints).finalize(JOB, "1");
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+    }
+  }
+
+  @Test
+  void resultsWhoseReadVersionACleanupRemovedAreAStaleReadVersionError() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset ds = fx.open()) {
+      try (org.apache.arrow.vector.VectorSchemaRoot b = io.quiver.dataset.SampleTable.batch(fx.allocator, 100, 1)) {
+        ds.append(List.of(b));
+      }
+      fx.clock.advance(Duration.ofMinutes(1));
+      ds.cleanup(CleanupOptions.builder().before(fx.clock.instant()).safetyWindow(Duration.ofHours(1)).build());
+      io.quiver.exceptions.StaleReadVersionException e = assertThrows(
+          io.quiver.exceptions.StaleReadVersionException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertThat(e.getMessage()).contains("version 1").contains("removed");
+      assertEquals(2, ds.latestVersion());
+      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
+    }
+  }
+
+  @Test
+  void aTaskWhoseStagingRacedWithTheSealLearnsItWasNotIncluded() {
+    io.quiver.store.ObjectStore racing = new SealingBeforePutStore(fx.store, JOB, "1");
+    CheckpointStore checkpoints = new ObjectStoreCheckpointStore(racing);
+    checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3)));
+    ((SealingBeforePutStore) racing).armed = true;
+    CheckpointStateException e = assertThrows(CheckpointStateException.class,
+        () -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3))));
+    assertThat(e.getMessage()).contains("was sealed while task t1 staged");
+    assertEquals(List.of("t0"), checkpoints.status(JOB, "1").tasks());
+    assertEquals(3, checkpoints.staged(JOB, "1").stream().mapToLong(WriteResult::rows).sum());
+  }
+
+  /** Seals the checkpoint (with the tasks present) right before the next task object is put. */
+  private static final class SealingBeforePutStore implements io.quiver.store.ObjectStore {
+    private final io.quiver.store.ObjectStore delegate;
+    private final String job;
+    private final String checkpoint;
+    volatile boolean armed;
+
+    SealingBeforePutStore(io.quiver.store.ObjectStore delegate, String job, String checkpoint) {
+      this.delegate = delegate;
+      this.job = job;
+      this.checkpoint = checkpoint;
+    }
+
+    @Override
+    public PutResult putIfAbsent(String key, byte[] data) {
+      if (armed && key.contains("/task-")) {
+        armed = false;
+        new ObjectStoreCheckpointStore(delegate).seal(job, checkpoint);
+      }
+      return delegate.putIfAbsent(key, data);
+    }
+
+    @Override
+    public String location() {
+      return delegate.location();
+    }
+
+    @Override
+    public byte[] read(String key) {
+      return delegate.read(key);
+    }
+
+    @Override
+    public byte[] readRange(String key, long offset, int length) {
+      return delegate.readRange(key, offset, length);
+    }
+
+    @Override
+    public java.util.Optional<io.quiver.store.ObjectInfo> head(String key) {
+      return delegate.head(key);
+    }
+
+    @Override
+    public void write(String key, byte[] data) {
+      delegate.write(key, data);
+    }
+
+    @Override
+    public ObjectWriter openWriter(String key) {
+      return delegate.openWriter(key);
+    }
+
+    @Override
+    public io.quiver.store.ListPage list(String prefix, java.util.Optional<String> startAfter, int maxKeys) {
+      return delegate.list(prefix, startAfter, maxKeys);
+    }
+
+    @Override
+    public void delete(String key) {
+      delegate.delete(key);
+    }
+  }
+}

@@ -1,0 +1,301 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.IdempotenceKeyConflictException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.store.FaultInjectingObjectStore;
+import io.quiver.store.FaultInjectingObjectStore.Fault;
+import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.ObjectStores;
+import io.quiver.store.TestStores;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Worker-side writes committed by a driver, and idempotent commits (B2, B4, C3). */
+class DistributedWriteTest {
+  private static final String URI_ = "test://dist";
+  private RootAllocator allocator;
+  private FaultInjectingObjectStore store;
+  private DatasetOptions options;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new FaultInjectingObjectStore(new MemoryObjectStore(URI_));
+    options = DatasetOptions.builder()
+        .allocator(allocator)
+        .registry(ObjectStores.empty().register(TestStores.provider("test", () -> store)))
+        .session(new Session(1 << 20))
+        .rowsPerBatch(16)
+        .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
+        .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  private Dataset create() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
+      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+  }
+
+  /** A worker with only the URI and options: opens, writes ids [from, from+rows), ships bytes. */
+  private byte[] worker(long version, long from, int rows) {
+    try (DistributedWriter w = DistributedWriter.open(URI_, options, version);
+        VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
+      return w.write(List.of(b)).encode();
+    }
+  }
+
+  private static List<WriteResult> decode(byte[]... bytes) {
+    return Arrays.stream(bytes).map(WriteResult::decode).toList();
+  }
+
+  @Test
+  void workersWriteWithoutADatasetAndTheDriverCommitsOneAppend() {
+    try (Dataset ds = create()) {
+      List<WriteResult> results = decode(worker(1, 10, 5), worker(1, 15, 7), worker(1, 22, 3));
+      assertEquals(1, ds.latestVersion(), "workers commit nothing");
+      assertEquals(15, results.stream().mapToLong(WriteResult::rows).sum());
+      assertEquals(results.get(0), WriteResult.decode(results.get(0).encode()));
+      assertThat(results.get(0).encode()).isEqualTo(results.get(0).encode());
+      assertThat(results.get(0).encode().length).as("compact").isLessThan(1024);
+
+      assertEquals(2, ds.commitWriteResults(results, CommitOptions.defaults()));
+      assertEquals(2, ds.latestVersion());
+      assertEquals(range(0, 25), scanIds(ds.scan()));
+      assertEquals(4, ds.manifest().fragments().size());
+    }
+  }
+
+  @Test
+  void resultsOverwriteTheTableAsOneTransaction() {
+    try (Dataset ds = create()) {
+      List<WriteResult> results = decode(worker(1, 100, 4), worker(1, 104, 4));
+      assertEquals(2, ds.commitWriteResults(results, WriteMode.OVERWRITE, CommitOptions.defaults()));
+      assertEquals(range(100, 108), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void newFragmentWriterOnAHandleWritesTheSameResults() {
+    try (Dataset ds = create()) {
+      WriteResult r;
+      try (DistributedWriter w = ds.newFragmentWriter(); VectorSchemaRoot b = SampleTable.batch(allocator, 10, 6)) {
+        r = w.write(List.of(b));
+      }
+      assertEquals(1, r.readVersion());
+      assertEquals(ds.schema(), r.schema());
+      assertEquals(2, ds.commitWriteResults(List.of(r), CommitOptions.defaults()));
+      assertEquals(range(0, 16), scanIds(ds.scan()));
+    }
+  }
+
+  @Test
+  void aResultWrittenWithAnotherSchemaContractIsRejected() {
+    try (Dataset ds = create()) {
+      WriteResult good = WriteResult.decode(worker(1, 10, 3));
+      org.apache.arrow.vector.types.pojo.Schema renamed = new org.apache.arrow.vector.types.pojo.Schema(
+          List.of(SampleTable.SCHEMA.getFields().get(0), new org.apache.arrow.vector.types.pojo.Field("label",
+              SampleTable.SCHEMA.getFields().get(1).getFieldType(), null), SampleTable.SCHEMA.getFields().get(2),
+              SampleTable.SCHEMA.getFields().get(3)));
+      WriteResult other = new WriteResult(good.tableLocation(), 1,
+          io.quiver.schema.Schema.fromArrow(renamed, new io.quiver.schema.FieldIdAllocator(0)), good.fragments());
+      WriteResult decoded = WriteResult.decode(other.encode());
+      SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
+          () -> ds.commitWriteResults(List.of(good, decoded), CommitOptions.defaults()));
+      assertThat(e.getMessage()).contains("write result 1").contains("label");
+      assertEquals(1, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void resultsOfAnotherTableAndEmptyListsAreRejected() {
+    try (Dataset ds = create()) {
+      WriteResult r = WriteResult.decode(worker(1, 10, 3));
+      WriteResult foreign = new WriteResult("mem://elsewhere", r.readVersion(), r.schema(), r.fragments());
+      assertThrows(InvalidArgumentException.class,
+          () -> ds.commitWriteResults(List.of(foreign), CommitOptions.defaults()));
+      assertThrows(InvalidArgumentException.class, () -> ds.commitWriteResults(List.of(), CommitOptions.defaults()));
+      assertEquals(1, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void damagedBytesAreCorruptFileErrors() {
+    try (Dataset ds = create()) {
+      byte[] bytes = worker(1, 10, 3);
+      byte[] flipped = bytes.clone();
+      flipped[flipped.length - 1] ^= 1;
+      assertThrows(CorruptFileException.class, () -> WriteResult.decode(flipped));
+      assertThrows(CorruptFileException.class, () -> WriteResult.decode(Arrays.copyOf(bytes, 5)));
+      assertThrows(CorruptFileException.class, () -> WriteResult.decode(null));
+      assertThrows(CorruptFileException.class, () -> WorkerResults.decode(bytes), "a QVR1 is not a QVB1");
+      assertThrows(CorruptFileException.class, () -> StagedColumnWrite.decode(bytes));
+    }
+  }
+
+  @Test
+  void workerResultsShipWriteResultsAndStagedColumnWritesOnOneChannel() {
+    try (Dataset ds = create()) {
+      WriteResult write = WriteResult.decode(worker(1, 10, 3));
+      ColumnSchema schema = ds.newColumnSchema(List.of(StagedColumnSupport.intField("v", true)));
+      io.quiver.manifest.Fragment fragment = ds.manifest().fragments().get(0);
+      Integer[] values = new Integer[(int) fragment.physicalRows()];
+      Arrays.fill(values, 7);
+      StagedColumnWrite column;
+      try (org.apache.arrow.vector.ipc.ArrowReader in =
+          StagedColumnSupport.ints(allocator, schema.arrowSchema(), values)) {
+        column = ds.writeFragmentColumn(fragment.id(), in, schema);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      WorkerResults bundle = new WorkerResults(List.of(write), List.of(column));
+      WorkerResults back = WorkerResults.decode(bundle.encode());
+      assertEquals(bundle, back);
+      assertThat(back.encode()).isEqualTo(bundle.encode());
+      assertEquals(List.of(column), back.columnWrites());
+      assertEquals(2, ds.commitColumnWrites(back.columnWrites()));
+      assertEquals(List.of(7, 7, 7, 7, 7, 7, 7, 7, 7, 7), StagedColumnSupport.column(ds, "v"));
+    }
+  }
+
+  // ---------------------------------------------------------------- idempotence keys
+
+  @Test
+  void b2_ambiguousAckWithAnIdempotenceKeyLeavesExactlyOneVersion() {
+    try (Dataset ds = create()) {
+      List<WriteResult> results = decode(worker(1, 10, 5));
+      CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-1/7");
+      store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_AFTER);
+      assertEquals(2, ds.commitWriteResults(results, keyed));
+      assertEquals(0, store.pendingFaults());
+      // The caller did not trust the ack and retries from a fresh handle: same version, no new commit.
+      try (Dataset again = Dataset.open(URI_, options)) {
+        assertEquals(2, again.commitWriteResults(results, keyed));
+      }
+      assertEquals(2, ds.latestVersion());
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+    }
+  }
+
+  @Test
+  void b4_crashAfterCommittingThenRetryWithTheSameKeyDoesNotCommitTwice() {
+    try (Dataset ds = create()) {
+      List<WriteResult> results = decode(worker(1, 10, 5), worker(1, 15, 5));
+      CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-b4/1");
+      assertEquals(2, ds.commitWriteResults(results, keyed)); // the driver "crashes" before learning this
+      // Other writers commit meanwhile.
+      try (VectorSchemaRoot b = SampleTable.batch(allocator, 100, 2)) {
+        assertEquals(3, ds.append(List.of(b)));
+      }
+      // A new driver process re-reads the staged results and commits again with the same key.
+      try (Dataset driver = Dataset.open(URI_, options)) {
+        assertEquals(2, driver.commitWriteResults(decode(results.get(0).encode(), results.get(1).encode()), keyed));
+        assertEquals(3, driver.version(), "the handle does not move backwards");
+        assertEquals(3, driver.latestVersion());
+        List<Long> expected = new ArrayList<>(range(0, 20));
+        expected.addAll(range(100, 102));
+        assertThat(scanIds(driver.scan())).containsExactlyInAnyOrderElementsOf(expected);
+      }
+      VersionInfo v2 = ds.versions().stream().filter(v -> v.version() == 2).findFirst().orElseThrow();
+      assertEquals("job-b4/1", v2.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY));
+      assertEquals(WriteResult.appendDigest(results), v2.properties().get(CommitOptions.OPERATION_DIGEST_PROPERTY));
+    }
+  }
+
+  @Test
+  void c3_sameKeyWithDifferentContentIsATypedErrorNotASilentSkip() {
+    try (Dataset ds = create()) {
+      List<WriteResult> first = decode(worker(1, 10, 5));
+      List<WriteResult> other = decode(worker(1, 50, 5));
+      CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-c3/1");
+      assertEquals(2, ds.commitWriteResults(first, keyed));
+      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
+          () -> ds.commitWriteResults(other, keyed));
+      assertEquals("job-c3/1", e.key());
+      assertEquals(2, e.committedVersion());
+      assertThat(e.getMessage()).contains("job-c3/1").contains("version 2").contains("differs");
+      assertEquals(2, ds.latestVersion());
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+    }
+  }
+
+  @Test
+  void plainAppendsHonourTheKeyToo() {
+    try (Dataset ds = create(); Dataset stale = ds.checkout(1);
+        VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
+      CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("append-1");
+      assertEquals(2, ds.append(List.of(b), keyed));
+      // A retry re-writes new files: the content differs, so the key conflicts instead of duplicating rows.
+      assertThrows(IdempotenceKeyConflictException.class, () -> stale.append(List.of(b), keyed));
+      assertEquals(2, ds.latestVersion());
+    }
+  }
+
+  @Test
+  void findCommitScansNewestFirstWithinTheDepthReadingManifestsOnly() {
+    try (Dataset ds = create()) {
+      assertEquals(2, ds.commitWriteResults(decode(worker(1, 10, 2)),
+          CommitOptions.defaults().withIdempotenceKey("job/1")));
+      for (int i = 0; i < 3; i++) {
+        try (VectorSchemaRoot b = SampleTable.batch(allocator, 20 + i, 1)) {
+          ds.append(List.of(b));
+        }
+      }
+      assertEquals(5, ds.latestVersion());
+      store.clearCalls();
+      CommitRecord found = ds.findCommit("job/1").orElseThrow();
+      assertEquals(2, found.version());
+      assertEquals("append", found.operation());
+      assertThat(store.calls(Op.READ_RANGE)).isEmpty();
+      assertThat(store.calls(Op.READ)).allMatch(k -> !k.startsWith("data/"));
+      assertThat(ds.findCommit("job/1", 4)).isPresent();
+      assertThat(ds.findCommit("job/1", 3)).isEmpty();
+      assertThat(ds.findCommit("job/2")).isEmpty();
+      assertThrows(InvalidArgumentException.class, () -> ds.findCommit("job/1", 0));
+      assertThrows(InvalidArgumentException.class, () -> ds.findCommit(""));
+    }
+  }
+
+  @Test
+  void reservedPropertiesCannotBeSetByHand() {
+    assertThrows(InvalidArgumentException.class, () -> CommitOptions.defaults()
+        .withProperties(java.util.Map.of(CommitOptions.IDEMPOTENCE_KEY_PROPERTY, "x")));
+    assertThrows(InvalidArgumentException.class, () -> CommitOptions.defaults().withIdempotenceKey(""));
+  }
+
+  @Test
+  void aFailedCommitLeavesNothingAndTheRetryCommitsOnce() {
+    try (Dataset ds = create()) {
+      List<WriteResult> results = decode(worker(1, 10, 5));
+      CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job/f");
+      store.arm(Op.WRITE, k -> k.startsWith("_transactions/"), Fault.FAIL_BEFORE, 1);
+      assertThrows(StoreException.class, () -> ds.commitWriteResults(results, keyed));
+      assertEquals(1, ds.latestVersion());
+      assertEquals(2, ds.commitWriteResults(results, keyed));
+      assertEquals(2, ds.commitWriteResults(results, keyed));
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+    }
+  }
+}
