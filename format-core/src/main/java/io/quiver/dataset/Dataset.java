@@ -343,7 +343,9 @@ public final class Dataset implements AutoCloseable {
   /**
    * Removes versions older than the options' retention (never the latest version, never a tagged one),
    * then every file under {@code data/}, {@code _deletions/} and {@code _transactions/} that no remaining
-   * version references and that is older than the safety window. Time is read from {@link
+   * version references and that is older than the safety window — except data files staged under a sealed,
+   * uncommitted checkpoint (or an open one that staged within the window); staging records under
+   * {@code _staging/} of committed or abandoned checkpoints go after the window too. Time is read from {@link
    * DatasetOptions#clock()}. Handles on removed versions (including this one, if its version is removed)
    * can no longer read them; a writer whose read version's successors were removed gets a {@link
    * io.quiver.exceptions.StaleReadVersionException} when it commits.
