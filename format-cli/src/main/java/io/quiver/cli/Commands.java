@@ -40,7 +40,8 @@ final class Commands {
   // ------------------------------------------------------------------ inspecting
 
   @Command(name = "info",
-      description = "Schema with field ids, versions, fragments, rows and bytes.%nExample: quiver info /tmp/t")
+      description = "Schema with field ids, versions, fragments, rows and bytes.",
+      footer = "%nExample: quiver info /tmp/t")
   static final class Info extends TableCommand {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
     boolean help;
@@ -100,7 +101,8 @@ final class Commands {
   }
 
   @Command(name = "log", mixinStandardHelpOptions = true,
-      description = "Versions, newest first: operation, time, read version, properties.%nExample: quiver log /tmp/t")
+      description = "Versions, newest first: operation, time, read version, properties.",
+      footer = "%nExample: quiver log /tmp/t")
   static final class Log extends TableCommand {
     @Option(names = {"-n", "--limit"}, description = "Show at most this many versions.")
     Integer limit;
@@ -128,8 +130,8 @@ final class Commands {
   }
 
   @Command(name = "diff", mixinStandardHelpOptions = true,
-      description = "Fragments and fields added, removed or changed between two versions.%n"
-          + "Example: quiver diff /tmp/t 1 3")
+      description = "Fragments and fields added, removed or changed between two versions.",
+      footer = "%nExample: quiver diff /tmp/t 1 3")
   static final class Diff extends TableCommand {
     @Parameters(index = "1", paramLabel = "<v1>")
     long from;
@@ -213,8 +215,8 @@ final class Commands {
   }
 
   @Command(name = "validate", mixinStandardHelpOptions = true,
-      description = "Checks that every file a version refers to exists and is readable.%n"
-          + "Example: quiver validate /tmp/t")
+      description = "Checks that every file a version refers to exists and is readable.",
+      footer = "%nExample: quiver validate /tmp/t")
   static final class Validate extends TableCommand {
     @Override
     void run() {
@@ -234,7 +236,8 @@ final class Commands {
   // ------------------------------------------------------------------ changing rows
 
   @Command(name = "delete", mixinStandardHelpOptions = true,
-      description = "Deletes the rows matching --where.%nExample: quiver delete /tmp/t --where \"id < 10\"")
+      description = "Deletes the rows matching --where.",
+      footer = "%nExample: quiver delete /tmp/t --where \"id < 10\"")
   static final class Delete extends TableCommand {
     @Option(names = "--where", required = true, paramLabel = "<condition>", description = "Rows to delete.")
     String where;
@@ -250,8 +253,8 @@ final class Commands {
   }
 
   @Command(name = "update", mixinStandardHelpOptions = true,
-      description = "Sets columns of the rows matching --where.%n"
-          + "Example: quiver update /tmp/t --set name='x' --set n=0 --where \"id = 3\"")
+      description = "Sets columns of the rows matching --where.",
+      footer = "%nExample: quiver update /tmp/t --set name='x' --set n=0 --where \"id = 3\"")
   static final class Update extends TableCommand {
     @Option(names = "--set", required = true, paramLabel = "col=value",
         description = "New value (repeatable): a number, 'quoted text', TRUE, FALSE or NULL.")
@@ -286,8 +289,8 @@ final class Commands {
   // ------------------------------------------------------------------ schema
 
   @Command(name = "add-column", mixinStandardHelpOptions = true,
-      description = "Adds nullable columns, all null (metadata only).%nTypes: " + Types.NAMES + "%n"
-          + "Example: quiver add-column /tmp/t score:float64 note:string")
+      description = "Adds nullable columns, all null (metadata only).",
+      footer = "%nTypes: " + Types.NAMES + "%nExample: quiver add-column /tmp/t score:float64 note:string")
   static final class AddColumn extends TableCommand {
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "name:type")
     List<String> columns;
@@ -311,7 +314,8 @@ final class Commands {
   }
 
   @Command(name = "drop-column", mixinStandardHelpOptions = true,
-      description = "Drops columns or struct members (metadata only).%nExample: quiver drop-column /tmp/t note")
+      description = "Drops columns or struct members (metadata only).",
+      footer = "%nExample: quiver drop-column /tmp/t note")
   static final class DropColumn extends TableCommand {
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "<column>")
     List<String> columns;
@@ -326,7 +330,8 @@ final class Commands {
   }
 
   @Command(name = "rename-column", mixinStandardHelpOptions = true,
-      description = "Renames a column or struct member.%nExample: quiver rename-column /tmp/t score rating")
+      description = "Renames a column or struct member.",
+      footer = "%nExample: quiver rename-column /tmp/t score rating")
   static final class RenameColumn extends TableCommand {
     @Parameters(index = "1", paramLabel = "<column>")
     String column;
@@ -346,7 +351,8 @@ final class Commands {
   // ------------------------------------------------------------------ maintenance
 
   @Command(name = "compact", mixinStandardHelpOptions = true,
-      description = "Merges small fragments and materializes deletions.%nExample: quiver compact /tmp/t")
+      description = "Merges small fragments and materializes deletions.",
+      footer = "%nExample: quiver compact /tmp/t")
   static final class Compact extends TableCommand {
     @Option(names = "--target-rows", description = "Rows per output fragment (default ${DEFAULT-VALUE}).")
     long targetRows = CompactionOptions.DEFAULT_TARGET_ROWS_PER_FRAGMENT;
@@ -363,8 +369,8 @@ final class Commands {
   }
 
   @Command(name = "cleanup", mixinStandardHelpOptions = true,
-      description = "Removes old versions and the files only they used.%n"
-          + "Example: quiver cleanup /tmp/t --older-than 7d")
+      description = "Removes old versions and the files only they used.",
+      footer = "%nExample: quiver cleanup /tmp/t --older-than 7d")
   static final class Cleanup extends TableCommand {
     @Option(names = "--older-than", paramLabel = "<duration>",
         description = "Remove versions older than this: 30s, 15m, 2h, 7d or ISO-8601 (default 7d).")
@@ -420,7 +426,7 @@ final class Commands {
   }
 
   @Command(name = "restore", mixinStandardHelpOptions = true,
-      description = "Commits a new version equal to an old one.%nExample: quiver restore /tmp/t 2")
+      description = "Commits a new version equal to an old one.", footer = "%nExample: quiver restore /tmp/t 2")
   static final class Restore extends TableCommand {
     @Parameters(index = "1", paramLabel = "<version>")
     long version;
@@ -435,7 +441,7 @@ final class Commands {
   }
 
   @Command(name = "tag", mixinStandardHelpOptions = true,
-      description = "Names versions.%nExample: quiver tag create /tmp/t release-1 3",
+      description = "Names versions.", footer = "%nExample: quiver tag create /tmp/t release-1 3",
       subcommands = {Tag.Create.class, Tag.ListTags.class, Tag.DeleteTag.class})
   static final class Tag implements Callable<Integer> {
     @CommandLine.Spec
@@ -447,7 +453,8 @@ final class Commands {
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true,
-        description = "Tags a version (default: latest).%nExample: quiver tag create /tmp/t release-1 3")
+        description = "Tags a version (default: latest).",
+        footer = "%nExample: quiver tag create /tmp/t release-1 3")
     static final class Create extends TableCommand {
       @Parameters(index = "1", paramLabel = "<name>")
       String name;
@@ -465,7 +472,8 @@ final class Commands {
       }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists tags.%nExample: quiver tag list /tmp/t")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists tags.",
+        footer = "%nExample: quiver tag list /tmp/t")
     static final class ListTags extends TableCommand {
       @Override
       void run() {
@@ -484,7 +492,7 @@ final class Commands {
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true,
-        description = "Deletes a tag.%nExample: quiver tag delete /tmp/t release-1")
+        description = "Deletes a tag.", footer = "%nExample: quiver tag delete /tmp/t release-1")
     static final class DeleteTag extends TableCommand {
       @Parameters(index = "1", paramLabel = "<name>")
       String name;

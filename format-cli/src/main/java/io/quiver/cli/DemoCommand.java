@@ -58,7 +58,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Runs a narrated tour: concurrent writers, a distributed column backfill with a stale worker,"
-        + " history and a scan.%nExample: quiver demo /tmp/quiver-demo")
+        + " history and a scan.", footer = "%nExample: quiver demo /tmp/quiver-demo")
 final class DemoCommand implements Callable<Integer> {
   static final Schema SCHEMA = new Schema(List.of(
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),

@@ -62,8 +62,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "import", mixinStandardHelpOptions = true,
     description = "Creates or appends to a table from CSV (.csv), JSON lines (.jsonl, .json, .ndjson) or Arrow IPC"
-        + " (.arrow, .arrows, .ipc, .feather) files.%n"
-        + "Example: quiver import /tmp/t people.csv --type zip=string")
+        + " (.arrow, .arrows, .ipc, .feather) files.",
+            footer = "%nExample: quiver import /tmp/t people.csv --type zip=string")
 final class ImportCommand extends TableCommand {
   private static final int BATCH_ROWS = 8192;
 
@@ -93,7 +93,8 @@ final class ImportCommand extends TableCommand {
         for (Path f : files) {
           long rows;
           String name = f.getFileName().toString().toLowerCase(Locale.ROOT);
-          if (name.endsWith(".arrow") || name.endsWith(".arrows") || name.endsWith(".ipc") || name.endsWith(".feather")) {
+          if (name.endsWith(".arrow") || name.endsWith(".arrows") || name.endsWith(".ipc")
+              || name.endsWith(".feather")) {
             long[] out = new long[1];
             ds = importArrow(ds, f, out);
             rows = out[0];

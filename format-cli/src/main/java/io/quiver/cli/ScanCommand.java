@@ -22,12 +22,14 @@ import picocli.CommandLine.Option;
 
 /** {@code quiver scan}: rows of a version, filtered and projected, as a table, CSV or JSON lines. */
 @Command(name = "scan",
-    description = "Prints rows.%nExample: quiver scan /tmp/t --columns id,name --where \"id > 5 AND name IS NOT NULL\""
+    description = "Prints rows.",
+    footer = "%nExample: quiver scan /tmp/t --columns id,name --where \"id > 5 AND name IS NOT NULL\""
         + " --limit 10")
 final class ScanCommand extends TableCommand {
   enum Format { table, csv, jsonl }
 
-  @Option(names = {"-c", "--columns"}, split = ",", paramLabel = "<col>", description = "Columns to print (default: all).")
+  @Option(names = {"-c", "--columns"}, split = ",", paramLabel = "<col>",
+      description = "Columns to print (default: all).")
   List<String> columns;
 
   @Option(names = {"-w", "--where"}, paramLabel = "<condition>",
