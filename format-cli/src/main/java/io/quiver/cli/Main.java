@@ -76,9 +76,8 @@ public final class Main implements Runnable {
       cl.setErr(err);
     }
     cl.setParameterExceptionHandler((ex, args) -> {
-      ex.getCommandLine().getErr().println("error: " + ex.getMessage());
-      ex.getCommandLine().getErr().println("(see '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-          + " --help')");
+      ex.getCommandLine().getErr().println("error: " + ex.getMessage().replace('\n', ' ') + " (see '"
+          + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
       return USER_ERROR;
     });
     cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
