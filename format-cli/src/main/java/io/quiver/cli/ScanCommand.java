@@ -1,0 +1,179 @@
+package io.quiver.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.Scanner;
+import io.quiver.predicate.Predicate;
+import io.quiver.predicate.PredicateEvaluator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVPrinter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code quiver scan}: rows of a version, filtered and projected, as a table, CSV or JSON lines. */
+@Command(name = "scan",
+    description = "Prints rows.",
+    footer = "%nExample: quiver scan /tmp/t --columns id,name --where \"id > 5 AND name IS NOT NULL\""
+        + " --limit 10")
+final class ScanCommand extends TableCommand {
+  enum Format { table, csv, jsonl }
+
+  @Option(names = {"-c", "--columns"}, split = ",", paramLabel = "<col>",
+      description = "Columns to print (default: all).")
+  List<String> columns;
+
+  @Option(names = {"-w", "--where"}, paramLabel = "<condition>",
+      description = "Filter, e.g. \"id > 5 AND (name = 'x' OR s.y IS NULL) AND id IN (1,2)\".")
+  String where;
+
+  @Option(names = {"-n", "--limit"}, paramLabel = "<rows>", description = "Print at most this many rows.")
+  Long limit;
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+  boolean help;
+
+  @Option(names = "--version", paramLabel = "<n>", description = "Read this version (default: latest).")
+  Long version;
+
+  @Option(names = "--tag", paramLabel = "<name>", description = "Read the version this tag names.")
+  String tag;
+
+  @Option(names = {"-f", "--format"}, description = "Output: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  Format format = Format.table;
+
+  @Override
+  void run() throws IOException {
+    if (version != null && tag != null) {
+      throw new UserException("give --version or --tag, not both");
+    }
+    if (limit != null && limit < 0) {
+      throw new UserException("--limit must be 0 or more, got " + limit);
+    }
+    try (Dataset latest = open();
+        Dataset ds = version != null ? latest.checkout(version) : tag != null ? latest.checkout(tag)
+            : latest.checkout(latest.version())) {
+      List<String> output = columns != null ? columns
+          : ds.schema().fields().stream().map(io.quiver.schema.Field::name).toList();
+      for (String c : output) {
+        if (ds.schema().findField(c).isEmpty()) {
+          throw new UserException("unknown column '" + c + "'; columns are "
+              + ds.schema().fields().stream().map(io.quiver.schema.Field::name).toList());
+        }
+      }
+      Predicate predicate = where == null ? null : WhereParser.parse(where, ds.schema());
+      List<String> read = new ArrayList<>(output);
+      if (predicate != null) {
+        for (String c : predicate.columns()) {
+          var field = ds.schema().findField(c).orElseThrow();
+          while (ds.schema().parentOf(field.id()).isPresent()) {
+            field = ds.schema().parentOf(field.id()).get();
+          }
+          String top = field.name();
+          if (!read.contains(top)) {
+            read.add(top);
+          }
+        }
+      }
+      Scanner scanner = ds.newScan().columns(read);
+      PredicateEvaluator bound = predicate == null ? null : PredicateEvaluator.bind(predicate, ds.schema().toArrow());
+      Sink sink = sink(out(), output);
+      long printed = 0;
+      try (ArrowReader reader = scanner.open()) {
+        outer:
+        while (reader.loadNextBatch()) {
+          VectorSchemaRoot root = reader.getVectorSchemaRoot();
+          BitSet match = bound == null ? null : bound.evaluate(root);
+          List<FieldVector> vectors = output.stream().map(root::getVector).toList();
+          for (int i = 0; i < root.getRowCount(); i++) {
+            if (limit != null && printed >= limit) {
+              break outer;
+            }
+            if (match != null && !match.get(i)) {
+              continue;
+            }
+            Object[] row = new Object[vectors.size()];
+            for (int c = 0; c < row.length; c++) {
+              row[c] = Table.value(vectors.get(c), i);
+            }
+            sink.row(row);
+            printed++;
+          }
+        }
+      }
+      sink.finish(printed);
+    }
+  }
+
+  interface Sink {
+    void row(Object[] values) throws IOException;
+
+    void finish(long rows) throws IOException;
+  }
+
+  private Sink sink(PrintWriter out, List<String> names) throws IOException {
+    switch (format) {
+      case csv: {
+        CSVPrinter printer = new CSVPrinter(out, CSVFormat.DEFAULT.builder().setHeader(names.toArray(String[]::new))
+            .setRecordSeparator("\n").get());
+        return new Sink() {
+          @Override
+          public void row(Object[] values) throws IOException {
+            printer.printRecord(values);
+          }
+
+          @Override
+          public void finish(long rows) throws IOException {
+            printer.flush();
+          }
+        };
+      }
+      case jsonl: {
+        ObjectMapper mapper = new ObjectMapper();
+        return new Sink() {
+          @Override
+          public void row(Object[] values) throws IOException {
+            Map<String, Object> m = new LinkedHashMap<>();
+            for (int c = 0; c < values.length; c++) {
+              m.put(names.get(c), values[c]);
+            }
+            out.println(mapper.writeValueAsString(m));
+          }
+
+          @Override
+          public void finish(long rows) {
+            out.flush();
+          }
+        };
+      }
+      default: {
+        List<String[]> rows = new ArrayList<>();
+        return new Sink() {
+          @Override
+          public void row(Object[] values) {
+            String[] r = new String[values.length];
+            for (int c = 0; c < r.length; c++) {
+              r[c] = values[c] == null ? "null" : values[c].toString();
+            }
+            rows.add(r);
+          }
+
+          @Override
+          public void finish(long count) {
+            Table.aligned(out, names.toArray(String[]::new), rows);
+            out.println("(" + count + (count == 1 ? " row)" : " rows)"));
+          }
+        };
+      }
+    }
+  }
+}
