@@ -30,7 +30,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The README's quickstart: create a table on the local filesystem, append to it from several writers
- * at once, scan it, and travel back in time. Run with {@code ./quickstart [directory]}.
+ * at once, scan it, and travel back in time. {@code QuickstartTest} runs it; {@code ./quiver demo} is the
+ * command-line tour.
  */
 public final class Quickstart {
   static final Schema SCHEMA =
