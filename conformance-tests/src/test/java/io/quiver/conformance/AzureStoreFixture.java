@@ -7,7 +7,8 @@ import java.util.UUID;
 /** The Azure Blob adapter on Azurite, started once per JVM on first use and stopped at exit. */
 public final class AzureStoreFixture implements StoreFixture {
   public static final AzureStoreFixture INSTANCE = new AzureStoreFixture();
-  private static final String CONTAINER = "conformance";
+  /** The container every table of this fixture lives in (created when the emulator starts). */
+  public static final String CONTAINER = "conformance";
   private AzuriteEmulator emulator;
 
   private AzureStoreFixture() {}

@@ -3,6 +3,7 @@ package io.quiver.conformance;
 import io.quiver.scenario.CheckpointScenarios;
 import io.quiver.scenario.CommitScenarios;
 import io.quiver.scenario.ScenarioTable;
+import io.quiver.scenario.StagedColumnScenarios;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,96 @@ public abstract class CatalogueScenarios {
         scenario.accept(table);
       }
     }
+  }
+
+  @Test
+  void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted() {
+    run(StagedColumnScenarios::a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted);
+  }
+
+  @Test
+  void a2_longStreamIsRejectedAtWriteTimeAndItsFileDeleted() {
+    run(StagedColumnScenarios::a2_longStreamIsRejectedAtWriteTimeAndItsFileDeleted);
+  }
+
+  @Test
+  void a3_twoStaleHandlesAllocateTheSameIdForDifferentFields() {
+    run(StagedColumnScenarios::a3_twoStaleHandlesAllocateTheSameIdForDifferentFields);
+  }
+
+  @Test
+  void a4_twoResultsForOneFragmentWithDifferentColumnsAreBothApplied() {
+    run(StagedColumnScenarios::a4_twoResultsForOneFragmentWithDifferentColumnsAreBothApplied);
+  }
+
+  @Test
+  void a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommit() {
+    run(StagedColumnScenarios::a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommit);
+  }
+
+  @Test
+  void a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejected() {
+    run(StagedColumnScenarios::a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejected);
+  }
+
+  @Test
+  void a7_nestedStructStagedByItsWriterCommitsAndRoundTrips() {
+    run(StagedColumnScenarios::a7_nestedStructStagedByItsWriterCommitsAndRoundTrips);
+  }
+
+  @Test
+  void a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppend() {
+    run(StagedColumnScenarios::a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppend);
+  }
+
+  @Test
+  void a9_staleReplacementFailsAfterAConcurrentOverlayOnTheField() {
+    run(StagedColumnScenarios::a9_staleReplacementFailsAfterAConcurrentOverlayOnTheField);
+  }
+
+  @Test
+  void a10_replacementAfterAnOlderOverlayIsAuthoritative() {
+    run(StagedColumnScenarios::a10_replacementAfterAnOlderOverlayIsAuthoritative);
+  }
+
+  @Test
+  void a11_twoRewritesOfAPresentFieldFromOneSnapshot() {
+    run(StagedColumnScenarios::a11_twoRewritesOfAPresentFieldFromOneSnapshot);
+  }
+
+  @Test
+  void a12_absenceIsPartOfTheWitness() {
+    run(StagedColumnScenarios::a12_absenceIsPartOfTheWitness);
+  }
+
+  @Test
+  void a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStale() {
+    run(StagedColumnScenarios::a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStale);
+  }
+
+  @Test
+  void a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStale() {
+    run(StagedColumnScenarios::a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStale);
+  }
+
+  @Test
+  void a15_compactionOfTheTargetFragmentMakesTheReplacementStale() {
+    run(StagedColumnScenarios::a15_compactionOfTheTargetFragmentMakesTheReplacementStale);
+  }
+
+  @Test
+  void a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullability() {
+    run(StagedColumnScenarios::a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullability);
+  }
+
+  @Test
+  void a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommit() {
+    run(StagedColumnScenarios::a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommit);
+  }
+
+  @Test
+  void a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeleted() {
+    run(StagedColumnScenarios::a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeleted);
   }
 
   @Test
