@@ -1,8 +1,5 @@
 package io.quiver.checkpoint;
 
-import io.quiver.store.MemoryObjectStore;
-import io.quiver.scenario.CheckpointScenarios;
-import io.quiver.scenario.ScenarioTable;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,15 +13,14 @@ import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
-import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CheckpointStateException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StagedResultConflictException;
-import io.quiver.exceptions.StoreException;
-import io.quiver.store.FaultInjectingObjectStore.Fault;
-import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.scenario.CheckpointScenarios;
+import io.quiver.scenario.ScenarioTable;
+import io.quiver.store.MemoryObjectStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,5 @@
 package io.quiver.dataset;
 
-import io.quiver.scenario.CommitScenarios;
-import io.quiver.scenario.ScenarioTable;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,16 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.exceptions.CorruptFileException;
-import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Manifest;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.FaultInjectingObjectStore;
-import io.quiver.store.FaultInjectingObjectStore.Fault;
-import io.quiver.store.FaultInjectingObjectStore.Op;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
@@ -33,7 +29,6 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;

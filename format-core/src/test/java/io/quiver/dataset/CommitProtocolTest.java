@@ -1,7 +1,5 @@
 package io.quiver.dataset;
 
-import io.quiver.scenario.CommitScenarios;
-import io.quiver.scenario.ScenarioTable;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.exceptions.CommitRetriesExhaustedException;
-import io.quiver.exceptions.IncompatibleTransactionException;
-import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;

@@ -1,7 +1,5 @@
 package io.quiver.dataset;
 
-import io.quiver.scenario.CommitScenarios;
-import io.quiver.scenario.ScenarioTable;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static io.quiver.predicate.Predicate.and;
@@ -20,6 +18,8 @@ import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.txn.Operation;

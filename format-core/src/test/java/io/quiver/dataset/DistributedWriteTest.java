@@ -1,7 +1,5 @@
 package io.quiver.dataset;
 
-import io.quiver.scenario.CommitScenarios;
-import io.quiver.scenario.ScenarioTable;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,6 +11,8 @@ import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
@@ -21,7 +21,6 @@ import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStores;
 import io.quiver.store.TestStores;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;

@@ -1,7 +1,5 @@
 package io.quiver.dataset;
 
-import io.quiver.scenario.CommitScenarios;
-import io.quiver.scenario.ScenarioTable;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static io.quiver.predicate.Predicate.lt;
@@ -14,6 +12,8 @@ import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.manifest.Fragment;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.txn.Operation;

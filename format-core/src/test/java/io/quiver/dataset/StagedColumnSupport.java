@@ -1,5 +1,7 @@
 package io.quiver.dataset;
 
+import io.quiver.schema.Schema;
+import io.quiver.txn.Operation;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -8,8 +10,6 @@ import java.nio.channels.Channels;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import io.quiver.schema.Schema;
-import io.quiver.txn.Operation;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;

@@ -2,44 +2,24 @@ package io.quiver.dataset;
 
 import static io.quiver.dataset.StagedColumnSupport.intField;
 import static io.quiver.dataset.StagedColumnSupport.ints;
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.CorruptFileException;
-import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.exceptions.SchemaMismatchException;
-import io.quiver.exceptions.StaleColumnWriteException;
-import io.quiver.manifest.DataFile;
-import io.quiver.manifest.Fragment;
-import io.quiver.manifest.Manifest;
-import io.quiver.manifest.Overlay;
-import io.quiver.schema.Schema;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.txn.Operation;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.roaringbitmap.buffer.MutableRoaringBitmap;
 
 /**
  * Scenarios A1–A18 of the race catalogue for staged column writes, each with handles interleaved

@@ -1,7 +1,6 @@
 package io.quiver.scenario;
 
 import static io.quiver.dataset.SampleTable.range;
-import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
