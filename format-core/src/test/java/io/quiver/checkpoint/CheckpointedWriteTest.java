@@ -13,15 +13,14 @@ import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
-import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CheckpointStateException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StagedResultConflictException;
-import io.quiver.exceptions.StoreException;
-import io.quiver.store.FaultInjectingObjectStore.Fault;
-import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.scenario.CheckpointScenarios;
+import io.quiver.scenario.ScenarioTable;
+import io.quiver.store.MemoryObjectStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,59 +138,22 @@ class CheckpointedWriteTest {
 
   @Test
   void c1_tableCommitFailed_jobRetries_stagedResultsCommittedOnceWithoutRerunningWorkers() {
-    CheckpointStore checkpoints = fx.checkpoints();
-    stageAndSeal(checkpoints, "1", 10);
-    int runs = fx.workerRuns.get();
-    fx.store.arm(Op.WRITE, k -> k.startsWith("_transactions/"), Fault.FAIL_BEFORE, 1);
-    try (Dataset ds = fx.open()) {
-      assertThrows(StoreException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(1, ds.latestVersion());
-    }
-    // The job restarts from scratch: a new driver recovers the pending checkpoint from the staged results.
-    try (Dataset ds = fx.open()) {
-      CheckpointStore fresh = fx.checkpoints();
-      assertEquals(List.of("1"), fresh.pending(JOB));
-      assertEquals(List.of(new Finalized("1", 2, Outcome.COMMITTED)), fx.driver(ds, fresh).recover(JOB));
-      assertEquals(runs, fx.workerRuns.get(), "workers are not re-run");
-      assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
-      assertEquals(List.of(), fresh.pending(JOB));
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore("memory://ckpt"), fx.allocator)) {
+      CheckpointScenarios.c1_tableCommitFailed_jobRetries_stagedResultsCommittedOnceWithoutRerunningWorkers(t);
     }
   }
 
   @Test
   void c2_commitSucceeded_markingFailed_retryFindsTheKeyAndOnlyMarks() {
-    CheckpointStore checkpoints = fx.checkpoints();
-    stageAndSeal(checkpoints, "1", 10);
-    fx.store.arm(Op.PUT_IF_ABSENT, k -> k.endsWith("/committed.qvc"), Fault.FAIL_BEFORE, 1);
-    try (Dataset ds = fx.open()) {
-      assertThrows(StoreException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(2, ds.latestVersion(), "the table commit happened");
-      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
-    }
-    try (Dataset ds = fx.open()) {
-      assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY)),
-          fx.driver(ds, fx.checkpoints()).recover(JOB));
-      assertEquals(2, ds.latestVersion(), "no second commit");
-      assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
-      assertEquals(2, checkpoints.status(JOB, "1").committedVersion().orElseThrow());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore("memory://ckpt"), fx.allocator)) {
+      CheckpointScenarios.c2_commitSucceeded_markingFailed_retryFindsTheKeyAndOnlyMarks(t);
     }
   }
 
   @Test
   void c3_aReusedKeyWithDifferentContentIsATypedErrorNotASilentSkip() {
-    CheckpointStore checkpoints = fx.checkpoints();
-    try (Dataset ds = fx.open()) {
-      // Another run of a job with the same id committed other rows under key job-1/1.
-      ds.commitWriteResults(List.of(fx.worker(500, 4)), CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
-      stageAndSeal(checkpoints, "1", 10);
-      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
-          () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(JOB + "/1", e.key());
-      assertEquals(2, e.committedVersion());
-      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state(), "not marked committed");
-      assertEquals(2, ds.latestVersion());
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore("memory://ckpt"), fx.allocator)) {
+      CheckpointScenarios.c3_aReusedKeyWithDifferentContentIsATypedErrorNotASilentSkip(t);
     }
   }
 
@@ -213,11 +175,8 @@ class CheckpointedWriteTest {
 
   @Test
   void c4_checkpointedOverwriteIsRejectedUpFront() {
-    try (Dataset ds = fx.open()) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-          () -> CheckpointedWriter.create(ds, fx.checkpoints(), WriteMode.OVERWRITE, CommitOptions.defaults(), 100));
-      assertThat(e.getMessage()).contains("APPEND").contains("OVERWRITE");
-      assertEquals(1, ds.latestVersion());
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore("memory://ckpt"), fx.allocator)) {
+      CheckpointScenarios.c4_checkpointedOverwriteIsRejectedUpFront(t);
     }
   }
 

@@ -8,16 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.exceptions.CorruptFileException;
-import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Manifest;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.FaultInjectingObjectStore;
-import io.quiver.store.FaultInjectingObjectStore.Fault;
-import io.quiver.store.FaultInjectingObjectStore.Op;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
@@ -31,7 +29,6 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -269,39 +266,8 @@ class CleanupTest {
 
   @Test
   void b3_crashBeforeCommitLeavesOrphansThatOnlyCleanupAfterTheSafetyWindowRemoves() {
-    try (Dataset ds = create(0, 40)) {
-      append(ds, 40, 10);
-      Set<String> before = allKeys();
-      // The writer writes its data file and transaction file, then its claim of version 3 fails: a
-      // crash between writing files and committing, as far as storage can tell.
-      store.arm(Op.PUT_IF_ABSENT, k -> k.startsWith(ObjectStoreCommitStore.VERSIONS_PREFIX), Fault.FAIL_BEFORE, 1);
-      try (VectorSchemaRoot b = SampleTable.batch(allocator, 50, 10)) {
-        assertThrows(CommitRetriesExhaustedException.class,
-            () -> ds.append(List.of(b), CommitOptions.defaults().withMaxAttempts(1)));
-      }
-      Set<String> orphans = new HashSet<>(allKeys());
-      orphans.removeAll(before);
-      assertEquals(2, orphans.size(), "one data file and one transaction file: " + orphans);
-      assertThat(orphans).anyMatch(k -> k.startsWith("data/")).anyMatch(k -> k.startsWith("_transactions/"));
-      long orphanBytes = orphans.stream().mapToLong(this::size).sum();
-      assertEquals(2, ds.latestVersion());
-
-      CleanupOptions keepVersions = CleanupOptions.builder().olderThan(Duration.ofDays(365)).build(); // window 1h
-      clock.advance(Duration.ofMinutes(59));
-      assertNothingRemoved(ds.cleanup(keepVersions));
-      assertTrue(allKeys().containsAll(orphans), "orphans inside the safety window survive");
-
-      clock.advance(Duration.ofMinutes(2));
-      CleanupReport report = ds.cleanup(keepVersions);
-      assertEquals(List.of(), report.versionsRemoved());
-      assertEquals(1, report.dataFilesRemoved());
-      assertEquals(1, report.transactionFilesRemoved());
-      assertEquals(orphanBytes, report.bytesFreed());
-      assertEquals(before, allKeys());
-      assertEquals(range(0, 50), scanIds(ds.scan()));
-      try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 40), scanIds(v1.scan()));
-      }
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b3_crashBeforeCommitLeavesOrphansThatOnlyCleanupAfterTheSafetyWindowRemoves(t);
     }
   }
 
@@ -405,35 +371,8 @@ class CleanupTest {
 
   @Test
   void b9_commitWithAReadVersionOlderThanTheOldestRetainedVersionFailsClearly() {
-    try (Dataset ds = create(0, 10); Dataset stale = Dataset.open(URI_, options)) {
-      assertEquals(1, stale.version());
-      clock.advance(DAY);
-      append(ds, 10, 10); // v2
-      clock.advance(DAY);
-      append(ds, 20, 10); // v3
-      clock.advance(Duration.ofDays(10));
-      CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofDays(7)).build());
-      assertEquals(List.of(1L, 2L), report.versionsRemoved());
-
-      // The stale handle read version 1; version 2 is gone, so its append cannot be checked against it.
-      StaleReadVersionException e;
-      try (VectorSchemaRoot b = SampleTable.batch(allocator, 100, 5)) {
-        e = assertThrows(StaleReadVersionException.class, () -> stale.append(List.of(b)));
-      }
-      assertThat(e).isInstanceOf(RetryableConflictException.class);
-      assertTrue(e.isRetryable());
-      assertEquals(1, e.readVersion());
-      assertEquals(3, e.oldestAvailable());
-      assertThat(e.getMessage()).contains("version 2 was committed after version 1").contains("cleanup").contains("Nothing was committed");
-      assertEquals(3, ds.latestVersion());
-      try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(range(0, 30), scanIds(latest.scan()));
-      }
-
-      // Re-reading the latest version and redoing the change works.
-      try (Dataset fresh = stale.checkoutLatest()) {
-        assertEquals(4, append(fresh, 100, 5));
-      }
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b9_commitWithAReadVersionOlderThanTheOldestRetainedVersionFailsClearly(t);
     }
   }
 

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.exceptions.CommitRetriesExhaustedException;
-import io.quiver.exceptions.IncompatibleTransactionException;
-import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
@@ -66,13 +66,8 @@ class CommitProtocolTest {
 
   @Test
   void b2_ambiguousAcknowledgementIsRecognisedAsOurOwnCommit() {
-    try (Dataset ds = create()) {
-      store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_AFTER);
-      assertEquals(2, append(ds, 10, 5));
-      assertEquals(0, store.pendingFaults());
-      assertEquals(2, ds.latestVersion());
-      assertEquals(List.of(2L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
-      assertEquals(range(0, 15), scanIds(ds.scan()));
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b2_ambiguousAcknowledgementIsRecognisedAsOurOwnCommit(t);
     }
   }
 
@@ -104,33 +99,15 @@ class CommitProtocolTest {
 
   @Test
   void b7_appendAfterAConcurrentOverwriteIsIncompatibleAndCommitsNothing() {
-    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
-      try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 2)) {
-        a.overwrite(SampleTable.SCHEMA, List.of(batch));
-      }
-      IncompatibleTransactionException e = assertThrows(IncompatibleTransactionException.class, () -> append(b, 10, 5));
-      assertThat(e.getMessage()).contains("overwrite committed as version 2");
-      assertEquals(2, b.latestVersion());
-      assertEquals(1, b.version(), "a failed commit leaves the handle where it was");
-      try (Dataset latest = b.checkoutLatest()) {
-        assertEquals(range(1000, 1002), scanIds(latest.scan()));
-      }
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b7_appendAfterAConcurrentOverwriteIsIncompatibleAndCommitsNothing(t);
     }
   }
 
   @Test
   void b7_overwriteAfterAConcurrentAppendIsRetryableAndDiscardsNothing() {
-    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
-      append(a, 10, 5);
-      try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 2)) {
-        RetryableConflictException e =
-            assertThrows(RetryableConflictException.class, () -> b.overwrite(SampleTable.SCHEMA, List.of(batch)));
-        assertThat(e.getMessage()).contains("append committed as version 2");
-      }
-      assertEquals(2, b.latestVersion());
-      try (Dataset latest = b.checkoutLatest()) {
-        assertEquals(range(0, 15), scanIds(latest.scan()));
-      }
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b7_overwriteAfterAConcurrentAppendIsRetryableAndDiscardsNothing(t);
     }
   }
 

@@ -18,6 +18,8 @@ import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.txn.Operation;
@@ -114,29 +116,22 @@ class DeleteConcurrencyTest {
 
   @Test
   void b5_deletesOfDisjointRowsInOneFragmentAreBothKept() {
-    try (Dataset a = create(); Dataset b = open()) {
-      assertEquals(new DeleteResult(2, 5), a.delete(lt("id", 5)));
-      // b read version 1; its deletion file for fragment 0 was computed without a's rows.
-      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 30), lt("id", 35))));
-      assertEquals(without(0, 5, without(30, 35, range(0, 100))), scanIds(b.scan()));
-      assertEquals(90, b.countRows());
-      RoaringBitmap expected = RoaringBitmap.bitmapOf(0, 1, 2, 3, 4, 30, 31, 32, 33, 34);
-      assertEquals(expected, deletedIn(b.manifest(), 0));
-      // The rebased entry names a's file as its previous one.
+    try (ScenarioTable t = ScenarioTable.on(store, allocator)) {
+      CommitScenarios.b5_deletesOfDisjointRowsInOneFragmentAreBothKept(t);
+      // The rebased entry names a's file as its previous one, and fragment 0 holds both deletions.
+      Manifest v2 = io.load(2).manifest();
+      Manifest v3 = io.load(3).manifest();
+      assertEquals(RoaringBitmap.bitmapOf(0, 1, 2, 3, 4, 30, 31, 32, 33, 34), deletedIn(v3, 0));
       Operation.Delete d = (Operation.Delete) io.load(3).transaction().operation();
-      assertEquals(a.manifest().fragments().get(0).deletionFile(), d.deletions().get(0).previous());
+      assertEquals(v2.fragments().get(0).deletionFile(), d.deletions().get(0).previous());
       assertEquals(RoaringBitmap.bitmapOf(30, 31, 32, 33, 34), d.deletions().get(0).added().toRoaringBitmap());
     }
   }
 
   @Test
   void b6_deletesOfTheSameRowsNeverResurrectARow() {
-    try (Dataset a = create(); Dataset b = open()) {
-      a.delete(lt("id", 10));
-      DeleteResult r = b.delete(and(ge("id", 5), lt("id", 15)));
-      assertEquals(new DeleteResult(3, 5), r, "ids 5..9 were deleted by a already");
-      assertEquals(range(15, 100), scanIds(b.scan()));
-      assertEquals(85, b.countRows());
+    try (ScenarioTable t = ScenarioTable.on(store, allocator)) {
+      CommitScenarios.b6_deletesOfTheSameRowsNeverResurrectARow(t);
     }
   }
 

@@ -11,6 +11,8 @@ import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
@@ -19,7 +21,6 @@ import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStores;
 import io.quiver.store.TestStores;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
@@ -201,26 +202,8 @@ class DistributedWriteTest {
 
   @Test
   void b4_crashAfterCommittingThenRetryWithTheSameKeyDoesNotCommitTwice() {
-    try (Dataset ds = create()) {
-      List<WriteResult> results = decode(worker(1, 10, 5), worker(1, 15, 5));
-      CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-b4/1");
-      assertEquals(2, ds.commitWriteResults(results, keyed)); // the driver "crashes" before learning this
-      // Other writers commit meanwhile.
-      try (VectorSchemaRoot b = SampleTable.batch(allocator, 100, 2)) {
-        assertEquals(3, ds.append(List.of(b)));
-      }
-      // A new driver process re-reads the staged results and commits again with the same key.
-      try (Dataset driver = Dataset.open(URI_, options)) {
-        assertEquals(2, driver.commitWriteResults(decode(results.get(0).encode(), results.get(1).encode()), keyed));
-        assertEquals(3, driver.version(), "the handle does not move backwards");
-        assertEquals(3, driver.latestVersion());
-        List<Long> expected = new ArrayList<>(range(0, 20));
-        expected.addAll(range(100, 102));
-        assertThat(scanIds(driver.scan())).containsExactlyInAnyOrderElementsOf(expected);
-      }
-      VersionInfo v2 = ds.versions().stream().filter(v -> v.version() == 2).findFirst().orElseThrow();
-      assertEquals("job-b4/1", v2.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY));
-      assertEquals(WriteResult.appendDigest(results), v2.properties().get(CommitOptions.OPERATION_DIGEST_PROPERTY));
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b4_crashAfterCommittingThenRetryWithTheSameKeyDoesNotCommitTwice(t);
     }
   }
 

@@ -39,7 +39,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.roaringbitmap.RoaringBitmap;
 
 /** Hand-built overlays and deletions, committed through the real commit loop; row snapshots for checks. */
-final class OverlayTestSupport {
+public final class OverlayTestSupport {
   static final String URI_ = "test://table";
 
   private OverlayTestSupport() {}
@@ -68,7 +68,7 @@ final class OverlayTestSupport {
   }
 
   /** Commits {@code op} read at {@code base}; returns the new manifest. */
-  static Manifest commit(ObjectStore store, Manifest base, Operation op) {
+  public static Manifest commit(ObjectStore store, Manifest base, Operation op) {
     Transaction txn = new Transaction(UUID.randomUUID().toString(), base.version(), op, Map.of());
     return new CommitLoop(io(store), CommitOptions.defaults(), Clock.systemUTC()).commit(txn, Optional.of(base));
   }

@@ -12,6 +12,8 @@ import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.manifest.Fragment;
+import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.txn.Operation;
@@ -132,40 +134,9 @@ class RestoreTest {
 
   @Test
   void b8_restoreAfterAConcurrentAppendIsRetryableAndLosesNothing() {
-    try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
-      append(a, 50, 10); // v2
-      RetryableConflictException e = assertThrows(RetryableConflictException.class, () -> b.restore(1));
-      assertThat(e.getMessage()).contains("append committed as version 2");
-      assertEquals(2, b.latestVersion());
-      assertEquals(range(0, 60), latestIds(b), "the concurrent append is intact");
-      // Having seen the append, the writer may decide to restore anyway.
-      try (Dataset latest = b.checkoutLatest()) {
-        assertEquals(3, latest.restore(1));
-        assertEquals(range(0, 50), scanIds(latest.scan()));
-      }
-      try (Dataset v2 = a.checkout(2)) {
-        assertEquals(range(0, 60), scanIds(v2.scan()), "the appended rows stay in the history");
-      }
-    }
-  }
-
-  @Test
-  void b8_appendAfterAConcurrentRestoreIsIncompatible() {
-    try (Dataset a = create()) {
-      append(a, 50, 10); // v2
-      try (Dataset b = Dataset.open(URI_, options)) {
-        assertEquals(3, a.restore(1));
-        IncompatibleTransactionException e =
-            assertThrows(IncompatibleTransactionException.class, () -> append(b, 100, 5));
-        assertThat(e.getMessage()).contains("restore committed as version 3");
-        assertEquals(3, b.latestVersion(), "the append committed nothing");
-        assertEquals(range(0, 50), latestIds(b));
-        // No committed row vanished silently: version 2's rows are still readable, and rows 100..104 were
-        // never committed (the writer got the error).
-        try (Dataset v2 = b.checkout(2)) {
-          assertEquals(range(0, 60), scanIds(v2.scan()));
-        }
-      }
+    // Restore racing an append in both orders (the scenario body is shared with conformance-tests).
+    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore(URI_), allocator)) {
+      CommitScenarios.b8_restoreRacingAnAppendNeverSilentlyLosesAWrite(t);
     }
   }
 

@@ -1,5 +1,7 @@
 package io.quiver.dataset;
 
+import io.quiver.schema.Schema;
+import io.quiver.txn.Operation;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -7,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -20,12 +23,12 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /** Batches for staged column writes and values read back. */
-final class StagedColumnSupport {
+public final class StagedColumnSupport {
   private StagedColumnSupport() {}
 
-  static final ArrowType INT32 = new ArrowType.Int(32, true);
+  public static final ArrowType INT32 = new ArrowType.Int(32, true);
 
-  static Field intField(String name, boolean nullable) {
+  public static Field intField(String name, boolean nullable) {
     return new Field(name, nullable ? FieldType.nullable(INT32) : FieldType.notNullable(INT32), null);
   }
 
@@ -33,7 +36,7 @@ final class StagedColumnSupport {
    * An Arrow stream of one batch for {@code schema}: every int column (top-level, or struct member, whose
    * struct is then valid) gets {@code values}; a null entry is a null.
    */
-  static ArrowReader ints(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema,
+  public static ArrowReader ints(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema,
       Integer... values) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
@@ -77,7 +80,7 @@ final class StagedColumnSupport {
   }
 
   /** An int column (or dotted struct member) of every live row, in scan order. */
-  static List<Integer> column(Dataset ds, String path) {
+  public static List<Integer> column(Dataset ds, String path) {
     List<Integer> out = new ArrayList<>();
     String[] parts = path.split("\\.");
     try (ArrowReader reader = ds.newScan().columns(parts[0]).open()) {
@@ -94,5 +97,12 @@ final class StagedColumnSupport {
       throw new UncheckedIOException(e);
     }
     return out;
+  }
+
+  /** {@code w} with its declared contract and new field ids replaced, as a hostile or buggy caller would. */
+  public static StagedColumnWrite forge(StagedColumnWrite w, Schema contract, Set<Integer> newIds) {
+    Operation.ColumnWrite cw = w.write();
+    return new StagedColumnWrite(w.tableLocation(), w.readVersion(), new Operation.ColumnWrite(cw.fragmentId(),
+        cw.physicalRows(), cw.preparedFiles(), contract, newIds, cw.file(), cw.witness()));
   }
 }

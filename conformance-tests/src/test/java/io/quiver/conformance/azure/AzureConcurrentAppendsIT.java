@@ -1,40 +1,26 @@
 package io.quiver.conformance.azure;
 
+import io.quiver.conformance.AzureStoreFixture;
 import io.quiver.conformance.ConcurrentAppendsContract;
 import io.quiver.conformance.emulator.AzuriteEmulator;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 /**
  * Concurrent appends from separate handles on Azurite, each opened by {@code abfss://} URI (routed to the
- * emulator by {@code azure.endpoint}), so the ADLS Gen2 URI form is exercised end to end.
+ * emulator by {@code azure.endpoint}), so the ADLS Gen2 URI form is exercised end to end. The emulator is
+ * shared by every suite of the JVM ({@link AzureStoreFixture}).
  */
 class AzureConcurrentAppendsIT extends ConcurrentAppendsContract {
-  private static final String CONTAINER = "appends";
-  private static AzuriteEmulator azurite;
-
-  @BeforeAll
-  static void startAzurite() {
-    azurite = AzuriteEmulator.start();
-    azurite.createContainer(CONTAINER);
-  }
-
-  @AfterAll
-  static void stopAzurite() {
-    if (azurite != null) {
-      azurite.close();
-    }
-  }
-
   @Override
   protected String newTableUri() {
-    return "abfss://" + CONTAINER + "@" + AzuriteEmulator.ACCOUNT + ".dfs.core.windows.net/tables/" + UUID.randomUUID();
+    AzureStoreFixture.INSTANCE.storeOptions(); // starts Azurite and creates the container on first use
+    return "abfss://" + AzureStoreFixture.CONTAINER + "@" + AzuriteEmulator.ACCOUNT + ".dfs.core.windows.net/tables/"
+        + UUID.randomUUID();
   }
 
   @Override
   protected Map<String, String> storeOptions() {
-    return azurite.options();
+    return AzureStoreFixture.INSTANCE.storeOptions();
   }
 }

@@ -1,37 +1,18 @@
 package io.quiver.conformance.azure;
 
 import io.quiver.conformance.DatasetStoreContract;
-import io.quiver.conformance.emulator.AzuriteEmulator;
+import io.quiver.conformance.AzureStoreFixture;
 import java.util.Map;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
-/** Dataset journeys on Azurite; tables are opened only by {@code az://} URI with the documented options. */
+/** Dataset journeys on Azurite; tables are opened only by {@code az://} URI with the documented options. The emulator is shared by every suite of the JVM ({@link AzureStoreFixture}). */
 class AzureDatasetIT extends DatasetStoreContract {
-  private static final String CONTAINER = "datasets";
-  private static AzuriteEmulator azurite;
-
-  @BeforeAll
-  static void startAzurite() {
-    azurite = AzuriteEmulator.start();
-    azurite.createContainer(CONTAINER);
-  }
-
-  @AfterAll
-  static void stopAzurite() {
-    if (azurite != null) {
-      azurite.close();
-    }
-  }
-
   @Override
   protected String newTableUri() {
-    return "az://" + CONTAINER + "/tables/" + UUID.randomUUID();
+    return AzureStoreFixture.INSTANCE.newTableUri();
   }
 
   @Override
   protected Map<String, String> storeOptions() {
-    return azurite.options();
+    return AzureStoreFixture.INSTANCE.storeOptions();
   }
 }

@@ -1,37 +1,18 @@
 package io.quiver.conformance.gcs;
 
 import io.quiver.conformance.DatasetStoreContract;
-import io.quiver.conformance.emulator.FakeGcsEmulator;
+import io.quiver.conformance.GcsStoreFixture;
 import java.util.Map;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
-/** Dataset journeys on fake-gcs-server, the table opened only by {@code gs://} URI through ServiceLoader. */
+/** Dataset journeys on fake-gcs-server, the table opened only by {@code gs://} URI through ServiceLoader. The emulator is shared by every suite of the JVM ({@link GcsStoreFixture}). */
 class GcsDatasetIT extends DatasetStoreContract {
-  private static final String BUCKET = "quiver-datasets";
-  private static FakeGcsEmulator emulator;
-
-  @BeforeAll
-  static void startEmulator() {
-    emulator = FakeGcsEmulator.start();
-    emulator.createBucket(BUCKET);
-  }
-
-  @AfterAll
-  static void stopEmulator() {
-    if (emulator != null) {
-      emulator.close();
-    }
-  }
-
   @Override
   protected String newTableUri() {
-    return "gs://" + BUCKET + "/dataset-" + UUID.randomUUID() + "/table";
+    return GcsStoreFixture.INSTANCE.newTableUri();
   }
 
   @Override
   protected Map<String, String> storeOptions() {
-    return emulator.storeOptions();
+    return GcsStoreFixture.INSTANCE.storeOptions();
   }
 }

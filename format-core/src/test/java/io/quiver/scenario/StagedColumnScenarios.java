@@ -1,0 +1,465 @@
+package io.quiver.scenario;
+
+import static io.quiver.dataset.StagedColumnSupport.intField;
+import static io.quiver.dataset.StagedColumnSupport.ints;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.dataset.ColumnSchema;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.OverlayTestSupport;
+import io.quiver.dataset.SampleTable;
+import io.quiver.dataset.StagedColumnSupport;
+import io.quiver.dataset.StagedColumnWrite;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.InvalidSchemaException;
+import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.exceptions.StaleColumnWriteException;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.schema.Schema;
+import io.quiver.txn.Operation;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/**
+ * Catalogue section A (staged column writes: writeFragmentColumn / commitColumnWrites), written once
+ * against a {@link ScenarioTable}. Every scenario starts from the sample table with ids [0, 4) in one
+ * fragment plus int columns {@code v = id * 10} and {@code w = id * 100} in their own file, interleaves its
+ * handles explicitly, checks the typed outcome and the values scanned back, and ends by validating the
+ * table and scanning every sample field of the latest version.
+ */
+public final class StagedColumnScenarios implements AutoCloseable {
+  private final ScenarioTable t;
+  private final BufferAllocator allocator;
+  private final DatasetOptions options;
+  private final Dataset ds;
+
+  private StagedColumnScenarios(ScenarioTable t) {
+    this.t = t;
+    this.allocator = t.allocator();
+    // Small batches, so chunks and file batches interleave.
+    this.options = t.options().toBuilder().rowsPerBatch(2).build();
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 4)) {
+      this.ds = Dataset.create(t.uri(), SampleTable.SCHEMA, List.of(b), options);
+    }
+    // v = id * 10, stored in its own file: the existing field most scenarios rewrite.
+    ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
+  }
+
+  private static void run(ScenarioTable t, Consumer<StagedColumnScenarios> body) {
+    try (StagedColumnScenarios s = new StagedColumnScenarios(t)) {
+      body.accept(s);
+    }
+    List<Long> ids = t.validateAndScanLatest();
+    assertTrue(ids.stream().allMatch(id -> id >= 0 && id < 6) && ids.size() == Set.copyOf(ids).size(),
+        () -> "sample rows after the scenario: " + ids);
+  }
+
+  @Override
+  public void close() {
+    ds.close();
+  }
+
+  /** {@code v = id * 10} and {@code w = id * 100} for the rows of {@code input}. */
+  public static VectorSchemaRoot tens(VectorSchemaRoot input, BufferAllocator allocator) {
+    BigIntVector id = (BigIntVector) input.getVector("id");
+    VectorSchemaRoot out = VectorSchemaRoot.create(new org.apache.arrow.vector.types.pojo.Schema(
+        List.of(intField("v", true), intField("w", true))), allocator);
+    IntVector v = (IntVector) out.getVector(0);
+    IntVector w = (IntVector) out.getVector(1);
+    v.allocateNew(input.getRowCount());
+    w.allocateNew(input.getRowCount());
+    for (int i = 0; i < input.getRowCount(); i++) {
+      v.set(i, (int) id.get(i) * 10);
+      w.set(i, (int) id.get(i) * 100);
+    }
+    v.setValueCount(input.getRowCount());
+    w.setValueCount(input.getRowCount());
+    out.setRowCount(input.getRowCount());
+    return out;
+  }
+
+  private StagedColumnWrite stage(Dataset handle, ColumnSchema schema, Integer... values) {
+    try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
+      return handle.writeFragmentColumn(0, reader, schema);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private void assertValid(Dataset handle) {
+    try (Dataset latest = handle.checkoutLatest()) {
+      assertTrue(latest.validate().isValid(), () -> latest.validate().toString());
+    }
+  }
+
+  private List<Integer> latest(String column) {
+    try (Dataset latest = ds.checkoutLatest()) {
+      return StagedColumnSupport.column(latest, column);
+    }
+  }
+
+  private long dataFiles() {
+    return t.store().listAll("data/").size();
+  }
+
+  /** Commits the latest state with fragment 0 changed by {@code change}, through a restore (keeps paths). */
+  private void rewriteFragmentInPlace(java.util.function.UnaryOperator<Fragment> change) {
+    Manifest latest = ds.checkoutLatest().manifest();
+    List<Fragment> fragments = new ArrayList<>(latest.fragments());
+    fragments.set(0, change.apply(fragments.get(0)));
+    OverlayTestSupport.commit(t.store(), latest,
+        new Operation.Restore(latest.version(), latest.schema(), fragments, latest.config()));
+  }
+
+  public static void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted(ScenarioTable t) {
+    run(t, s -> s.a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeletedBody());
+  }
+
+  private void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeletedBody() {
+    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    long before = dataFiles();
+    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 2, 3));
+    assertThat(e.getMessage()).contains("expected exactly 4 rows").contains("fragment 0");
+    assertEquals(before, dataFiles());
+    assertValid(ds);
+  }
+
+  public static void a2_longStreamIsRejectedAtWriteTimeAndItsFileDeleted(ScenarioTable t) {
+    run(t, s -> s.a2_longStreamIsRejectedAtWriteTimeAndItsFileDeletedBody());
+  }
+
+  private void a2_longStreamIsRejectedAtWriteTimeAndItsFileDeletedBody() {
+    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    long before = dataFiles();
+    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 2, 3, 4, 5));
+    assertThat(e.getMessage()).contains("more than");
+    assertEquals(before, dataFiles());
+    assertEquals(List.of(0, 10, 20, 30), latest("v"));
+  }
+
+  public static void a3_twoStaleHandlesAllocateTheSameIdForDifferentFields(ScenarioTable t) {
+    run(t, s -> s.a3_twoStaleHandlesAllocateTheSameIdForDifferentFieldsBody());
+  }
+
+  private void a3_twoStaleHandlesAllocateTheSameIdForDifferentFieldsBody() {
+    try (Dataset other = ds.checkout(ds.version())) {
+      ColumnSchema first = ds.newColumnSchema(List.of(intField("first", true)));
+      ColumnSchema second = other.newColumnSchema(List.of(intField("second", true)));
+      assertEquals(first.newFieldIds(), second.newFieldIds());
+      StagedColumnWrite w1 = stage(ds, first, 10, 20, 30, 40);
+      StagedColumnWrite w2 = stage(other, second, 50, 60, 70, 80);
+      ds.commitColumnWrites(List.of(w1));
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+      assertThat(e.getMessage()).contains("second").contains("is now 'first'");
+      assertEquals(List.of(10, 20, 30, 40), latest("first"));
+      try (Dataset latest = ds.checkoutLatest()) {
+        assertTrue(latest.schema().findTopLevel("second").isEmpty());
+      }
+      assertValid(ds);
+    }
+  }
+
+  public static void a4_twoResultsForOneFragmentWithDifferentColumnsAreBothApplied(ScenarioTable t) {
+    run(t, s -> s.a4_twoResultsForOneFragmentWithDifferentColumnsAreBothAppliedBody());
+  }
+
+  private void a4_twoResultsForOneFragmentWithDifferentColumnsAreBothAppliedBody() {
+    ColumnSchema both = ds.newColumnSchema(List.of(intField("first", true), intField("second", true)));
+    StagedColumnWrite w1 = stage(ds, both.select("first"), 10, 20, 30, 40);
+    StagedColumnWrite w2 = stage(ds, both.select("second"), 50, 60, 70, 80);
+    ds.commitColumnWrites(List.of(w1, w2));
+    assertEquals(List.of(10, 20, 30, 40), StagedColumnSupport.column(ds, "first"));
+    assertEquals(List.of(50, 60, 70, 80), StagedColumnSupport.column(ds, "second"));
+    assertValid(ds);
+  }
+
+  public static void a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommit(ScenarioTable t) {
+    run(t, s -> s.a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommitBody());
+  }
+
+  private void a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommitBody() {
+    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
+    int id = w.contract().fields().get(0).id();
+    Schema declared = new Schema(List.of(w.contract().fields().get(0).withChildren(List.of())
+        .withName("declared")).stream().map(f -> new io.quiver.schema.Field(id + 1, -1, f.name(), f.type(),
+            f.nullable(), Map.of(), List.of())).toList());
+    StagedColumnWrite forged = StagedColumnSupport.forge(w, declared, Set.of(id + 1));
+    long version = ds.version();
+    assertThrows(SchemaMismatchException.class, () -> ds.commitColumnWrites(List.of(forged)));
+    assertEquals(version, ds.latestVersion());
+    assertValid(ds);
+  }
+
+  public static void a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejected(ScenarioTable t) {
+    run(t, s -> s.a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejectedBody());
+  }
+
+  private void a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejectedBody() {
+    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    StagedColumnWrite w = stage(ds, schema, 10, 20, 30, 40);
+    io.quiver.schema.Field staged = w.contract().fields().get(0);
+    Schema declared = new Schema(List.of(new io.quiver.schema.Field(staged.id(), -1, "n",
+        new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE), true, Map.of(), List.of())));
+    SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
+        () -> ds.commitColumnWrites(List.of(StagedColumnSupport.forge(w, declared, w.newFieldIds()))));
+    assertThat(e.getMessage()).contains("never reinterpreted");
+    assertTrue(ds.schema().findTopLevel("n").isEmpty());
+    assertValid(ds);
+  }
+
+  public static void a7_nestedStructStagedByItsWriterCommitsAndRoundTrips(ScenarioTable t) {
+    run(t, s -> s.a7_nestedStructStagedByItsWriterCommitsAndRoundTripsBody());
+  }
+
+  private void a7_nestedStructStagedByItsWriterCommitsAndRoundTripsBody() {
+    org.apache.arrow.vector.types.pojo.Field st = new org.apache.arrow.vector.types.pojo.Field("st",
+        FieldType.nullable(new ArrowType.Struct()), List.of(intField("x", true)));
+    ColumnSchema schema = ds.newColumnSchema(List.of(st));
+    io.quiver.schema.Field parent = schema.contract().fields().get(0);
+    StagedColumnWrite w = StagedColumnWrite.decode(stage(ds, schema, 1, 2, 3, 4).encode());
+    assertEquals(List.of(parent.children().get(0).id()), w.file().fieldIds());
+    ds.commitColumnWrites(List.of(w));
+    assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "st.x"));
+    assertValid(ds);
+  }
+
+  public static void a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppend(ScenarioTable t) {
+    run(t, s -> s.a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppendBody());
+  }
+
+  private void a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppendBody() {
+    try (Dataset appender = ds.checkout(ds.version())) {
+      ColumnSchema schema = ds.newColumnSchema(List.of(intField("c", false)));
+      StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
+      VectorSchemaRoot sample = SampleTable.batch(allocator, 4, 2);
+      List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>(sample.getFieldVectors());
+      for (String name : List.of("v", "w")) {
+        IntVector x = new IntVector(intField(name, true), allocator);
+        x.allocateNew(2);
+        x.set(0, 4);
+        x.set(1, 5);
+        x.setValueCount(2);
+        vectors.add(x);
+      }
+      List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>(sample.getSchema().getFields());
+      fields.add(intField("v", true));
+      fields.add(intField("w", true));
+      try (VectorSchemaRoot more = new VectorSchemaRoot(fields, vectors, 2)) {
+        appender.append(List.of(more));
+      }
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w)));
+      assertEquals(1, e.fragmentId());
+      assertThat(e.getMessage()).contains("non-nullable").contains("fragment 1");
+      assertEquals(6, ds.checkoutLatest().countRows());
+      assertValid(ds);
+    }
+  }
+
+  public static void a9_staleReplacementFailsAfterAConcurrentOverlayOnTheField(ScenarioTable t) {
+    run(t, s -> s.a9_staleReplacementFailsAfterAConcurrentOverlayOnTheFieldBody());
+  }
+
+  private void a9_staleReplacementFailsAfterAConcurrentOverlayOnTheFieldBody() {
+    try (Dataset updater = ds.checkout(ds.version())) {
+      StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      updater.update(new long[] {1}, Map.of("v", 111));
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w)));
+      assertThat(e.getMessage()).contains("'v'").contains("overlays changed");
+      assertEquals(List.of(0, 111, 20, 30), latest("v"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a10_replacementAfterAnOlderOverlayIsAuthoritative(ScenarioTable t) {
+    run(t, s -> s.a10_replacementAfterAnOlderOverlayIsAuthoritativeBody());
+  }
+
+  private void a10_replacementAfterAnOlderOverlayIsAuthoritativeBody() {
+    ds.update(new long[] {0, 2}, Map.of("v", 111));
+    assertEquals(List.of(111, 10, 111, 30), StagedColumnSupport.column(ds, "v"));
+    StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 1, 2, 3, 4);
+    ds.commitColumnWrites(List.of(w));
+    assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "v"));
+    assertTrue(ds.manifest().fragments().get(0).overlays().isEmpty());
+    assertValid(ds);
+  }
+
+  public static void a11_twoRewritesOfAPresentFieldFromOneSnapshot(ScenarioTable t) {
+    run(t, s -> s.a11_twoRewritesOfAPresentFieldFromOneSnapshotBody());
+  }
+
+  private void a11_twoRewritesOfAPresentFieldFromOneSnapshotBody() {
+    try (Dataset other = ds.checkout(ds.version())) {
+      StagedColumnWrite w1 = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 30, 40, 30, 40);
+      StagedColumnWrite w2 = stage(other, other.newColumnSchema(List.of(), List.of("v")), 50, 60, 50, 60);
+      ds.commitColumnWrites(List.of(w1));
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+      assertThat(e.getMessage()).contains("base data file changed");
+      assertEquals(List.of(30, 40, 30, 40), latest("v"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a12_absenceIsPartOfTheWitness(ScenarioTable t) {
+    run(t, s -> s.a12_absenceIsPartOfTheWitnessBody());
+  }
+
+  private void a12_absenceIsPartOfTheWitnessBody() {
+    ds.addColumns(List.of(intField("n", true)));
+    try (Dataset other = ds.checkout(ds.version())) {
+      StagedColumnWrite w1 = stage(ds, ds.newColumnSchema(List.of(), List.of("n")), 10, 30, null, 7);
+      StagedColumnWrite w2 = stage(other, other.newColumnSchema(List.of(), List.of("n")), 10, 50, 1, 1);
+      assertTrue(w2.witness().get(0).base().isEmpty());
+      ds.commitColumnWrites(List.of(w1));
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+      assertThat(e.getMessage()).contains("had no base data file");
+      assertEquals(Arrays.asList(10, 30, null, 7), latest("n"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStale(ScenarioTable t) {
+    run(t, s -> s.a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStaleBody());
+  }
+
+  private void a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStaleBody() {
+    ds.update(new long[] {0}, Map.of("v", 777));
+    try (Dataset stale = ds.checkout(ds.version())) {
+      StagedColumnWrite w = stage(stale, stale.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      rewriteFragmentInPlace(f -> {
+        Overlay o = f.overlays().get(0);
+        Overlay moved = new Overlay(o.dataFile(),
+            new io.quiver.manifest.Coverage.Shared(MutableRoaringBitmap.bitmapOf(1).toImmutableRoaringBitmap()),
+            o.committedVersion());
+        return f.with(f.files(), f.deletionFile(), List.of(moved));
+      });
+      assertEquals(List.of(0, 777, 20, 30), latest("v"));
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> stale.commitColumnWrites(List.of(w)));
+      assertThat(e.getMessage()).contains("overlays changed");
+      assertEquals(List.of(0, 777, 20, 30), latest("v"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStale(ScenarioTable t) {
+    run(t, s -> s.a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStaleBody());
+  }
+
+  private void a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStaleBody() {
+    try (Dataset stale = ds.checkout(ds.version())) {
+      StagedColumnWrite w = stage(stale, stale.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      rewriteFragmentInPlace(f -> {
+        List<DataFile> files = new ArrayList<>();
+        for (DataFile d : f.files()) {
+          if (d.fieldIds().size() == 2) { // the file holding v and w: swap their columns
+            List<Integer> swapped = List.of(d.columnIndices().get(1), d.columnIndices().get(0));
+            d = new DataFile(d.path(), d.fieldIds(), swapped, d.formatMajor(), d.formatMinor(), d.sizeBytes(),
+                d.baseId());
+          }
+          files.add(d);
+        }
+        return f.with(files, f.deletionFile(), f.overlays());
+      });
+      assertEquals(List.of(0, 100, 200, 300), latest("v"));
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> stale.commitColumnWrites(List.of(w)));
+      assertThat(e.getMessage()).contains("base data file changed").contains("column 1");
+      assertEquals(List.of(0, 100, 200, 300), latest("v"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a15_compactionOfTheTargetFragmentMakesTheReplacementStale(ScenarioTable t) {
+    run(t, s -> s.a15_compactionOfTheTargetFragmentMakesTheReplacementStaleBody());
+  }
+
+  private void a15_compactionOfTheTargetFragmentMakesTheReplacementStaleBody() {
+    try (Dataset compactor = ds.checkout(ds.version())) {
+      StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      compactor.delete(new long[] {3});
+      compactor.compact();
+      StaleColumnWriteException e =
+          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w)));
+      assertEquals(0, e.fragmentId());
+      assertThat(e.getMessage()).contains("fragment 0").contains("is gone");
+      assertEquals(List.of(0, 10, 20), latest("v"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullability(ScenarioTable t) {
+    run(t, s -> s.a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullabilityBody());
+  }
+
+  private void a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullabilityBody() {
+    try (Dataset other = ds.checkout(ds.version()); Dataset third = ds.checkout(ds.version())) {
+      StagedColumnWrite w1 = stage(ds, ds.newColumnSchema(List.of(intField("value", false))), 10, 20, 30, 40);
+      StagedColumnWrite w2 = stage(other, other.newColumnSchema(List.of(intField("value", false))), 30, 40, 30, 40);
+      StagedColumnWrite w3 = stage(third, third.newColumnSchema(List.of(intField("value", true))), 30, null, 1, 1);
+      ds.commitColumnWrites(List.of(w1));
+      assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+      assertThrows(StaleColumnWriteException.class, () -> third.commitColumnWrites(List.of(w3)));
+      assertEquals(List.of(10, 20, 30, 40), latest("value"));
+      assertValid(ds);
+    }
+  }
+
+  public static void a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommit(ScenarioTable t) {
+    run(t, s -> s.a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommitBody());
+  }
+
+  private void a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommitBody() {
+    assertThrows(InvalidSchemaException.class, () -> ds.newColumnSchema(List.of(intField("_rowid", true))));
+    assertThrows(InvalidSchemaException.class, () -> ds.newColumnSchema(List.of(intField("_rowaddr", true))));
+    // A hand-built contract cannot even exist: the schema type refuses reserved names, so neither a forged
+    // ColumnSchema nor decoded bytes can carry one; the commit (manifest builder) checks again regardless.
+    int id = ds.manifest().maxFieldId() + 1;
+    assertThrows(InvalidSchemaException.class,
+        () -> new Schema(List.of(io.quiver.schema.Field.of(id, -1, "_rowid", StagedColumnSupport.INT32, true))));
+    long version = ds.version();
+    assertEquals(version, ds.latestVersion());
+    assertValid(ds);
+  }
+
+  public static void a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeleted(ScenarioTable t) {
+    run(t, s -> s.a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeletedBody());
+  }
+
+  private void a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeletedBody() {
+    ds.delete(new long[] {1});
+    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 3, 4));
+    StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
+    ds.commitColumnWrites(List.of(w));
+    assertEquals(List.of(1, 3, 4), StagedColumnSupport.column(ds, "n"));
+    assertEquals(3, ds.countRows());
+    assertValid(ds);
+  }
+}
