@@ -65,6 +65,18 @@ final class CommitLoop {
    * not in the pure resolver).
    */
   Manifest commit(Transaction txn, Optional<Manifest> base, TransactionRebaser rebaser) {
+    return commitDetailed(txn, base, rebaser).manifest();
+  }
+
+  /** A committed version and the transaction it holds (the one committed, possibly rebased). */
+  record Committed(Manifest manifest, Transaction transaction) {}
+
+  /**
+   * Like {@link #commit(Transaction, Optional, TransactionRebaser)}, also returning the committed
+   * transaction, so callers can report on what landed without reading anything after the commit point
+   * (a read there could fail and misreport a commit that happened).
+   */
+  Committed commitDetailed(Transaction txn, Optional<Manifest> base, TransactionRebaser rebaser) {
     for (String feature : base.map(Manifest::writerFeatures).orElse(java.util.Set.of())) {
       if (!Manifest.KNOWN_FEATURES.contains(feature)) {
         throw new UnsupportedFormatException(
@@ -102,11 +114,11 @@ final class CommitLoop {
         ManifestAndTransaction committed = io.load(version);
         if (committed.transaction().uuid().equals(txn.uuid())) {
           LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
-          return committed.manifest();
+          return new Committed(committed.manifest(), committed.transaction());
         }
         if (Idempotence.sameCommit(txn, version, committed.transaction(), io.location())) {
           LOG.debug("idempotence key of transaction {} found committed as version {}", txn.uuid(), version);
-          return committed.manifest();
+          return new Committed(committed.manifest(), committed.transaction());
         }
         committedSince.add(new CommittedTransaction(version, committed.transaction()));
         latest = Optional.of(committed.manifest());
@@ -125,7 +137,7 @@ final class CommitLoop {
         result = settleAmbiguousClaim(next.version(), txn, e);
       }
       if (result == ClaimResult.CLAIMED) {
-        return next;
+        return new Committed(next, txn);
       }
       if (attempt >= options.maxAttempts() || clock.instant().isAfter(deadline)) {
         throw new CommitRetriesExhaustedException(

@@ -170,12 +170,13 @@ final class Deleter {
       }
       Transaction txn = new Transaction(UUID.randomUUID().toString(), base.version(), op.get(),
           commitOptions.properties());
-      Manifest committed = new CommitLoop(io, commitOptions, clock)
-          .commit(txn, Optional.of(base), new DeletionRebaser(io, written));
-      // The committed transaction may be a rebased one: count from what was actually committed.
-      Transaction landed = io.load(committed.version()).transaction();
+      CommitLoop.Committed committed = new CommitLoop(io, commitOptions, clock)
+          .commitDetailed(txn, Optional.of(base), new DeletionRebaser(io, written));
+      // The committed transaction may be a rebased one: count from what was actually committed, which
+      // the commit loop hands back (no read after the commit point, which could fail and misreport it).
+      Transaction landed = committed.transaction();
       long rows = landed.operation() instanceof Operation.Delete d ? newlyDeleted(d) : 0;
-      return Optional.of(new Outcome(committed, rows));
+      return Optional.of(new Outcome(committed.manifest(), rows));
     } catch (CommitConflictException e) {
       try {
         io.store().deleteAll(written);
