@@ -302,6 +302,11 @@ public final class ConflictResolver {
               + " so any change to what we write fails with a stale-column-write error", OK));
     }
     write.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+    // Deletion sets only grow, except through a restore: it can make rows live again whose staged values
+    // were placeholders for deleted rows, and no witness of files or overlays would notice.
+    write.put(Kind.RESTORE, new Cell("incompatible",
+        "the table it was computed from was replaced by a restore, which can make deleted rows live again"
+            + " whose staged values were only placeholders", NEVER));
     // ... and every other kind against a committed write-columns, like add-columns and replace-data.
     append.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns",
         "the appended rows would lack the columns just added", retryIf(ConflictResolver::theyAddedColumns)));

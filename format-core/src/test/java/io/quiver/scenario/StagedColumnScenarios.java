@@ -123,12 +123,31 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   /** Commits the latest state with fragment 0 changed by {@code change}, through a restore (keeps paths). */
+  /**
+   * Commits a version whose fragment 0 is changed in place (same file paths), as a foreign or future
+   * writer could: no public Quiver operation remaps a column or an overlay's coverage in place. The
+   * transaction is a harmless configuration change, so the conflict matrix lets the stale write through
+   * to the manifest builder, and only the witness can catch the change.
+   */
   private void rewriteFragmentInPlace(java.util.function.UnaryOperator<Fragment> change) {
-    Manifest latest = ds.checkoutLatest().manifest();
-    List<Fragment> fragments = new ArrayList<>(latest.fragments());
+    Manifest latest;
+    try (Dataset handle = ds.checkoutLatest()) {
+      latest = handle.manifest();
+    }
+    String uuid = java.util.UUID.randomUUID().toString();
+    io.quiver.txn.Transaction txn = new io.quiver.txn.Transaction(uuid, latest.version(),
+        new Operation.UpdateConfig(Map.of("test.rewritten-in-place", uuid), java.util.Set.of()), Map.of());
+    Manifest built = new io.quiver.txn.ManifestBuilder("quiver-test").build(
+        java.util.Optional.of(latest), txn, java.time.Instant.now());
+    List<Fragment> fragments = new ArrayList<>(built.fragments());
     fragments.set(0, change.apply(fragments.get(0)));
-    OverlayTestSupport.commit(t.store(), latest,
-        new Operation.Restore(latest.version(), latest.schema(), fragments, latest.config()));
+    Manifest edited = new Manifest(built.version(), built.schema(), fragments, built.maxFragmentId(),
+        built.maxFieldId(), built.timestamp(), built.writerVersion(), built.config(), built.transactionUuid(),
+        built.transactionPath(), built.readerFeatures(), built.writerFeatures());
+    t.store().write(txn.path(), io.quiver.codec.MetadataCodec.encodeTransaction(txn));
+    assertEquals(io.quiver.store.CommitStore.ClaimResult.CLAIMED,
+        new io.quiver.store.ObjectStoreCommitStore(t.store())
+            .claim(edited.version(), io.quiver.codec.MetadataCodec.encodeManifest(edited, txn)));
   }
 
   public static void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted(ScenarioTable t) {

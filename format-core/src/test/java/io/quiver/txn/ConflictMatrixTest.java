@@ -58,7 +58,7 @@ class ConflictMatrixTest {
           Map.entry(Kind.RESTORE, "RRRRRRRRRRR"),
           Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkC"),
           // Staged column writes: the witness check in the manifest builder decides, not the matrix.
-          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCCCC"));
+          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCC"));
 
   private static final Schema SCHEMA =
       Schema.fromArrow(
