@@ -273,7 +273,10 @@ class FaultScheduleProperties {
           }
         }
         outcomes.add(new Outcome("writer", from, w.rows(), version, key, error, ambiguous[0]));
-      } else if (w.kind() == Kind.DELETE && !targets.isEmpty()) {
+      } else if (version != null) {
+        outcomes.add(new Outcome(w.kind().toString(), 0, 0, version, null, null, false)); // must read and validate
+      }
+      if (w.kind() == Kind.DELETE && !targets.isEmpty()) {
         Set<Long> present = new HashSet<>(scanIds(latest));
         present.retainAll(targets);
         if (error == null || present.isEmpty()) {
