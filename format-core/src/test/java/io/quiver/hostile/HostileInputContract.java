@@ -52,6 +52,11 @@ import org.junit.jupiter.api.TestInfo;
  * timeout: a hostile file must give the typed error ({@link CorruptFileException} naming the path, or {@link
  * UnsupportedFormatException}), never an {@link OutOfMemoryError}, a hang, or a raw Arrow/protobuf exception.
  *
+ * <p>File-level cases stay where they are (memory only): absurd buffer, batch, node and block lengths inside
+ * data files in {@code io.quiver.file.CorruptFileTest}, arbitrary manifests in {@code
+ * io.quiver.codec.MetadataCodecTest}. A new store gets this suite with a one-method subclass, like {@code
+ * MemoryHostileInputTest} here and {@code LocalHostileInputTest} in conformance-tests.
+ *
  * <p>The table: v1 create ids 0..20, v2 append 20..30, v3 delete ids 3 and 5 (a deletion file), tag
  * {@code t} on v3.
  */
