@@ -9,10 +9,7 @@ import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.UnsupportedFormatException;
 import io.quiver.format.proto.ManifestFile;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.zip.CRC32C;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -150,20 +147,6 @@ class MetadataCodecTest {
   }
 
   private static byte[] rewrite(ManifestArbitraries.Committed c, java.util.function.Consumer<ManifestFile.Builder> edit) {
-    byte[] bytes = MetadataCodec.encodeManifest(c.manifest(), c.transaction());
-    try {
-      ManifestFile.Builder b = ManifestFile.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length)).toBuilder();
-      edit.accept(b);
-      byte[] payload = b.build().toByteArray();
-      CRC32C crc = new CRC32C();
-      crc.update(payload);
-      return ByteBuffer.allocate(8 + payload.length)
-          .put("QVM1".getBytes(StandardCharsets.US_ASCII))
-          .putInt((int) crc.getValue())
-          .put(payload)
-          .array();
-    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-      throw new AssertionError(e);
-    }
+    return ManifestBytes.rewrite(MetadataCodec.encodeManifest(c.manifest(), c.transaction()), edit);
   }
 }

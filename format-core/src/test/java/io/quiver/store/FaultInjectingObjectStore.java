@@ -16,6 +16,11 @@ import java.util.function.Predicate;
  * For {@link Op#OPEN_WRITER} the fault is taken when the writer is opened and fires at its {@code
  * close()}: before publishing (the delegate writer is aborted) or after. {@code deleteAll} and {@code
  * listAll} go through {@code delete} and {@code list}. Every call is logged, faulted or not.
+ *
+ * <p>A {@link #schedule Schedule} decides calls no armed rule matches, by call index: besides the two
+ * failures it can {@link Fault#CRASH crash} the writer (that call and every later one, including the
+ * close of a writer already open, throw {@link CrashedException}) or {@link Fault#INTERLEAVE interleave}
+ * another handle's work at that point of the protocol (no sleeps: the hook runs on the calling thread).
  */
 public final class FaultInjectingObjectStore implements ObjectStore {
 
@@ -34,7 +39,23 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   /** When the injected failure happens relative to the delegate call. */
   public enum Fault {
     FAIL_BEFORE,
-    FAIL_AFTER
+    FAIL_AFTER,
+    /** The writer dies before the call: it and every later call (and open writer's close) refuse. */
+    CRASH,
+    /** Runs the {@link #schedule interleaving} hook (another handle's work) before the call, then the call. */
+    INTERLEAVE
+  }
+
+  /** A per-call decision consulted when no armed rule matches; {@code index} counts calls from 0. */
+  public interface Schedule {
+    Fault at(int index, Op op, String key);
+  }
+
+  /** Thrown by every call of a store whose writer crashed. */
+  public static final class CrashedException extends StoreException {
+    CrashedException(String message) {
+      super(message, null, false);
+    }
   }
 
   /** One logged call. */
@@ -57,6 +78,10 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   private final ObjectStore delegate;
   private final List<Rule> rules = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
+  private volatile Schedule schedule;
+  private Runnable interleaving = () -> {};
+  private int scheduled;
+  private String crashedAt;
 
   public FaultInjectingObjectStore(ObjectStore delegate) {
     this.delegate = delegate;
@@ -74,6 +99,22 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   /** Fails the next call of {@code op} on exactly {@code key}. */
   public FaultInjectingObjectStore armOnce(Op op, String key, Fault fault) {
     return arm(op, key::equals, fault, 1);
+  }
+
+  /**
+   * Consults {@code schedule} for every later call no armed rule matches (indices count from 0 at this
+   * call); {@link Fault#INTERLEAVE} runs {@code interleaving} on the calling thread before the call.
+   */
+  public synchronized FaultInjectingObjectStore schedule(Schedule schedule, Runnable interleaving) {
+    this.schedule = schedule;
+    this.interleaving = interleaving;
+    this.scheduled = 0;
+    return this;
+  }
+
+  /** Where the writer crashed ({@code op key}), if it did. */
+  public synchronized Optional<String> crashedAt() {
+    return Optional.ofNullable(crashedAt);
   }
 
   /** Removes every armed fault that has not fired. */
@@ -116,7 +157,35 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         return rule.fault;
       }
     }
+    if (crashedAt != null) {
+      return Fault.CRASH;
+    }
+    if (schedule != null) {
+      Fault f = schedule.at(scheduled++, op, key);
+      if (f == Fault.CRASH) {
+        crashedAt = op + " " + key;
+      }
+      return f;
+    }
     return null;
+  }
+
+  private synchronized CrashedException crashed(Op op, String key) {
+    return new CrashedException("writer crashed at " + crashedAt + "; refusing " + op + " " + locationOf(key));
+  }
+
+  /** Throws if the writer crashed (now or earlier), runs the interleaving for INTERLEAVE. */
+  private void beforeCall(Fault fault, Op op, String key) {
+    if (fault == Fault.CRASH) {
+      throw crashed(op, key);
+    }
+    if (fault == Fault.INTERLEAVE) {
+      Runnable hook;
+      synchronized (this) {
+        hook = interleaving;
+      }
+      hook.run();
+    }
   }
 
   private StoreException injected(Fault fault, Op op, String key) {
@@ -130,6 +199,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
   private <T> T call(Op op, String key, Call0<T> body) {
     Fault fault = take(op, key);
+    beforeCall(fault, op, key);
     if (fault == Fault.FAIL_BEFORE) {
       throw injected(fault, op, key);
     }
@@ -189,8 +259,9 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   @Override
   public ObjectWriter openWriter(String key) {
     Fault fault = take(Op.OPEN_WRITER, key);
+    beforeCall(fault, Op.OPEN_WRITER, key);
     ObjectWriter inner = delegate.openWriter(key);
-    if (fault == null) {
+    if (fault == null && schedule == null) {
       return inner;
     }
     return new ObjectWriter() {
@@ -223,6 +294,14 @@ public final class FaultInjectingObjectStore implements ObjectStore {
           return;
         }
         done = true;
+        if (crashedAt().isPresent()) {
+          inner.abort(); // the writer died with the stream open: nothing is published
+          throw crashed(Op.OPEN_WRITER, key);
+        }
+        if (fault != Fault.FAIL_BEFORE && fault != Fault.FAIL_AFTER) {
+          inner.close();
+          return;
+        }
         if (fault == Fault.FAIL_BEFORE) {
           inner.abort();
         } else {

@@ -1,0 +1,451 @@
+package io.quiver.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.quiver.codec.ManifestBytes;
+import io.quiver.codec.MetadataCodec;
+import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.DistributedWriter;
+import io.quiver.dataset.SampleTable;
+import io.quiver.dataset.Session;
+import io.quiver.dataset.WriteResult;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.manifest.Fragment;
+import io.quiver.predicate.Predicate;
+import io.quiver.store.ObjectInfo;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.TestStores;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * D1–D5 of the race catalogue, against a real table in the store under test (store-agnostic: a subclass
+ * supplies a fresh, empty store). Every damaged read is done by a fresh handle with a cold metadata cache and
+ * a private allocator (closed after each damaged read, so a leak names the damage), under a preemptive
+ * timeout: a hostile file must give the typed error ({@link CorruptFileException} naming the path, or {@link
+ * UnsupportedFormatException}), never an {@link OutOfMemoryError}, a hang, or a raw Arrow/protobuf exception.
+ *
+ * <p>File-level cases stay where they are (memory only): absurd buffer, batch, node and block lengths inside
+ * data files in {@code io.quiver.file.CorruptFileTest}, arbitrary manifests in {@code
+ * io.quiver.codec.MetadataCodecTest}. A new store gets this suite with a one-method subclass, like {@code
+ * MemoryHostileInputTest} here and {@code LocalHostileInputTest} in conformance-tests.
+ *
+ * <p>The table: v1 create ids 0..20, v2 append 20..30, v3 delete ids 3 and 5 (a deletion file), tag
+ * {@code t} on v3.
+ */
+public abstract class HostileInputContract {
+  static final String URI_ = "hostile://table";
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  /** A fresh, empty store; {@code name} is unique per test and safe as a path segment. */
+  protected abstract ObjectStore newStore(String name);
+
+  protected ObjectStore store;
+  private RootAllocator allocator;
+  private long latest;
+
+  @BeforeEach
+  void createTable(TestInfo info) {
+    String method = info.getTestMethod().map(m -> m.getName()).orElse("test");
+    store = newStore(method + "-" + Long.toHexString(new Random().nextLong() & Long.MAX_VALUE));
+    allocator = new RootAllocator();
+    try (VectorSchemaRoot a = SampleTable.batch(allocator, 0, 20);
+        Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(a), options(allocator));
+        VectorSchemaRoot b = SampleTable.batch(allocator, 20, 10)) {
+      ds.append(List.of(b));
+      ds.delete(Predicate.in("id", List.of(3L, 5L)));
+      ds.tags().create("t", ds.version());
+      latest = ds.version();
+    }
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close();
+    store.close();
+  }
+
+  protected DatasetOptions options(BufferAllocator alloc) {
+    return DatasetOptions.builder()
+        .allocator(alloc)
+        .registry(TestStores.registry("hostile", store))
+        .session(new Session(1 << 20))
+        .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
+        .build();
+  }
+
+  // ------------------------------------------------------------------------------------------ helpers
+
+  /** Offsets of every class: header (magic, checksum, first payload bytes), middle, footer, end. */
+  static List<Integer> flipOffsets(int length) {
+    TreeSet<Integer> out = new TreeSet<>();
+    for (int o : new int[] {0, 1, 3, 4, 7, 8, 12, length / 3, length / 2, 2 * length / 3, length - 12, length - 8,
+        length - 5, length - 4, length - 1}) {
+      if (o >= 0 && o < length) {
+        out.add(o);
+      }
+    }
+    return new ArrayList<>(out);
+  }
+
+  /** Truncated lengths of every class: empty, inside the header, middle, inside the footer, one short. */
+  static List<Integer> truncations(int length) {
+    TreeSet<Integer> out = new TreeSet<>();
+    for (int n : new int[] {0, 1, 4, 8, length / 2, length - 12, length - 8, length - 4, length - 1}) {
+      if (n >= 0 && n < length) {
+        out.add(n);
+      }
+    }
+    return new ArrayList<>(out);
+  }
+
+  /** A named damaged copy of some bytes. */
+  record Damage(String what, byte[] bytes) {}
+
+  static List<Damage> damages(byte[] original) {
+    List<Damage> out = new ArrayList<>();
+    for (int o : flipOffsets(original.length)) {
+      byte[] b = original.clone();
+      b[o] ^= (byte) 0xFF;
+      out.add(new Damage("byte " + o + " of " + original.length + " flipped", b));
+    }
+    for (int n : truncations(original.length)) {
+      out.add(new Damage("truncated to " + n + " of " + original.length, Arrays.copyOf(original, n)));
+    }
+    return out;
+  }
+
+  /** What a damaged read may do: succeed (only if {@code mayRead}) or throw the typed error naming the key. */
+  private void expectTypedError(String key, Damage damage, boolean mayRead, Consumer<BufferAllocator> read) {
+    expectTypedError(List.of(key), damage, mayRead, read);
+  }
+
+  /** As above; the corrupt-file error may name any of {@code keys}. */
+  private void expectTypedError(List<String> keys, Damage damage, boolean mayRead, Consumer<BufferAllocator> read) {
+    String key = keys.get(0);
+    Throwable thrown = null;
+    try (RootAllocator alloc = new RootAllocator(64L << 20)) {
+      try {
+        assertTimeoutPreemptively(TIMEOUT, () -> read.accept(alloc), () -> key + " " + damage.what() + ": hang");
+      } catch (CorruptFileException | UnsupportedFormatException e) {
+        thrown = e;
+      } catch (Throwable e) {
+        if (e instanceof org.opentest4j.AssertionFailedError && e.getMessage() != null
+            && e.getMessage().contains(": hang")) {
+          throw (Error) e;
+        }
+        throw new AssertionError(key + " " + damage.what() + ": expected a typed error, got " + e, e);
+      }
+    } catch (IllegalStateException leak) {
+      throw new AssertionError(key + " " + damage.what() + ": Arrow memory leaked: " + leak.getMessage(), leak);
+    }
+    if (thrown == null) {
+      if (!mayRead) {
+        fail(key + " " + damage.what() + ": read without error");
+      }
+      return;
+    }
+    if (thrown instanceof CorruptFileException c) {
+      assertThat(keys).as(damage.what() + ": " + c.getMessage()).anyMatch(k -> c.path().contains(k));
+    }
+  }
+
+  /** Writes each damage of {@code key} in turn, runs {@code read}, and puts the original back. */
+  private void eachDamage(String key, boolean mayRead, Consumer<BufferAllocator> read) {
+    byte[] original = store.read(key);
+    try {
+      for (Damage d : damages(original)) {
+        store.write(key, d.bytes());
+        expectTypedError(key, d, mayRead, read);
+      }
+    } finally {
+      store.write(key, original);
+    }
+  }
+
+  /** Opens the latest version with a cold cache and reads every row and the validation report. */
+  private void readLatest(BufferAllocator alloc) {
+    try (Dataset ds = Dataset.open(URI_, options(alloc))) {
+      ds.validate();
+      SampleTable.scanIds(ds.scan());
+    }
+  }
+
+  private Fragment fragment(int index) {
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      return ds.manifest().fragments().get(index);
+    }
+  }
+
+  private void rewriteLatestManifest(Consumer<io.quiver.format.proto.ManifestFile.Builder> edit) {
+    String key = ObjectStoreCommitStore.manifestKey(latest);
+    store.write(key, ManifestBytes.rewrite(store.read(key), edit));
+  }
+
+  private List<String> dataFiles() {
+    return store.listAll("data/").stream().map(ObjectInfo::key).toList();
+  }
+
+  // ---------------------------------------------------------------------------------------------- D1
+
+  @Test
+  void d1_damagedManifestIsACorruptFileNamingIt() {
+    String key = ObjectStoreCommitStore.manifestKey(latest);
+    eachDamage(key, false, this::readLatest);
+  }
+
+  @Test
+  void d1_damagedTransactionFileIsACorruptFileNamingIt() {
+    String key;
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      key = ds.manifest().transactionPath();
+    }
+    assertThat(key).isNotEmpty();
+    String location = store.locationOf(key);
+    byte[] original = store.read(key);
+    for (Damage d : damages(original)) {
+      expectTypedError(location, d, false, alloc -> MetadataCodec.decodeTransaction(d.bytes(), location));
+    }
+    // Through the table: damage is reported (validate) or the file is not needed; never a raw error.
+    eachDamage(key, true, this::readLatest);
+  }
+
+  @Test
+  void d1_damagedDataFileIsTypedAndTruncationsAreAlwaysCaught() {
+    String key = fragment(0).files().get(0).path();
+    byte[] original = store.read(key);
+    // A flipped byte gives the typed error or, if the reader never needs it (padding, unused metadata), the
+    // right values: readLatest checks every scanned row against SampleTable. Never a raw error.
+    eachDamage(key, true, this::readLatest);
+    // Every truncation is noticed.
+    try {
+      for (int n : truncations(original.length)) {
+        store.write(key, Arrays.copyOf(original, n));
+        expectTypedError(key, new Damage("truncated to " + n, null), false, this::readLatest);
+      }
+    } finally {
+      store.write(key, original);
+    }
+  }
+
+  @Test
+  void d1_damagedDeletionFileIsTyped() {
+    String key = fragment(0).deletionFile().orElseThrow().path();
+    byte[] original = store.read(key);
+    eachDamage(key, true, this::readLatest);
+    try {
+      for (int n : truncations(original.length)) {
+        store.write(key, Arrays.copyOf(original, n));
+        expectTypedError(key, new Damage("truncated to " + n, null), false, this::readLatest);
+      }
+    } finally {
+      store.write(key, original);
+    }
+  }
+
+  @Test
+  void d1_damagedTagFileIsACorruptFileNamingIt() {
+    List<ObjectInfo> tags = store.listAll(io.quiver.dataset.Tags.TAGS_PREFIX);
+    assertEquals(1, tags.size());
+    eachDamage(tags.get(0).key(), false, alloc -> {
+      try (Dataset ds = Dataset.open(URI_, options(alloc)); Dataset at = ds.checkout("t")) {
+        at.version();
+      }
+    });
+  }
+
+  @Test
+  void d1_damagedWriteResultEncodingIsACorruptFile() {
+    byte[] original;
+    try (DistributedWriter w = DistributedWriter.open(URI_, options(allocator));
+        VectorSchemaRoot b = SampleTable.batch(allocator, 100, 5)) {
+      original = w.write(List.of(b)).encode();
+    }
+    for (Damage d : damages(original)) {
+      expectTypedError("", d, false, alloc -> WriteResult.decode(d.bytes()));
+    }
+  }
+
+  @Test
+  void d1_damagedStagedColumnWriteEncodingIsACorruptFile() throws java.io.IOException {
+    byte[] original;
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      Fragment f = ds.manifest().fragments().get(0);
+      io.quiver.dataset.ColumnSchema schema = ds.newColumnSchema(
+          List.of(new Field("extra", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+      try (org.apache.arrow.vector.ipc.ArrowReader reader = oneIntColumn(schema.arrowSchema(), (int) f.physicalRows())) {
+        original = ds.writeFragmentColumn(f.id(), reader, schema).encode();
+      }
+    }
+    for (Damage d : damages(original)) {
+      expectTypedError("", d, false, alloc -> io.quiver.dataset.StagedColumnWrite.decode(d.bytes()));
+    }
+  }
+
+  /** One batch of {@code rows} rows for a one-int-column schema: the values are the row numbers. */
+  private org.apache.arrow.vector.ipc.ArrowReader oneIntColumn(Schema schema, int rows) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      IntVector v = (IntVector) root.getVector(0);
+      v.allocateNew(rows);
+      for (int i = 0; i < rows; i++) {
+        v.set(i, i);
+      }
+      root.setRowCount(rows);
+      try (org.apache.arrow.vector.ipc.ArrowStreamWriter w =
+          new org.apache.arrow.vector.ipc.ArrowStreamWriter(root, null, java.nio.channels.Channels.newChannel(out))) {
+        w.start();
+        w.writeBatch();
+        w.end();
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return new org.apache.arrow.vector.ipc.ArrowStreamReader(new java.io.ByteArrayInputStream(out.toByteArray()), allocator);
+  }
+
+  @Test
+  void d1_aDamagedConcurrentVersionFailsTheCommitAndNothingIsCommitted() {
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      byte[] good = store.read(ObjectStoreCommitStore.manifestKey(latest));
+      String next = ObjectStoreCommitStore.manifestKey(latest + 1);
+      store.write(next, Arrays.copyOf(good, good.length / 2)); // a torn "concurrent" version
+      List<String> versions = versionKeys();
+      CorruptFileException e = assertThrows(CorruptFileException.class, () -> {
+        try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 1)) {
+          ds.append(List.of(b));
+        }
+      });
+      assertThat(e.path()).contains(next);
+      assertEquals(versions, versionKeys(), "nothing committed");
+    }
+  }
+
+  private List<String> versionKeys() {
+    return store.listAll(ObjectStoreCommitStore.VERSIONS_PREFIX).stream().map(ObjectInfo::key).toList();
+  }
+
+  // ---------------------------------------------------------------------------------------------- D2
+
+  @Test
+  void d2_manifestPathsEscapingTheRootAreRejectedOnRead() {
+    String key = ObjectStoreCommitStore.manifestKey(latest);
+    byte[] original = store.read(key);
+    for (String hostile : new String[] {"../outside.arrow", "/etc/passwd", "s3://other/x.arrow", "data/../../x.arrow",
+        "file:///etc/passwd", "data//x.arrow"}) {
+      store.write(key, ManifestBytes.rewrite(original, b -> b.getManifestBuilder().getFragmentsBuilder(0)
+          .getFilesBuilder(0).setPath(hostile)));
+      CorruptFileException e = assertThrows(CorruptFileException.class, () -> readLatest(allocator), hostile);
+      assertThat(e.getMessage()).contains(hostile);
+      assertThat(e.path()).contains(key);
+    }
+    store.write(key, original);
+    readLatest(allocator);
+  }
+
+  // ---------------------------------------------------------------------------------------------- D3
+
+  @Test
+  void d3_absurdRowCountsInTheManifestAreRejectedWithoutAllocating() {
+    String key = ObjectStoreCommitStore.manifestKey(latest);
+    byte[] original = store.read(key);
+    // Rejected by the manifest's own checks, or (within the format's range) as a mismatch with the data
+    // file's footer, before any buffer of that size is allocated (the reading allocator is capped at 64 MiB).
+    List<String> named = List.of(key, fragment(0).files().get(0).path());
+    for (long rows : new long[] {-1L, Long.MAX_VALUE, Fragment.MAX_ROWS + 1, Integer.MAX_VALUE, Fragment.MAX_ROWS}) {
+      store.write(key, ManifestBytes.rewrite(original, b -> b.getManifestBuilder().getFragmentsBuilder(0)
+          .setPhysicalRows(rows)));
+      expectTypedError(named, new Damage("physical rows " + rows, null), false, this::readLatest);
+    }
+    store.write(key, original);
+  }
+
+  // ---------------------------------------------------------------------------------------------- D4
+
+  @Test
+  void d4_batchesWhoseSchemaDoesNotMatchAreRejectedAndNothingIsCommitted() {
+    List<Schema> wrong = List.of(
+        new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null))),
+        new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null))),
+        new Schema(List.of(new Field("other", FieldType.nullable(new ArrowType.Int(64, true)), null))));
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      List<Long> ids = SampleTable.scanIds(ds.scan());
+      List<String> files = dataFiles();
+      for (Schema schema : wrong) {
+        try (VectorSchemaRoot b = root(schema, 3)) {
+          assertThrows(SchemaMismatchException.class, () -> ds.append(List.of(b)), schema.toString());
+          try (DistributedWriter w = DistributedWriter.open(URI_, options(allocator))) {
+            assertThrows(SchemaMismatchException.class, () -> w.write(List.of(b)), schema.toString());
+          }
+        }
+      }
+      assertEquals(latest, ds.latestVersion(), "nothing committed");
+      assertEquals(ids, SampleTable.scanIds(ds.scan()));
+      assertEquals(files, dataFiles(), "no data file left behind");
+    }
+  }
+
+  private VectorSchemaRoot root(Schema schema, int rows) {
+    VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+    root.allocateNew();
+    for (int i = 0; i < rows; i++) {
+      if (root.getVector(0) instanceof BigIntVector v) {
+        v.setSafe(i, 1000 + i);
+      } else if (root.getVector(0) instanceof IntVector v) {
+        v.setSafe(i, 1000 + i);
+      }
+    }
+    root.setRowCount(rows);
+    return root;
+  }
+
+  // ---------------------------------------------------------------------------------------------- D5
+
+  @Test
+  void d5_unknownFutureFormatVersionIsRefusedNamingIt() {
+    rewriteLatestManifest(b -> b.getManifestBuilder().getFormatVersionBuilder().setMajor(2).setMinor(7));
+    UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> readLatest(allocator));
+    assertThat(e.getMessage()).contains("2.7");
+  }
+
+  @Test
+  void d5_unknownReaderFeatureIsRefusedNamingIt() {
+    rewriteLatestManifest(b -> b.getManifestBuilder().addReaderFeatures("time-machine"));
+    UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> readLatest(allocator));
+    assertThat(e.getMessage()).contains("time-machine");
+  }
+
+  @Test
+  void d5_unknownDataFileMajorVersionIsRefusedNamingIt() {
+    rewriteLatestManifest(b -> b.getManifestBuilder().getFragmentsBuilder(0).getFilesBuilder(0).setFileMajor(9));
+    UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> readLatest(allocator));
+    assertThat(e.getMessage()).contains("9.");
+  }
+}

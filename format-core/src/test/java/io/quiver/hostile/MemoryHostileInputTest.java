@@ -1,0 +1,12 @@
+package io.quiver.hostile;
+
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStore;
+
+/** D1–D5 on the memory store. */
+class MemoryHostileInputTest extends HostileInputContract {
+  @Override
+  protected ObjectStore newStore(String name) {
+    return new MemoryObjectStore("memory://hostile/" + name);
+  }
+}
