@@ -113,7 +113,7 @@ public final class ModelChains {
     return Arbitraries.integers().between(0, 3);
   }
 
-  /** A position among the committed versions, counted from the newest (0 = latest) when negative. */
+  /** A position among the committed versions, oldest first, taken modulo their number. */
   private static Arbitrary<Integer> pick() {
     return Arbitraries.integers().between(0, 12);
   }
