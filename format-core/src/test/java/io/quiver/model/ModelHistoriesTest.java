@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * Histories found by {@link DatasetModelProperties}, replayed step by step on the memory store so that each
+ * Histories found by {@link DatasetModelBasedTest}, replayed step by step on the memory store so that each
  * stays checked whatever the property's random search explores.
  */
 class ModelHistoriesTest {

@@ -15,7 +15,7 @@ import net.jqwik.api.state.ActionChain;
  * compactions, restores and checkouts; after every step Quiver must agree with {@link ModelWorld}'s
  * reference model (see there). About 20 s on 2 cores.
  */
-class DatasetModelProperties {
+class DatasetModelBasedTest {
   private final ModelChains chains = new ModelChains(
       () -> "memory://model-" + UUID.randomUUID() + "/t",
       allocator -> DatasetOptions.builder()
