@@ -95,7 +95,7 @@ public abstract class HostileInputContract {
   protected DatasetOptions options(BufferAllocator alloc) {
     return DatasetOptions.builder()
         .allocator(alloc)
-        .registry(TestStores.registry("hostile", store))
+        .registry(TestStores.registry("hostile", TestStores.keepOpen(store)))
         .session(new Session(1 << 20))
         .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
         .build();

@@ -10,7 +10,6 @@ import io.quiver.dataset.SampleTable;
 import io.quiver.dataset.Session;
 import io.quiver.dataset.ValidationReport;
 import io.quiver.store.FaultInjectingObjectStore;
-import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStores;
@@ -22,7 +21,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -48,7 +46,7 @@ public final class ScenarioTable implements AutoCloseable {
 
   private ScenarioTable(ObjectStore real, BufferAllocator allocator) {
     this.real = real;
-    this.store = new FaultInjectingObjectStore(new NonClosing(real));
+    this.store = new FaultInjectingObjectStore(TestStores.keepOpen(real));
     this.clock = new ManualClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
     this.allocator = allocator;
     this.options = DatasetOptions.builder()
@@ -165,67 +163,5 @@ public final class ScenarioTable implements AutoCloseable {
     public Instant instant() {
       return now;
     }
-  }
-
-  /** The store under test, shared by every handle of the scenario: closing a handle leaves it open. */
-  private static final class NonClosing implements ObjectStore {
-    private final ObjectStore d;
-
-    NonClosing(ObjectStore d) {
-      this.d = d;
-    }
-
-    @Override
-    public String location() {
-      return d.location();
-    }
-
-    @Override
-    public byte[] read(String key) {
-      return d.read(key);
-    }
-
-    @Override
-    public byte[] readRange(String key, long offset, int length) {
-      return d.readRange(key, offset, length);
-    }
-
-    @Override
-    public Optional<ObjectInfo> head(String key) {
-      return d.head(key);
-    }
-
-    @Override
-    public void write(String key, byte[] data) {
-      d.write(key, data);
-    }
-
-    @Override
-    public ObjectWriter openWriter(String key) {
-      return d.openWriter(key);
-    }
-
-    @Override
-    public PutResult putIfAbsent(String key, byte[] data) {
-      return d.putIfAbsent(key, data);
-    }
-
-    @Override
-    public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-      return d.list(prefix, startAfter, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) {
-      d.delete(key);
-    }
-
-    @Override
-    public List<String> deleteAll(java.util.Collection<String> keys) {
-      return d.deleteAll(keys);
-    }
-
-    @Override
-    public void close() {}
   }
 }

@@ -1,0 +1,44 @@
+package io.quiver.conformance.model;
+
+import io.quiver.conformance.StoreFixture;
+import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.Session;
+import io.quiver.model.ModelChains;
+import io.quiver.model.ModelWorld;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.state.ActionChain;
+
+/**
+ * The model-based stateful property ({@link ModelWorld}) on a store fixture, opened by URI through
+ * ServiceLoader: few, short histories, since every step is several round trips to an emulator.
+ */
+abstract class FixtureModelBased {
+  /** The store under test. */
+  protected abstract StoreFixture fixture();
+
+  private ModelChains chains() {
+    StoreFixture fixture = fixture();
+    return new ModelChains(
+        fixture::newTableUri,
+        allocator -> DatasetOptions.builder()
+            .allocator(allocator)
+            .storeOptions(fixture.storeOptions())
+            .session(new Session(4 << 20))
+            .maxRowsPerFragment(5)
+            .rowsPerBatch(4)
+            .build());
+  }
+
+  @Provide
+  Arbitrary<ActionChain<ModelWorld>> histories() {
+    return chains().chains(15);
+  }
+
+  @Property(tries = 5, seed = "20261129")
+  void everyVersionScansAsTheModelSays(@ForAll("histories") ActionChain<ModelWorld> history) {
+    chains().run(history);
+  }
+}
