@@ -75,19 +75,42 @@ public final class ConformanceReportListener implements TestExecutionListener {
         resultsByStore.computeIfAbsent(store, s -> new TreeMap<>()).put(source.getMethodName(), outcome));
   }
 
-  /** The fixture name of a catalogue suite class; empty for any other test class. */
+  /**
+   * The fixture name of a suite class run on a store fixture (one with a no-argument {@code fixture()}
+   * method returning a {@link StoreFixture}: the catalogue scenarios, the hostile-input suite); empty for
+   * any other test class.
+   */
   private static Optional<String> storeOf(String className) {
     try {
       Class<?> type = Class.forName(className, false, ConformanceReportListener.class.getClassLoader());
-      if (!CatalogueScenarios.class.isAssignableFrom(type) || java.lang.reflect.Modifier.isAbstract(type.getModifiers())) {
+      if (java.lang.reflect.Modifier.isAbstract(type.getModifiers())) {
+        return Optional.empty();
+      }
+      java.lang.reflect.Method fixture = findFixtureMethod(type);
+      if (fixture == null) {
         return Optional.empty();
       }
       Constructor<?> constructor = type.getDeclaredConstructor();
       constructor.setAccessible(true);
-      return Optional.of(((CatalogueScenarios) constructor.newInstance()).fixture().name());
-    } catch (ReflectiveOperationException | LinkageError e) {
+      fixture.setAccessible(true);
+      return Optional.of(((StoreFixture) fixture.invoke(constructor.newInstance())).name());
+    } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
       return Optional.empty();
     }
+  }
+
+  private static java.lang.reflect.Method findFixtureMethod(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      try {
+        java.lang.reflect.Method m = c.getDeclaredMethod("fixture");
+        if (StoreFixture.class.isAssignableFrom(m.getReturnType())) {
+          return m;
+        }
+      } catch (NoSuchMethodException e) {
+        // keep looking up the hierarchy
+      }
+    }
+    return null;
   }
 
   @Override
@@ -162,8 +185,9 @@ public final class ConformanceReportListener implements TestExecutionListener {
     md.append("     verify -Dquiver.conformance.write-docs=true -->\n\n");
     md.append("Every scenario of the race catalogue (`design/RACE-CATALOGUE.md`) run on every store fixture by\n");
     md.append("`conformance-tests` (`CatalogueScenarios`: `MemoryScenariosTest`, `LocalScenariosTest`, `S3ScenariosIT`,\n");
-    md.append("`GcsScenariosIT`, `AzureScenariosIT`). A test's name starts with its scenario id. `pass`: the scenario\n");
-    md.append("ended in the expected outcome, `validate()` passed and the affected fields scanned back correctly;\n");
+    md.append("`GcsScenariosIT`, `AzureScenariosIT`; D1–D5 by the hostile-input suite, `*HostileInput*`). A test's name\n");
+    md.append("starts with its scenario id. `pass`: the scenario ended in the expected outcome (for A–C, `validate()`\n");
+    md.append("passed and the affected fields scanned back correctly);\n");
     md.append("`FAIL`: it did not; `not run`: the store's suite did not run in the recorded build.\n\n");
     md.append("| id | test |");
     stores.forEach(s -> md.append(' ').append(s).append(" |"));

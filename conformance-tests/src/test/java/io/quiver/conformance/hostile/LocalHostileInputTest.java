@@ -1,17 +1,12 @@
 package io.quiver.conformance.hostile;
 
-import io.quiver.hostile.HostileInputContract;
-import io.quiver.store.ObjectStore;
-import io.quiver.store.local.LocalObjectStore;
-import java.nio.file.Path;
-import org.junit.jupiter.api.io.TempDir;
+import io.quiver.conformance.LocalStoreFixture;
+import io.quiver.conformance.StoreFixture;
 
-/** D1–D5 (format-core's {@link HostileInputContract}) on the local file system. */
-class LocalHostileInputTest extends HostileInputContract {
-  @TempDir Path tempDir;
-
+/** D1–D5 (format-core's {@link io.quiver.hostile.HostileInputContract}) on the local file system. */
+class LocalHostileInputTest extends FixtureHostileInput {
   @Override
-  protected ObjectStore newStore(String name) {
-    return new LocalObjectStore(tempDir.resolve(name));
+  protected StoreFixture fixture() {
+    return LocalStoreFixture.INSTANCE;
   }
 }
