@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.SchemaMismatchException;
-import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.store.MemoryObjectStore;
 import java.time.Duration;
@@ -47,13 +46,6 @@ class StagedColumnWriteTest {
     allocator.close();
   }
 
-  /** Runs a store-agnostic scenario body (io.quiver.scenario, shared with conformance-tests) on a fresh memory table. */
-  private void run(java.util.function.Consumer<ScenarioTable> scenario) {
-    try (ScenarioTable t = ScenarioTable.on(new MemoryObjectStore("memory://staged"), allocator)) {
-      scenario.accept(t);
-    }
-  }
-
   private StagedColumnWrite stage(Dataset handle, ColumnSchema schema, Integer... values) {
     try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
       return handle.writeFragmentColumn(0, reader, schema);
@@ -68,113 +60,7 @@ class StagedColumnWriteTest {
     }
   }
 
-  private List<Integer> latest(String column) {
-    try (Dataset latest = ds.checkoutLatest()) {
-      return StagedColumnSupport.column(latest, column);
-    }
-  }
-
-  private long dataFiles() {
-    return store.listAll("data/").size();
-  }
-
-  // ------------------------------------------------------------------ row counts
-
-  @Test
-  void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted() {
-    run(StagedColumnScenarios::a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted);
-  }
-
-  @Test
-  void a2_longStreamIsRejectedAtWriteTimeAndItsFileDeleted() {
-    run(StagedColumnScenarios::a2_longStreamIsRejectedAtWriteTimeAndItsFileDeleted);
-  }
-
-  // ------------------------------------------------------------------ new field ids
-
-  @Test
-  void a3_twoStaleHandlesAllocateTheSameIdForDifferentFields() {
-    run(StagedColumnScenarios::a3_twoStaleHandlesAllocateTheSameIdForDifferentFields);
-  }
-
-  @Test
-  void a4_twoResultsForOneFragmentWithDifferentColumnsAreBothApplied() {
-    run(StagedColumnScenarios::a4_twoResultsForOneFragmentWithDifferentColumnsAreBothApplied);
-  }
-
-  @Test
-  void a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommit() {
-    run(StagedColumnScenarios::a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommit);
-  }
-
-  @Test
-  void a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejected() {
-    run(StagedColumnScenarios::a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejected);
-  }
-
-  @Test
-  void a7_nestedStructStagedByItsWriterCommitsAndRoundTrips() {
-    run(StagedColumnScenarios::a7_nestedStructStagedByItsWriterCommitsAndRoundTrips);
-  }
-
-  @Test
-  void a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppend() {
-    run(StagedColumnScenarios::a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppend);
-  }
-
-  // ------------------------------------------------------------------ rewrites of existing fields
-
-  @Test
-  void a9_staleReplacementFailsAfterAConcurrentOverlayOnTheField() {
-    run(StagedColumnScenarios::a9_staleReplacementFailsAfterAConcurrentOverlayOnTheField);
-  }
-
-  @Test
-  void a10_replacementAfterAnOlderOverlayIsAuthoritative() {
-    run(StagedColumnScenarios::a10_replacementAfterAnOlderOverlayIsAuthoritative);
-  }
-
-  @Test
-  void a11_twoRewritesOfAPresentFieldFromOneSnapshot() {
-    run(StagedColumnScenarios::a11_twoRewritesOfAPresentFieldFromOneSnapshot);
-  }
-
-  @Test
-  void a12_absenceIsPartOfTheWitness() {
-    run(StagedColumnScenarios::a12_absenceIsPartOfTheWitness);
-  }
-
-  @Test
-  void a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStale() {
-    run(StagedColumnScenarios::a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStale);
-  }
-
-  @Test
-  void a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStale() {
-    run(StagedColumnScenarios::a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStale);
-  }
-
-  @Test
-  void a15_compactionOfTheTargetFragmentMakesTheReplacementStale() {
-    run(StagedColumnScenarios::a15_compactionOfTheTargetFragmentMakesTheReplacementStale);
-  }
-
-  @Test
-  void a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullability() {
-    run(StagedColumnScenarios::a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullability);
-  }
-
-  @Test
-  void a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommit() {
-    run(StagedColumnScenarios::a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommit);
-  }
-
-  @Test
-  void a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeleted() {
-    run(StagedColumnScenarios::a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeleted);
-  }
-
-  // ------------------------------------------------------------------ distribution and cleanup
+  // Scenarios A1–A18 run on every store, memory included, in conformance-tests (CatalogueScenarios).
 
   @Test
   void workerAndCoordinatorRoundTripThroughTheByteEncoding() {
