@@ -276,8 +276,10 @@ public final class DataFileReader {
       long done = 0;
       while (done < length) {
         int chunk = (int) Math.min(MAX_READ_CHUNK, length - done);
-        byte[] bytes = readExact(store, key, location, offset + done, chunk);
-        buf.setBytes(done, bytes);
+        int read = store.readRangeInto(key, offset + done, buf.nioBuffer(done, chunk));
+        if (read != chunk) {
+          throw shortRead(location, offset + done, chunk, read);
+        }
         done += chunk;
       }
       return buf;
@@ -290,12 +292,16 @@ public final class DataFileReader {
   static byte[] readExact(ObjectStore store, String key, String location, long offset, int length) {
     byte[] bytes = store.readRange(key, offset, length);
     if (bytes.length != length) {
-      throw new CorruptFileException(
-          location,
-          "expected " + length + " bytes at offset " + offset + " but the object returned " + bytes.length
-              + "; it is shorter than its metadata says (truncated or replaced); rewrite it");
+      throw shortRead(location, offset, length, bytes.length);
     }
     return bytes;
+  }
+
+  private static CorruptFileException shortRead(String location, long offset, int expected, int found) {
+    return new CorruptFileException(
+        location,
+        "expected " + expected + " bytes at offset " + offset + " but the object returned " + found
+            + "; it is shorter than its metadata says (truncated or replaced); rewrite it");
   }
 
   /** Parses one file's metadata; a new instance per load. */

@@ -41,6 +41,21 @@ public interface ObjectStore extends AutoCloseable {
    */
   byte[] readRange(String key, long offset, int length);
 
+  /**
+   * Reads bytes starting at {@code offset} into {@code target}'s remaining space and advances its
+   * position; fewer bytes are read when the object ends first. Readers of large ranges call this to read
+   * straight into (direct) Arrow memory; the default copies through {@link #readRange}, and a store that
+   * can read into a buffer without the extra copy (the local filesystem) overrides it.
+   *
+   * @return the number of bytes read
+   * @throws IllegalArgumentException if {@code offset} is negative
+   */
+  default int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {
+    byte[] bytes = readRange(key, offset, target.remaining());
+    target.put(bytes);
+    return bytes.length;
+  }
+
   /** Size and modification time of an object, or empty if absent. */
   Optional<ObjectInfo> head(String key);
 

@@ -121,6 +121,27 @@ public final class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /** Reads straight into {@code target} (Arrow's direct memory, for data files): no intermediate copy. */
+  @Override
+  public int readRangeInto(String key, long offset, ByteBuffer target) {
+    Path path = pathOf(key);
+    if (offset < 0) {
+      throw new IllegalArgumentException("offset must be >= 0, got " + offset);
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      int start = target.position();
+      while (target.hasRemaining()) {
+        int read = ch.read(target, offset + target.position() - start);
+        if (read < 0) {
+          break;
+        }
+      }
+      return target.position() - start;
+    } catch (IOException e) {
+      throw readFailure(key, path, e);
+    }
+  }
+
   /** Positional reads until {@code n} bytes or end of file (a replaced file keeps its old content). */
   private static byte[] readFully(FileChannel ch, long offset, int n) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(n);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs Quiver's JMH benchmarks side by side with their baselines (Lance's Java SDK, Arrow's IPC reader)
+# and writes benchmarks/RESULTS.md.
+#
+#   benchmarks/run.sh quick            # under 10 minutes on 2 cores: small tables, 1 fork, short iterations
+#   benchmarks/run.sh full             # the real run (its RESULTS.md is the committed one)
+#   benchmarks/run.sh quick FullScan   # extra arguments go to JMH (a benchmark regex, -p, -prof jfr, ...)
+#
+# Generated tables are cached in benchmarks/target/bench-data (delete it to rebuild them); JMH's JSON and
+# the side measurements go to benchmarks/target/results/<profile>/.
+set -euo pipefail
+profile=${1:-quick}
+shift || true
+case "$profile" in
+  quick|full) ;;
+  *) echo "usage: benchmarks/run.sh [quick|full] [JMH arguments...]" >&2; exit 2 ;;
+esac
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$root"
+
+echo "== building the benchmarks"
+mvn -B -q package dependency:build-classpath -pl benchmarks -am -DskipTests \
+  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
+
+out="$here/target/results/$profile"
+mkdir -p "$out" "$here/target/bench-data"
+rm -f "$out/jmh.json" "$out/measurements.tsv"
+# Scratch copies of tables from an earlier, interrupted run.
+rm -rf "$here/target/bench-data/scratch"
+
+jvm_flags="--add-opens=java.base/java.nio=ALL-UNNAMED -Xms4g -Xmx4g -XX:+UseParallelGC"
+jvm_flags+=" -Dquiver.bench.profile=$profile -Dquiver.bench.dir=$here/target/bench-data"
+jvm_flags+=" -Dquiver.bench.measurements=$out/measurements.tsv"
+if [ "$profile" = quick ]; then
+  # One fork, one short warm-up, three short measurements; table-size stops at 10k fragments.
+  jmh_flags=(-f 1 -wi 1 -w 1s -i 3 -r 1s -p fragments=1000,10000)
+else
+  jmh_flags=()
+fi
+
+echo "== running JMH ($profile profile)"
+java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" org.openjdk.jmh.Main \
+  -rf json -rff "$out/jmh.json" -jvmArgsAppend "$jvm_flags" "${jmh_flags[@]}" "$@"
+
+echo "== writing RESULTS.md"
+java -cp "$cp" io.quiver.bench.report.Report "$out/jmh.json" "$out/measurements.tsv" \
+  "$here/RESULTS.md" "$profile" "$here/ANALYSIS.md"

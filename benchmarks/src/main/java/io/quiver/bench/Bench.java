@@ -1,0 +1,185 @@
+package io.quiver.bench;
+
+import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.DatasetOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * What the benchmarks share: the size profile, where generated tables live, Quiver's options, and the
+ * side file where benchmarks record measurements that are not times (bytes read, bytes written).
+ *
+ * <p>Generated tables are cached under {@code -Dquiver.bench.dir} (default {@code target/bench-data})
+ * by a key naming the system, the shape and the size, so JMH forks and later runs reuse them; a table
+ * is only used once its builder finished (a {@code .complete} marker), so a killed run never leaves a
+ * half-built table behind for the next.
+ */
+public final class Bench {
+  /** Rows per fragment for both systems: Lance's default {@code max_rows_per_file}. */
+  public static final int ROWS_PER_FRAGMENT = 1 << 20;
+  /** Rows per batch written and read, for both systems. */
+  public static final int BATCH_ROWS = 8192;
+
+  private Bench() {}
+
+  /** The size profile, {@code -Dquiver.bench.profile=quick|full} (default quick). */
+  public static boolean full() {
+    String p = System.getProperty("quiver.bench.profile", "quick").toLowerCase(Locale.ROOT);
+    if (!p.equals("quick") && !p.equals("full")) {
+      throw new IllegalArgumentException("quiver.bench.profile must be quick or full, got " + p);
+    }
+    return p.equals("full");
+  }
+
+  /** {@code quick} in the quick profile, {@code full} in the full one. */
+  public static long size(long quick, long full) {
+    return full() ? full : quick;
+  }
+
+  /** The root directory of generated tables. */
+  public static Path dataDir() {
+    return Path.of(System.getProperty("quiver.bench.dir", "target/bench-data")).toAbsolutePath();
+  }
+
+  /** Builds a table once per key and returns its directory. */
+  public static Path cached(String key, TableBuilder builder) {
+    Path dir = dataDir().resolve(key);
+    Path marker = dir.resolve(".complete");
+    if (Files.exists(marker)) {
+      return dir;
+    }
+    try {
+      deleteTree(dir);
+      Files.createDirectories(dir.getParent());
+      builder.build(dir);
+      Files.writeString(marker, "");
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException("building benchmark table " + dir, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("building benchmark table " + dir + " failed", e);
+    }
+  }
+
+  /** A fresh, empty directory for a table that the benchmark will change. */
+  public static Path scratch(String name) {
+    try {
+      Path base = dataDir().resolve("scratch");
+      Files.createDirectories(base);
+      return Files.createTempDirectory(base, name + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Copies a (cached) table into a fresh scratch directory, so a benchmark can change it. Files under
+   * {@code data/} are hard-linked, not copied: neither system ever changes a written data file.
+   */
+  public static Path copyOf(Path table, String name) {
+    Path target = scratch(name);
+    try (Stream<Path> files = Files.walk(table)) {
+      for (Path p : (Iterable<Path>) files::iterator) {
+        Path to = target.resolve(table.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
+        } else if (p.getFileName().toString().equals(".complete")) {
+          continue;
+        } else if (table.relativize(p).getName(0).toString().equals("data")) {
+          // Data files are immutable in both systems (new versions write new files): share them.
+          Files.createLink(to, p);
+        } else {
+          Files.copy(p, to, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      return target;
+    } catch (IOException e) {
+      throw new UncheckedIOException("copying " + table, e);
+    }
+  }
+
+  /** Bytes of all regular files under {@code dir}. */
+  public static long sizeOf(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> {
+        try {
+          return Files.size(p);
+        } catch (IOException e) {
+          return 0;
+        }
+      }).sum();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Deletes a directory tree, if present. */
+  public static void deleteTree(Path dir) {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          Files.delete(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+          Files.delete(d);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException("deleting " + dir, e);
+    }
+  }
+
+  /** Quiver's options for benchmark tables: the shared fragment and batch sizes, patient commits. */
+  public static DatasetOptions quiverOptions(BufferAllocator allocator) {
+    return DatasetOptions.builder()
+        .allocator(allocator)
+        .maxRowsPerFragment(ROWS_PER_FRAGMENT)
+        .rowsPerBatch(BATCH_ROWS)
+        .commitOptions(CommitOptions.defaults().withMaxAttempts(10_000).withTimeout(Duration.ofMinutes(5)))
+        .build();
+  }
+
+  /**
+   * Records a measurement that is not a time (for example bytes read per projected byte) in the file
+   * named by {@code -Dquiver.bench.measurements}, one tab-separated line per record; the report reads
+   * them next to JMH's JSON. Without the property the record is printed.
+   */
+  public static synchronized void record(String benchmark, String metric, String system, double value, String unit) {
+    String line = String.join("\t", benchmark, metric, system, Double.toString(value), unit) + "\n";
+    String file = System.getProperty("quiver.bench.measurements");
+    if (file == null) {
+      System.out.print("measurement: " + line);
+      return;
+    }
+    try {
+      Files.writeString(Path.of(file), line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Builds a table into an empty directory. */
+  @FunctionalInterface
+  public interface TableBuilder {
+    void build(Path dir) throws Exception;
+  }
+}

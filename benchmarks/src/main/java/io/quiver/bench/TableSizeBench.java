@@ -1,0 +1,98 @@
+package io.quiver.bench;
+
+import io.quiver.bench.data.BenchData;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.Session;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Benchmark 7: does a table's size (1k, 10k, 100k fragments of {@value #ROWS_PER_FRAGMENT} rows) slow
+ * down opening it and planning a scan (with no metadata cached: a new session per open), or committing
+ * a one-fragment append? The append runs on a copy of the cached table, so the cached one keeps its size.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 5, time = 5)
+public class TableSizeBench {
+  static final int ROWS_PER_FRAGMENT = 10;
+
+  @Param({"1000", "10000", "100000"})
+  public int fragments;
+
+  BufferAllocator allocator;
+  Path quiverTemplate;
+
+  @Setup(Level.Trial)
+  public void setup() {
+    allocator = new RootAllocator();
+    quiverTemplate = Tables.quiver("quiver-fragments-" + fragments, BenchData.smallSchema(),
+        (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    allocator.close();
+  }
+
+  /** Opens the latest version and plans a full scan; returns the number of fragments planned. */
+  @Benchmark
+  public int openQuiver() throws Exception {
+    try (Dataset ds = Dataset.open(quiverTemplate.toString(),
+            Bench.quiverOptions(allocator).toBuilder().session(new Session(64L << 20)).build());
+        ArrowReader planned = ds.newScan().open()) {
+      int n = ds.manifest().fragments().size();
+      if (n < fragments) {
+        throw new IllegalStateException("quiver: planned " + n + " fragments, expected " + fragments);
+      }
+      return n;
+    }
+  }
+
+  /** A copy of the table and an open handle on it, for the append benchmark. */
+  @State(Scope.Benchmark)
+  public static class QuiverCopy {
+    Path dir;
+    Dataset ds;
+    VectorSchemaRoot batch;
+
+    @Setup(Level.Trial)
+    public void copy(TableSizeBench shared) {
+      dir = Bench.copyOf(shared.quiverTemplate, "size-quiver");
+      ds = Dataset.open(dir.toString(), Bench.quiverOptions(shared.allocator));
+      batch = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, ROWS_PER_FRAGMENT);
+    }
+
+    @TearDown(Level.Trial)
+    public void delete() {
+      batch.close();
+      ds.close();
+      Bench.deleteTree(dir);
+    }
+  }
+
+  /** Commits one new fragment. */
+  @Benchmark
+  public long appendQuiver(QuiverCopy copy) {
+    return copy.ds.append(List.of(copy.batch));
+  }
+}

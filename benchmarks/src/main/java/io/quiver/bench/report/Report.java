@@ -1,0 +1,279 @@
+package io.quiver.bench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Turns one run's JMH JSON and the benchmarks' side measurements into {@code RESULTS.md}: one table
+ * with Quiver, its baseline, the ratio and the error of every benchmark, then the byte measurements,
+ * then the machine. Pairs results by benchmark class, case and parameters: a method named {@code
+ * quiver}, {@code lance} or {@code arrow}, or {@code <case>Quiver}, {@code <case>Lance}, {@code
+ * <case>Arrow}. Ratios are speed ratios: the baseline's time divided by Quiver's, so above 1.0 means
+ * Quiver is faster.
+ *
+ * <p>Usage: {@code Report <jmh.json> <measurements.tsv> <RESULTS.md> <profile> [notes.md]}; the notes
+ * file, if given and present, is copied below the tables (the analysis of where Quiver loses).
+ */
+public final class Report {
+  /** Class simple name → number and title, in the order. */
+  static final Map<String, String> TITLES = new LinkedHashMap<>();
+
+  static {
+    TITLES.put("FullScanBench", "1. Full scan");
+    TITLES.put("ProjectedScanBench", "2. Projected scan (1 of 32 columns)");
+    TITLES.put("TakeBench", "3. Take 1,000 random rows, 3 columns");
+    TITLES.put("AppendBench", "4. Append commit, 1,000 rows");
+    TITLES.put("ConcurrentAppendBench", "5. Concurrent appends, 4 writers x 50 commits");
+    TITLES.put("BackfillBench", "6. Column backfill, 200 fragments");
+    TITLES.put("TableSizeBench", "7. Table size");
+    TITLES.put("ConflictCostBench", "8. Conflict cost (Quiver only)");
+    TITLES.put("OverlayUpdateBench", "9. Overlay update, 1% of one column");
+  }
+
+  private Report() {}
+
+  public static void main(String[] args) throws IOException {
+    if (args.length < 4) {
+      System.err.println("usage: Report <jmh.json> <measurements.tsv> <RESULTS.md> <profile> [notes.md]");
+      System.exit(2);
+    }
+    JsonNode results = new ObjectMapper().readTree(Path.of(args[0]).toFile());
+    List<String[]> measurements = new ArrayList<>();
+    Path tsv = Path.of(args[1]);
+    if (Files.exists(tsv)) {
+      for (String line : Files.readAllLines(tsv)) {
+        if (!line.isBlank()) {
+          measurements.add(line.split("\t"));
+        }
+      }
+    }
+    Optional<String> notes = args.length > 4 && Files.exists(Path.of(args[4]))
+        ? Optional.of(Files.readString(Path.of(args[4])))
+        : Optional.empty();
+    String md = render(results, measurements, args[3], notes);
+    Files.writeString(Path.of(args[2]), md);
+    System.out.println("wrote " + args[2]);
+  }
+
+  /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */
+  record Result(String clazz, String caze, String system, String params, double scoreMs, double errorMs,
+      Map<String, Double> percentilesMs, String mode) {}
+
+  static List<Result> parse(JsonNode results) {
+    List<Result> out = new ArrayList<>();
+    for (JsonNode r : results) {
+      String benchmark = r.get("benchmark").asText();
+      String[] parts = benchmark.split("\\.");
+      String clazz = parts[parts.length - 2];
+      String method = parts[parts.length - 1];
+      String system;
+      String caze;
+      String lower = method.toLowerCase(Locale.ROOT);
+      if (lower.endsWith("quiver")) {
+        system = "quiver";
+      } else if (lower.endsWith("lance")) {
+        system = "lance";
+      } else if (lower.endsWith("arrow")) {
+        system = "arrow";
+      } else {
+        continue;
+      }
+      caze = method.substring(0, method.length() - system.length());
+      Map<String, String> params = new TreeMap<>();
+      if (r.has("params")) {
+        r.get("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+      }
+      String paramText = params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+          .collect(Collectors.joining(", "));
+      JsonNode metric = r.get("primaryMetric");
+      double toMs = toMillis(metric.get("scoreUnit").asText());
+      double error = metric.get("scoreError").asDouble(Double.NaN);
+      Map<String, Double> percentiles = new TreeMap<>();
+      if (metric.has("scorePercentiles")) {
+        metric.get("scorePercentiles").fields()
+            .forEachRemaining(e -> percentiles.put(e.getKey(), e.getValue().asDouble() * toMs));
+      }
+      out.add(new Result(clazz, caze, system, paramText, metric.get("score").asDouble() * toMs,
+          error * toMs, percentiles, r.get("mode").asText()));
+    }
+    return out;
+  }
+
+  static double toMillis(String unit) {
+    return switch (unit) {
+      case "ns/op" -> 1e-6;
+      case "us/op" -> 1e-3;
+      case "ms/op" -> 1.0;
+      case "s/op" -> 1e3;
+      default -> throw new IllegalArgumentException("unexpected JMH unit " + unit + " (benchmarks report times)");
+    };
+  }
+
+  static String render(JsonNode results, List<String[]> measurements, String profile, Optional<String> notes) {
+    List<Result> parsed = parse(results);
+    StringBuilder md = new StringBuilder();
+    md.append("# Quiver benchmarks\n\n");
+    md.append("Generated by `benchmarks/run.sh ").append(profile).append("` from one JMH run (")
+        .append(parsed.size()).append(" results); do not edit by hand. ")
+        .append("Times are JMH scores (average, single-shot or sampled as the benchmark says) with their 99.9% ")
+        .append("error; **speed ratio = baseline time / Quiver time**, so above 1.0 means Quiver is faster.\n\n");
+    md.append("| Benchmark | Case | Params | Quiver | Baseline | Baseline time | Speed ratio |\n");
+    md.append("|---|---|---|---|---|---|---|\n");
+    Map<String, Double> rows = rowsByBenchmark(measurements);
+    for (Map.Entry<String, String> title : TITLES.entrySet()) {
+      String clazz = title.getKey();
+      List<Result> mine = parsed.stream().filter(r -> r.clazz().equals(clazz)).toList();
+      if (mine.isEmpty()) {
+        md.append("| ").append(title.getValue()).append(" | — | — | not run | — | — | — |\n");
+        continue;
+      }
+      Map<String, List<Result>> groups = new LinkedHashMap<>();
+      for (Result r : mine) {
+        groups.computeIfAbsent(r.caze() + "\u0000" + r.params(), k -> new ArrayList<>()).add(r);
+      }
+      for (List<Result> group : groups.values()) {
+        Result quiver = group.stream().filter(r -> r.system().equals("quiver")).findFirst().orElse(null);
+        List<Result> baselines = group.stream().filter(r -> !r.system().equals("quiver")).toList();
+        if (quiver == null) {
+          for (Result b : baselines) {
+            md.append(row(title.getValue(), b, null, b, rows.get(clazz)));
+          }
+        } else if (baselines.isEmpty()) {
+          md.append(row(title.getValue(), quiver, quiver, null, rows.get(clazz)));
+        } else {
+          for (Result b : baselines) {
+            md.append(row(title.getValue(), quiver, quiver, b, rows.get(clazz)));
+          }
+        }
+      }
+    }
+    if (!measurements.isEmpty()) {
+      md.append("\n## Measured bytes and counts\n\n");
+      md.append("| Benchmark | Metric | System | Value | Unit |\n|---|---|---|---|---|\n");
+      for (String[] m : measurements) {
+        if (m.length < 5 || m[1].equals("rows")) {
+          continue;
+        }
+        md.append("| ").append(TITLES.getOrDefault(m[0], m[0])).append(" | ").append(m[1]).append(" | ")
+            .append(m[2]).append(" | ").append(number(Double.parseDouble(m[3]))).append(" | ").append(m[4])
+            .append(" |\n");
+      }
+    }
+    md.append("\n## Machine\n\n").append(machine(results)).append('\n');
+    notes.ifPresent(n -> md.append('\n').append(n.strip()).append('\n'));
+    return md.toString();
+  }
+
+  private static Map<String, Double> rowsByBenchmark(List<String[]> measurements) {
+    Map<String, Double> rows = new TreeMap<>();
+    for (String[] m : measurements) {
+      if (m.length >= 5 && m[1].equals("rows")) {
+        rows.put(m[0], Double.parseDouble(m[3]));
+      }
+    }
+    return rows;
+  }
+
+  private static String row(String title, Result any, Result quiver, Result baseline, Double rows) {
+    String caze = any.caze().isEmpty() ? "—" : any.caze();
+    boolean sampled = any.mode().equals("sample");
+    StringBuilder sb = new StringBuilder();
+    if (sampled) {
+      for (String p : List.of("50.0", "99.0")) {
+        String label = caze + " p" + p.replace(".0", "");
+        sb.append(cells(title, label, any.params(),
+            quiver == null ? null : quiver.percentilesMs().get(p), Double.NaN,
+            baseline, baseline == null ? null : baseline.percentilesMs().get(p), Double.NaN, null));
+      }
+      return sb.toString();
+    }
+    return cells(title, caze, any.params(), quiver == null ? null : quiver.scoreMs(),
+        quiver == null ? Double.NaN : quiver.errorMs(), baseline,
+        baseline == null ? null : baseline.scoreMs(), baseline == null ? Double.NaN : baseline.errorMs(), rows);
+  }
+
+  private static String cells(String title, String caze, String params, Double quiverMs, double quiverErr,
+      Result baseline, Double baselineMs, double baselineErr, Double rows) {
+    String ratio = quiverMs != null && baselineMs != null
+        ? String.format(Locale.ROOT, "**%.2f×**", baselineMs / quiverMs)
+        : "—";
+    return "| " + title + " | " + caze + " | " + (params.isEmpty() ? "—" : params) + " | "
+        + time(quiverMs, quiverErr, rows) + " | "
+        + (baseline == null ? "—" : systemName(baseline.system())) + " | "
+        + time(baselineMs, baselineErr, rows) + " | " + ratio + " |\n";
+  }
+
+  static String systemName(String system) {
+    return switch (system) {
+      case "lance" -> "Lance 7.0.0";
+      case "arrow" -> "Arrow IPC reader";
+      default -> system;
+    };
+  }
+
+  static String time(Double ms, double errorMs, Double rows) {
+    if (ms == null) {
+      return "—";
+    }
+    String t = ms >= 100 ? String.format(Locale.ROOT, "%.0f ms", ms)
+        : ms >= 1 ? String.format(Locale.ROOT, "%.2f ms", ms)
+        : String.format(Locale.ROOT, "%.1f µs", ms * 1000);
+    if (!Double.isNaN(errorMs) && errorMs > 0) {
+      t += String.format(Locale.ROOT, " ± %.1f%%", 100 * errorMs / ms);
+    }
+    if (rows != null) {
+      t += String.format(Locale.ROOT, " (%.1f M rows/s)", rows / ms / 1000);
+    }
+    return t;
+  }
+
+  static String number(double v) {
+    return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.format(Locale.ROOT, "%,d", (long) v)
+        : String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  static String machine(JsonNode results) {
+    String jdk = "unknown";
+    String jvmArgs = "";
+    if (results.size() > 0) {
+      JsonNode first = results.get(0);
+      jdk = first.path("vmName").asText() + " " + first.path("jdkVersion").asText() + " ("
+          + first.path("vmVersion").asText() + ")";
+      List<String> args = new ArrayList<>();
+      first.path("jvmArgs").forEach(a -> args.add(a.asText()));
+      jvmArgs = String.join(" ", args);
+    }
+    String cpu = firstLine(Path.of("/proc/cpuinfo"), "model name").orElse("unknown CPU");
+    String mem = firstLine(Path.of("/proc/meminfo"), "MemTotal").orElse("unknown memory");
+    return "- Date: " + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE) + "\n"
+        + "- CPU: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores\n"
+        + "- Memory: " + mem + "\n"
+        + "- JDK: " + jdk + "\n"
+        + "- JVM flags of the forks: `" + jvmArgs + "`\n"
+        + "- OS: " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+        + System.getProperty("os.arch") + "; tables on local disk";
+  }
+
+  private static Optional<String> firstLine(Path file, String key) {
+    try {
+      return Files.readAllLines(file).stream().filter(l -> l.startsWith(key))
+          .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst();
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+}
