@@ -37,6 +37,7 @@ class LanceArrowCompatibilityTest {
   @TempDir Path dir;
 
   @Test
+  @SuppressWarnings("try") // LanceScanner.close() is declared to throw Exception
   void createAppendScanRoundTripsOnArrow19() throws Exception {
     try (BufferAllocator allocator = new RootAllocator()) {
       String uri = dir.resolve("t.lance").toString();

@@ -100,7 +100,6 @@ class LanceTableTest {
   /** Every row of the table, as id -> [x, s, v0..v3] read back from a full scan. */
   static Map<Long, List<Object>> readAll(LanceTable table) {
     Map<Long, List<Object>> out = new HashMap<>();
-    List<Long> order = new ArrayList<>();
     table.scan(
         null,
         0,
@@ -117,7 +116,6 @@ class LanceTableTest {
             for (int d = 0; d < DIM; d++) {
               cells.add(items.get(i * DIM + d));
             }
-            order.add(id.get(i));
             assertThat(out.put(id.get(i), cells)).as("row %d seen twice", id.get(i)).isNull();
           }
         });
@@ -361,6 +359,15 @@ class LanceTableTest {
       }
       assertThat(table.countRows()).isEqualTo(1000);
       assertThat(table.fragmentCount()).isEqualTo(10);
+
+      // How Lance rewrote: a touched fragment gained one data file holding only x (field 1), for
+      // all of its 100 rows; the original file's x entry is tombstoned (-2). Untouched: one file.
+      var touched = table.dataset().getFragments().get(0).metadata();
+      assertThat(touched.getFiles()).hasSize(2);
+      assertThat(touched.getFiles().get(0).getFields()).containsExactly(0, -2, 2, 3);
+      assertThat(touched.getFiles().get(1).getFields()).containsExactly(1);
+      assertThat(touched.getPhysicalRows()).isEqualTo(100);
+      assertThat(table.dataset().getFragments().get(2).metadata().getFiles()).hasSize(1);
     }
   }
 
