@@ -1,6 +1,7 @@
 package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
 import io.quiver.dataset.Dataset;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,36 +36,84 @@ public class AppendBench {
 
   BufferAllocator allocator;
   VectorSchemaRoot batch;
-  Path quiverDir;
-  Dataset quiver;
-  long quiverFirst;
-  long quiverCommits;
 
   @Setup(Level.Trial)
   public void setup() {
     allocator = new RootAllocator();
     batch = BenchData.batch(allocator, BenchData.smallSchema(), 0, ROWS);
-    quiverDir = Bench.scratch("append-quiver");
-    quiver = Dataset.create(quiverDir.toString(), BenchData.smallSchema(), List.of(batch),
-        Bench.quiverOptions(allocator));
-    quiverFirst = quiver.version();
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    if (quiver.latestVersion() != quiverFirst + quiverCommits) {
-      throw new IllegalStateException("quiver: " + quiverCommits + " appends from version " + quiverFirst
-          + " but the latest version is " + quiver.latestVersion());
-    }
-    quiver.close();
-    Bench.deleteTree(quiverDir);
     batch.close();
     allocator.close();
   }
 
+  /** A new Quiver table per trial; its teardown checks one version per reported commit. */
+  @State(Scope.Benchmark)
+  public static class QuiverTable {
+    Path dir;
+    Dataset ds;
+    long first;
+    long commits;
+
+    @Setup(Level.Trial)
+    public void create(AppendBench shared) {
+      dir = Bench.scratch("append-quiver");
+      ds = Dataset.create(dir.toString(), BenchData.smallSchema(), List.of(shared.batch),
+          Bench.quiverOptions(shared.allocator));
+      first = ds.version();
+    }
+
+    @TearDown(Level.Trial)
+    public void check() {
+      long latest = ds.latestVersion();
+      ds.close();
+      Bench.deleteTree(dir);
+      if (latest != first + commits) {
+        throw new IllegalStateException("quiver: " + commits + " appends from version " + first
+            + " but the latest version is " + latest);
+      }
+    }
+  }
+
+  /** A new Lance table per trial, checked the same way. */
+  @State(Scope.Benchmark)
+  public static class LanceTarget {
+    Path dir;
+    LanceTable table;
+    long first;
+    long commits;
+
+    @Setup(Level.Trial)
+    public void create(AppendBench shared) {
+      dir = Bench.scratch("append-lance");
+      Bench.deleteTree(dir);
+      table = LanceTable.create(shared.allocator, dir, BenchData.smallSchema(), List.of(shared.batch), 0);
+      first = table.version();
+    }
+
+    @TearDown(Level.Trial)
+    public void check() {
+      long latest = table.latestVersion();
+      table.close();
+      Bench.deleteTree(dir);
+      if (latest != first + commits) {
+        throw new IllegalStateException("lance: " + commits + " appends from version " + first
+            + " but the latest version is " + latest);
+      }
+    }
+  }
+
   @Benchmark
-  public long quiver() {
-    quiverCommits++;
-    return quiver.append(List.of(batch));
+  public long quiver(QuiverTable t) {
+    t.commits++;
+    return t.ds.append(List.of(batch));
+  }
+
+  @Benchmark
+  public long lance(LanceTarget t) {
+    t.commits++;
+    return t.table.append(batch);
   }
 }

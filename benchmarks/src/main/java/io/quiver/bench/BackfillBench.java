@@ -1,6 +1,7 @@
 package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.StagedColumnWrite;
@@ -109,6 +110,37 @@ public class BackfillBench {
       ds.close();
       Bench.deleteTree(dir);
     }
+  }
+
+  /** A fresh copy of the 200-fragment Lance table per iteration. */
+  @State(Scope.Benchmark)
+  public static class LanceTarget {
+    Path dir;
+    LanceTable table;
+
+    @Setup(Level.Iteration)
+    public void copy(BackfillBench shared) {
+      Path template = Tables.lance("lance-backfill-" + FRAGMENTS + "x" + shared.rowsPerFragment,
+          BenchData.smallSchema(), (long) FRAGMENTS * shared.rowsPerFragment, shared.rowsPerFragment);
+      dir = Bench.copyOf(template, "backfill-lance");
+      table = LanceTable.open(shared.allocator, dir);
+      if (table.fragmentCount() != FRAGMENTS) {
+        throw new IllegalStateException("lance table has " + table.fragmentCount() + " fragments");
+      }
+    }
+
+    @TearDown(Level.Iteration)
+    public void check(BackfillBench shared) throws Exception {
+      checkValues("lance", table.scanReader(List.of("id", "score"), 0), (long) FRAGMENTS * shared.rowsPerFragment);
+      table.close();
+      Bench.deleteTree(dir);
+    }
+  }
+
+  /** Lance's add-columns path, fed the new column's values for every row in scan order. */
+  @Benchmark
+  public long lance(LanceTarget target) {
+    return target.table.addColumns(values(0, (long) FRAGMENTS * rowsPerFragment));
   }
 
   @Benchmark

@@ -1,6 +1,7 @@
 package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
 import io.quiver.dataset.Dataset;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -135,6 +136,52 @@ public class ConcurrentAppendBench {
       }
       Bench.deleteTree(dir);
     }
+  }
+
+  /** A new, empty Lance table per iteration, checked after it. */
+  @State(Scope.Benchmark)
+  public static class LanceTarget {
+    Path dir;
+    long start;
+
+    @Setup(Level.Iteration)
+    public void create(ConcurrentAppendBench shared) {
+      dir = Bench.scratch("concurrent-lance");
+      Bench.deleteTree(dir);
+      try (VectorSchemaRoot empty = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, 0);
+          LanceTable t = LanceTable.create(shared.allocator, dir, BenchData.smallSchema(), List.of(empty), 0)) {
+        start = t.version();
+      }
+    }
+
+    @TearDown(Level.Iteration)
+    public void check(ConcurrentAppendBench shared) throws Exception {
+      try (LanceTable t = LanceTable.open(shared.allocator, dir)) {
+        if (t.version() != start + WRITERS * COMMITS) {
+          throw new IllegalStateException("lance: expected version " + (start + WRITERS * COMMITS)
+              + " after " + WRITERS * COMMITS + " commits, found " + t.version());
+        }
+        checkEveryRowOnce("lance", t.scanReader(List.of("id"), 0));
+      }
+      Bench.deleteTree(dir);
+    }
+  }
+
+  @Benchmark
+  public int lance(LanceTarget table) throws Exception {
+    List<Callable<Integer>> writers = new ArrayList<>();
+    for (int w = 0; w < WRITERS; w++) {
+      int writer = w;
+      writers.add(() -> {
+        try (LanceTable t = LanceTable.open(allocator, table.dir)) {
+          for (int c = 0; c < COMMITS; c++) {
+            t.append(batches.get(writer * COMMITS + c));
+          }
+        }
+        return COMMITS;
+      });
+    }
+    return race(pool, writers);
   }
 
   @Benchmark

@@ -1,6 +1,6 @@
 package io.quiver.bench;
 
-import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
 import io.quiver.dataset.Dataset;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
@@ -43,6 +43,7 @@ public class FullScanBench {
   BufferAllocator allocator;
   Dataset quiver;
   List<Path> quiverFiles;
+  LanceTable lance;
 
   @Setup(Level.Trial)
   public void setup() {
@@ -57,18 +58,25 @@ public class FullScanBench {
         quiverFiles.add(table.resolve(file.path()));
       }
     }
+    lance = LanceTable.open(allocator, Tables.lanceScanTable(rows));
     Bench.record("FullScanBench", "rows", "table", rows, "rows");
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     quiver.close();
+    lance.close();
     allocator.close();
   }
 
   @Benchmark
   public long quiver() {
     return Scans.check("quiver full scan", Scans.drain(quiver.newScan().batchSize(Bench.BATCH_ROWS).open()), expected);
+  }
+
+  @Benchmark
+  public long lance() {
+    return Scans.check("lance full scan", Scans.drain(lance.scanReader(null, Bench.BATCH_ROWS)), expected);
   }
 
   @Benchmark

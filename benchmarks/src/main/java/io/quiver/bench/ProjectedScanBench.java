@@ -1,6 +1,8 @@
 package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
+import java.util.List;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
@@ -50,6 +52,7 @@ public class ProjectedScanBench {
   long expected;
   BufferAllocator allocator;
   Dataset quiver;
+  LanceTable lance;
 
   @Setup(Level.Trial)
   public void setup() throws IOException {
@@ -58,6 +61,8 @@ public class ProjectedScanBench {
     allocator = new RootAllocator();
     Path table = Tables.quiver("quiver-wide-" + COLUMNS + "-" + rows, BenchData.wideSchema(COLUMNS), rows);
     quiver = Dataset.open(table.toString(), Bench.quiverOptions(allocator));
+    lance = LanceTable.open(allocator, Tables.lance("lance-wide-" + COLUMNS + "-" + rows,
+        BenchData.wideSchema(COLUMNS), rows, Bench.ROWS_PER_FRAGMENT));
     Bench.record("ProjectedScanBench", "rows", "table", rows, "rows");
     measureBytes(table);
   }
@@ -107,7 +112,13 @@ public class ProjectedScanBench {
   @TearDown(Level.Trial)
   public void tearDown() {
     quiver.close();
+    lance.close();
     allocator.close();
+  }
+
+  @Benchmark
+  public long lance() {
+    return Scans.check("lance projected scan", Scans.drain(lance.scanReader(List.of("id"), Bench.BATCH_ROWS)), expected);
   }
 
   @Benchmark

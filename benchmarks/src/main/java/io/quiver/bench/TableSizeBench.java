@@ -1,6 +1,7 @@
 package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.Session;
 import java.nio.file.Path;
@@ -41,11 +42,14 @@ public class TableSizeBench {
 
   BufferAllocator allocator;
   Path quiverTemplate;
+  Path lanceTemplate;
 
   @Setup(Level.Trial)
   public void setup() {
     allocator = new RootAllocator();
     quiverTemplate = Tables.quiver("quiver-fragments-" + fragments, BenchData.smallSchema(),
+        (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
+    lanceTemplate = Tables.lance("lance-fragments-" + fragments, BenchData.smallSchema(),
         (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
   }
 
@@ -66,6 +70,45 @@ public class TableSizeBench {
       }
       return n;
     }
+  }
+
+  /** Opens the latest version (a new handle, nothing cached) and lists every fragment's files. */
+  @Benchmark
+  public long openLance() {
+    try (LanceTable t = LanceTable.open(allocator, lanceTemplate)) {
+      if (t.fragmentCount() < fragments) {
+        throw new IllegalStateException("lance: " + t.fragmentCount() + " fragments, expected " + fragments);
+      }
+      return t.planScan();
+    }
+  }
+
+  /** A copy of the Lance table and an open handle on it. */
+  @State(Scope.Benchmark)
+  public static class LanceCopy {
+    Path dir;
+    LanceTable table;
+    VectorSchemaRoot batch;
+
+    @Setup(Level.Trial)
+    public void copy(TableSizeBench shared) {
+      dir = Bench.copyOf(shared.lanceTemplate, "size-lance");
+      table = LanceTable.open(shared.allocator, dir);
+      batch = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, ROWS_PER_FRAGMENT);
+    }
+
+    @TearDown(Level.Trial)
+    public void delete() {
+      batch.close();
+      table.close();
+      Bench.deleteTree(dir);
+    }
+  }
+
+  /** Commits one new fragment. */
+  @Benchmark
+  public long appendLance(LanceCopy copy) {
+    return copy.table.append(copy.batch);
   }
 
   /** A copy of the table and an open handle on it, for the append benchmark. */

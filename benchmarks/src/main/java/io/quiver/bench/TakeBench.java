@@ -1,9 +1,8 @@
 package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
+import io.quiver.bench.lance.LanceTable;
 import io.quiver.dataset.Dataset;
-import io.quiver.dataset.RowAddress;
-import io.quiver.manifest.Fragment;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,31 +40,25 @@ public class TakeBench {
   long expected;
   BufferAllocator allocator;
   Dataset quiver;
+  LanceTable lance;
 
   @Setup(Level.Trial)
   public void setup() {
     rows = Bench.size(500_000, 10_000_000);
     allocator = new RootAllocator();
     quiver = Dataset.open(Tables.quiverScanTable(rows).toString(), Bench.quiverOptions(allocator));
+    lance = LanceTable.open(allocator, Tables.lanceScanTable(rows));
     positions = BenchData.randomRows(rows, TAKE, 7);
-    addresses = new long[TAKE];
-    List<Fragment> fragments = quiver.manifest().fragments();
-    for (int i = 0; i < TAKE; i++) {
-      long left = positions[i];
-      for (Fragment f : fragments) {
-        if (left < f.physicalRows()) {
-          addresses[i] = RowAddress.of(f.id(), left);
-          break;
-        }
-        left -= f.physicalRows();
-      }
-      expected += positions[i];
+    addresses = Tables.addresses(quiver, positions);
+    for (long p : positions) {
+      expected += p;
     }
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     quiver.close();
+    lance.close();
     allocator.close();
   }
 
@@ -83,6 +76,14 @@ public class TakeBench {
       throw new IllegalStateException("take returned the wrong rows: id sum " + sum + ", expected " + expectedIdSum);
     }
     return sum + Scans.consume(root);
+  }
+
+  /** Lance takes by row offset in the table (its "indices"), which is what {@code positions} are. */
+  @Benchmark
+  public long lance() {
+    try (VectorSchemaRoot root = lance.take(positions, COLUMNS)) {
+      return check(root, expected);
+    }
   }
 
   @Benchmark
