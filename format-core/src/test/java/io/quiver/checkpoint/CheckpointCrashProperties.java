@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.WriteResult;
+import io.quiver.testing.DepthTries;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -121,7 +122,8 @@ class CheckpointCrashProperties {
     }
   }
 
-  @Property(tries = 60)
+  @Property
+  @DepthTries(quick = 60, deep = 600)
   void everyStagedRowLandsExactlyOnceWhateverTheCrashSchedule(
       @ForAll @IntRange(min = 1, max = 3) int nCheckpoints,
       @ForAll @IntRange(min = 1, max = 3) int nTasks,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quiver.exceptions.CommitConflictException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.predicate.Predicate;
+import io.quiver.testing.DepthTries;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -97,7 +98,8 @@ class ConcurrentCommitProperties {
     return ALLOCATORS.get(ds);
   }
 
-  @Property(tries = 150)
+  @Property
+  @DepthTries(quick = 150, deep = 1500)
   void aConflictPublishesNothingAndACommitEqualsSerialApplication(
       @ForAll("changes") Change a, @ForAll("changes") Change b) {
     try (RootAllocator allocator = new RootAllocator()) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.CommitConflictException;
 import io.quiver.store.MemoryObjectStore;
+import io.quiver.testing.DepthTries;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  */
 class StagedColumnWriteProperties {
 
-  @Property(tries = 40)
+  @Property
+  @DepthTries(quick = 40, deep = 400)
   void everyCellHoldsTheLastCommittedWritersValue(
       @ForAll @Size(min = 4, max = 12) List<@IntRange(min = 0, max = 59) Integer> steps) {
     try (BufferAllocator allocator = new RootAllocator()) {

@@ -30,12 +30,12 @@ class KnownFaultBugsTest { // each test was a bug, fixed; kept so the schedule s
 
   @Test
   void deleteWhoseCommitLandedMustNotReportATransientFailure() {
-    MemoryObjectStore memory = new MemoryObjectStore(FaultScheduleProperties.URI_);
+    MemoryObjectStore memory = new MemoryObjectStore(FaultSchedules.URI_);
     try (RootAllocator allocator = new RootAllocator()) {
       DatasetOptions clean = DatasetOptions.builder().allocator(allocator).session(new Session(1 << 20))
           .registry(TestStores.registry("fault", memory)).build();
-      try (VectorSchemaRoot b = FaultScheduleProperties.batch(allocator, 0, 3);
-          Dataset ds = Dataset.create(FaultScheduleProperties.URI_, FaultScheduleProperties.SCHEMA, List.of(b), clean)) {
+      try (VectorSchemaRoot b = FaultSchedules.batch(allocator, 0, 3);
+          Dataset ds = Dataset.create(FaultSchedules.URI_, FaultSchedules.SCHEMA, List.of(b), clean)) {
         ds.version();
       }
       FaultInjectingObjectStore store = new FaultInjectingObjectStore(memory);
@@ -43,13 +43,13 @@ class KnownFaultBugsTest { // each test was a bug, fixed; kept so the schedule s
       DatasetOptions faulty = clean.toBuilder().session(new Session(1 << 20))
           .registry(TestStores.registry("fault", store)).build();
       StoreException thrown = null;
-      try (Dataset ds = Dataset.open(FaultScheduleProperties.URI_, faulty)) {
+      try (Dataset ds = Dataset.open(FaultSchedules.URI_, faulty)) {
         ds.delete(Predicate.in("id", List.of(1L)));
       } catch (StoreException e) {
         thrown = e;
       }
-      try (Dataset latest = Dataset.open(FaultScheduleProperties.URI_, clean)) {
-        List<Long> ids = FaultScheduleProperties.scanIds(latest);
+      try (Dataset latest = Dataset.open(FaultSchedules.URI_, clean)) {
+        List<Long> ids = FaultSchedules.scanIds(latest);
         // The deletion landed; the caller must not be told it failed.
         assertEquals(List.of(0L, 2L), ids);
         assertEquals(null, thrown, "the delete committed as version " + latest.version() + " but reported " + thrown);

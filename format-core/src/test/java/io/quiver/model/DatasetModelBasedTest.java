@@ -2,6 +2,8 @@ package io.quiver.model;
 
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
+import io.quiver.testing.ConformanceDepth;
+import io.quiver.testing.DepthTries;
 import java.util.UUID;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -27,15 +29,16 @@ class DatasetModelBasedTest {
 
   @Provide
   Arbitrary<ActionChain<ModelWorld>> histories() {
-    return chains.chains(Integer.getInteger("quiver.model.steps", 30));
+    return chains.chains(Integer.getInteger("quiver.model.steps", ConformanceDepth.pick(30, 45)));
   }
 
   /**
-   * Fixed seed, so the build is deterministic; for a deeper random search remove the seed and raise the
-   * tries locally, and lengthen the histories with {@code -Dquiver.model.steps=45}. Histories it finds go
-   * to {@link ModelHistoriesTest}.
+   * Fixed seed, so the build is deterministic. {@code -Pconformance-long} runs 1,000 histories of up to 45
+   * steps instead of 250 of up to 30; for a random search beyond that remove the seed, and set the length
+   * with {@code -Dquiver.model.steps=N}. Histories it finds go to {@link ModelHistoriesTest}.
    */
-  @Property(tries = 250, seed = "20261129")
+  @Property(seed = "20261129")
+  @DepthTries(quick = 250, deep = 1000)
   void everyVersionScansAsTheModelSays(@ForAll("histories") ActionChain<ModelWorld> history) {
     chains.run(history);
   }

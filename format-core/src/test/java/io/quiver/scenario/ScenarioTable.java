@@ -141,12 +141,19 @@ public final class ScenarioTable implements AutoCloseable {
   public static final class ManualClock extends Clock {
     private volatile Instant now;
 
-    ManualClock(Instant start) {
+    public ManualClock(Instant start) {
       now = start;
     }
 
     public void advance(Duration d) {
       now = now.plus(d);
+    }
+
+    /** Moves the clock to {@code t} if that is later; never back. */
+    public void advanceTo(Instant t) {
+      if (t.isAfter(now)) {
+        now = t;
+      }
     }
 
     @Override

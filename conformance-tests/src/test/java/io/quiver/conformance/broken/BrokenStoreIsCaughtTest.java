@@ -5,10 +5,6 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.launcher.LauncherDiscoveryRequest;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
@@ -21,7 +17,7 @@ class BrokenStoreIsCaughtTest {
 
   @Test
   void nonAtomicPutIfAbsentFailsTheStoreContract() {
-    TestExecutionSummary summary = run(NonAtomicPutIfAbsentContract.class);
+    TestExecutionSummary summary = BrokenSuites.run(List.of(selectClass(NonAtomicPutIfAbsentContract.class)));
     List<String> failed = summary.getFailures().stream()
         .map(f -> f.getTestIdentifier().getDisplayName())
         .toList();
@@ -36,24 +32,5 @@ class BrokenStoreIsCaughtTest {
     assertThat(summary.getTestsSucceededCount())
         .as("the rest of the contract still ran and passed: the failure is specific, not a broken fixture")
         .isGreaterThan(10);
-  }
-
-  private static volatile boolean launching;
-
-  /** Whether a broken suite is being run by this test (their condition); false in an ordinary run. */
-  static boolean launching() {
-    return launching;
-  }
-
-  static synchronized TestExecutionSummary run(Class<?> suite) {
-    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request().selectors(selectClass(suite)).build();
-    SummaryGeneratingListener listener = new SummaryGeneratingListener();
-    launching = true;
-    try {
-      LauncherFactory.create().execute(request, listener);
-    } finally {
-      launching = false;
-    }
-    return listener.getSummary();
   }
 }

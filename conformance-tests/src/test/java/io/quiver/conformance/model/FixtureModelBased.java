@@ -5,6 +5,8 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
 import io.quiver.model.ModelChains;
 import io.quiver.model.ModelWorld;
+import io.quiver.testing.ConformanceDepth;
+import io.quiver.testing.DepthTries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -13,7 +15,8 @@ import net.jqwik.api.state.ActionChain;
 
 /**
  * The model-based stateful property ({@link ModelWorld}) on a store fixture, opened by URI through
- * ServiceLoader: few, short histories, since every step is several round trips to an emulator.
+ * ServiceLoader: few, short histories, since every step is several round trips to an emulator (5 of up to
+ * 15 steps; 40 of up to 30 with {@code -Pconformance-long}).
  */
 abstract class FixtureModelBased {
   /** The store under test. */
@@ -34,10 +37,11 @@ abstract class FixtureModelBased {
 
   @Provide
   Arbitrary<ActionChain<ModelWorld>> histories() {
-    return chains().chains(15);
+    return chains().chains(ConformanceDepth.pick(15, 30));
   }
 
-  @Property(tries = 5, seed = "20261129")
+  @Property(seed = "20261129")
+  @DepthTries(quick = 5, deep = 40)
   void everyVersionScansAsTheModelSays(@ForAll("histories") ActionChain<ModelWorld> history) {
     chains().run(history);
   }

@@ -4,6 +4,8 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
 import io.quiver.model.ModelChains;
 import io.quiver.model.ModelWorld;
+import io.quiver.testing.ConformanceDepth;
+import io.quiver.testing.DepthTries;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,7 +22,8 @@ import net.jqwik.api.state.ActionChain;
 
 /**
  * The model-based stateful property of format-core ({@link ModelWorld}: three handles with stale views
- * against a versioned reference model) on the local file-system store, with fewer tries than on memory.
+ * against a versioned reference model) on the local file-system store, with fewer tries than on memory
+ * (12 histories of up to 20 steps; 150 of up to 45 with {@code -Pconformance-long}).
  */
 class LocalModelBasedTest {
   private final Path dir = tempDir();
@@ -36,10 +39,11 @@ class LocalModelBasedTest {
 
   @Provide
   Arbitrary<ActionChain<ModelWorld>> histories() {
-    return chains.chains(20);
+    return chains.chains(ConformanceDepth.pick(20, 45));
   }
 
-  @Property(tries = 12, seed = "20261129")
+  @Property(seed = "20261129")
+  @DepthTries(quick = 12, deep = 150)
   void everyVersionScansAsTheModelSays(@ForAll("histories") ActionChain<ModelWorld> history) {
     chains.run(history);
   }
