@@ -143,6 +143,26 @@ public abstract class ObjectStoreContractTest {
   }
 
   @Test
+  void readRangeIntoFillsDirectBuffersAndStopsAtTheEnd() {
+    byte[] data = random(1000, 6);
+    store.write("r", data);
+    java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(130);
+    direct.position(10);
+    assertEquals(120, store.readRangeInto("r", 500, direct));
+    assertEquals(130, direct.position(), "the position advances by the bytes read");
+    byte[] got = new byte[120];
+    direct.position(10);
+    direct.get(got);
+    assertArrayEquals(Arrays.copyOfRange(data, 500, 620), got);
+
+    java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocateDirect(100);
+    assertEquals(10, store.readRangeInto("r", 990, tail), "fewer bytes when the object ends first");
+    assertEquals(0, store.readRangeInto("r", 1000, java.nio.ByteBuffer.allocate(10)), "offset at the end");
+    assertThrows(ObjectNotFoundException.class, () -> store.readRangeInto("no/such/key", 0, java.nio.ByteBuffer.allocate(4)));
+    assertThrows(IllegalArgumentException.class, () -> store.readRangeInto("r", -1, java.nio.ByteBuffer.allocate(4)));
+  }
+
+  @Test
   void readRangeRejectsNegativeArguments() {
     store.write("r", random(10, 4));
     assertThrows(IllegalArgumentException.class, () -> store.readRange("r", -1, 5));

@@ -50,9 +50,22 @@ public final class LocalObjectStore implements ObjectStore {
 
   private final Path root;
   private final String location;
+  private final boolean fsync;
 
-  /** A store rooted at {@code root}; the directory is created on first write. */
+  /** A durable store rooted at {@code root}; the directory is created on first write. */
   public LocalObjectStore(Path root) {
+    this(root, true);
+  }
+
+  /**
+   * A store rooted at {@code root}. With {@code fsync} (the default) every write is forced to disk, file
+   * and directory entry, before it returns, so an acknowledged commit survives a power loss. Without it
+   * writes stay in the page cache until the OS flushes them (as in object_store's LocalFileSystem that
+   * Lance uses): faster, atomic still, but a machine crash can lose acknowledged commits or leave a
+   * manifest that names a data file the crash lost. For scratch tables, tests and benchmarks only.
+   */
+  public LocalObjectStore(Path root, boolean fsync) {
+    this.fsync = fsync;
     this.root = root.toAbsolutePath().normalize();
     String uri = this.root.toUri().toString();
     this.location = uri.endsWith("/") && this.root.getParent() != null ? uri.substring(0, uri.length() - 1) : uri;
@@ -213,15 +226,17 @@ public final class LocalObjectStore implements ObjectStore {
     }
   }
 
-  /** Writes and fsyncs a new temp file next to {@code target}. */
-  private static Path writeTemp(Path target, byte[] data) throws IOException {
+  /** Writes (and fsyncs, if enabled) a new temp file next to {@code target}. */
+  private Path writeTemp(Path target, byte[] data) throws IOException {
     Path temp = newTemp(target);
     try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
       ByteBuffer buf = ByteBuffer.wrap(data);
       while (buf.hasRemaining()) {
         ch.write(buf);
       }
-      ch.force(true);
+      if (fsync) {
+        ch.force(true);
+      }
     } catch (IOException | RuntimeException e) {
       deleteQuietly(temp);
       throw e;
@@ -240,7 +255,10 @@ public final class LocalObjectStore implements ObjectStore {
    * Makes a rename or link durable: without it a crash can lose the directory entry of an object whose
    * commit was already acknowledged. Best effort, as some platforms (Windows) cannot open directories.
    */
-  private static void syncDirectory(Path dir) {
+  private void syncDirectory(Path dir) {
+    if (!fsync) {
+      return;
+    }
     try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
       ch.force(true);
     } catch (IOException ignored) {
@@ -338,7 +356,9 @@ public final class LocalObjectStore implements ObjectStore {
       }
       try {
         out.flush();
-        channel.force(true);
+        if (fsync) {
+          channel.force(true);
+        }
         channel.close();
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         done = true;

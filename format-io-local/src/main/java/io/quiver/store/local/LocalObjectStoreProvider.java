@@ -8,8 +8,14 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
-/** Opens {@code file:} URIs (and, through {@link io.quiver.store.ObjectStores}, plain paths). No options. */
+/**
+ * Opens {@code file:} URIs (and, through {@link io.quiver.store.ObjectStores}, plain paths). One option:
+ * {@value #FSYNC} = {@code true} (default) or {@code false}; see {@link LocalObjectStore#LocalObjectStore(Path,
+ * boolean)} for what turning it off risks.
+ */
 public final class LocalObjectStoreProvider implements ObjectStoreProvider {
+  /** Store option: force every write to disk before acknowledging it ({@code true}, the default). */
+  public static final String FSYNC = "local.fsync";
 
   @Override
   public Set<String> schemes() {
@@ -18,8 +24,13 @@ public final class LocalObjectStoreProvider implements ObjectStoreProvider {
 
   @Override
   public ObjectStore open(URI uri, Map<String, String> options) {
+    String fsync = options == null ? null : options.get(FSYNC);
+    if (fsync != null && !fsync.equalsIgnoreCase("true") && !fsync.equalsIgnoreCase("false")) {
+      throw new InvalidArgumentException(
+          "store option " + FSYNC + " must be true or false, got '" + fsync + "'");
+    }
     try {
-      return new LocalObjectStore(Path.of(uri));
+      return new LocalObjectStore(Path.of(uri), fsync == null || Boolean.parseBoolean(fsync));
     } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
       throw new InvalidArgumentException(
           "'" + uri + "' is not a local file URI (" + e.getMessage() + "); use file:///absolute/path or a plain path");
