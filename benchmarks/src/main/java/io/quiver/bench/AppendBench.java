@@ -57,11 +57,15 @@ public class AppendBench {
     long first;
     long commits;
 
+    boolean fsync() {
+      return true;
+    }
+
     @Setup(Level.Trial)
     public void create(AppendBench shared) {
       dir = Bench.scratch("append-quiver");
       ds = Dataset.create(dir.toString(), BenchData.smallSchema(), List.of(shared.batch),
-          Bench.quiverOptions(shared.allocator));
+          Bench.quiverOptions(shared.allocator, fsync()));
       first = ds.version();
     }
 
@@ -74,6 +78,14 @@ public class AppendBench {
         throw new IllegalStateException("quiver: " + commits + " appends from version " + first
             + " but the latest version is " + latest);
       }
+    }
+  }
+
+  /** The same without fsync, as Lance's local store writes. */
+  public static class QuiverNoSyncTable extends QuiverTable {
+    @Override
+    boolean fsync() {
+      return false;
     }
   }
 
@@ -109,6 +121,11 @@ public class AppendBench {
   public long quiver(QuiverTable t) {
     t.commits++;
     return t.ds.append(List.of(batch));
+  }
+
+  @Benchmark
+  public long quiverNoSync(QuiverNoSyncTable t) {
+    return quiver(t);
   }
 
   @Benchmark

@@ -91,12 +91,16 @@ public class BackfillBench {
     Path dir;
     Dataset ds;
 
+    boolean fsync() {
+      return true;
+    }
+
     @Setup(Level.Iteration)
     public void copy(BackfillBench shared) {
       Path template = Tables.quiver("quiver-backfill-" + FRAGMENTS + "x" + shared.rowsPerFragment,
           BenchData.smallSchema(), (long) FRAGMENTS * shared.rowsPerFragment, shared.rowsPerFragment);
       dir = Bench.copyOf(template, "backfill-quiver");
-      ds = Dataset.open(dir.toString(), Bench.quiverOptions(shared.allocator));
+      ds = Dataset.open(dir.toString(), Bench.quiverOptions(shared.allocator, fsync()));
       if (ds.manifest().fragments().size() != FRAGMENTS) {
         throw new IllegalStateException("quiver table has " + ds.manifest().fragments().size() + " fragments");
       }
@@ -109,6 +113,14 @@ public class BackfillBench {
       }
       ds.close();
       Bench.deleteTree(dir);
+    }
+  }
+
+  /** The same without fsync, as Lance's local store writes. */
+  public static class QuiverNoSyncTable extends QuiverTable {
+    @Override
+    boolean fsync() {
+      return false;
     }
   }
 
@@ -135,6 +147,11 @@ public class BackfillBench {
       table.close();
       Bench.deleteTree(dir);
     }
+  }
+
+  @Benchmark
+  public long quiverNoSync(QuiverNoSyncTable table) throws Exception {
+    return quiver(table);
   }
 
   /** Lance's add-columns path, fed the new column's values for every row in scan order. */

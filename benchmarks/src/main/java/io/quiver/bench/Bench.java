@@ -150,8 +150,18 @@ public final class Bench {
 
   /** Quiver's options for benchmark tables: the shared fragment and batch sizes, patient commits. */
   public static DatasetOptions quiverOptions(BufferAllocator allocator) {
+    return quiverOptions(allocator, true);
+  }
+
+  /**
+   * {@link #quiverOptions(BufferAllocator)}, durable or not: with {@code fsync} false the local store
+   * skips its fsyncs ({@code local.fsync=false}), which is how Lance's local store writes; the write
+   * benchmarks run Quiver both ways so the cost of durability is visible on its own.
+   */
+  public static DatasetOptions quiverOptions(BufferAllocator allocator, boolean fsync) {
     return DatasetOptions.builder()
         .allocator(allocator)
+        .storeOptions(java.util.Map.of("local.fsync", Boolean.toString(fsync)))
         .maxRowsPerFragment(ROWS_PER_FRAGMENT)
         .rowsPerBatch(BATCH_ROWS)
         .commitOptions(CommitOptions.defaults().withMaxAttempts(10_000).withTimeout(Duration.ofMinutes(5)))
@@ -174,6 +184,24 @@ public final class Bench {
       Files.writeString(Path.of(file), line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Bytes this process has read through read syscalls so far ({@code rchar} of {@code /proc/self/io}, all
+   * threads, native ones included), or -1 where there is no such file. Counts page-cache hits too, so it
+   * measures what a reader asked the OS for, the same way for Quiver and for Lance.
+   */
+  public static long processBytesRead() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+        if (line.startsWith("rchar:")) {
+          return Long.parseLong(line.substring(6).trim());
+        }
+      }
+      return -1;
+    } catch (IOException | RuntimeException e) {
+      return -1;
     }
   }
 

@@ -58,7 +58,7 @@ public class ConcurrentAppendBench {
       batches.add(BenchData.batch(allocator, BenchData.smallSchema(), (long) i * ROWS, ROWS));
     }
     pool = Executors.newFixedThreadPool(WRITERS);
-    Bench.record("ConcurrentAppendBench", "commits per operation", "both", WRITERS * COMMITS, "commits");
+    Bench.record("ConcurrentAppendBench", "commits", "both", WRITERS * COMMITS, "commits");
   }
 
   @TearDown(Level.Trial)
@@ -115,12 +115,16 @@ public class ConcurrentAppendBench {
     Path dir;
     long start;
 
+    boolean fsync() {
+      return true;
+    }
+
     @Setup(Level.Iteration)
     public void create(ConcurrentAppendBench shared) {
       dir = Bench.scratch("concurrent-quiver");
       try (VectorSchemaRoot empty = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, 0);
           Dataset ds = Dataset.create(dir.toString(), BenchData.smallSchema(), List.of(empty),
-              Bench.quiverOptions(shared.allocator))) {
+              Bench.quiverOptions(shared.allocator, fsync()))) {
         start = ds.version();
       }
     }
@@ -135,6 +139,14 @@ public class ConcurrentAppendBench {
         checkEveryRowOnce("quiver", ds.newScan().columns("id").open());
       }
       Bench.deleteTree(dir);
+    }
+  }
+
+  /** The same without fsync, as Lance's local store writes. */
+  public static class QuiverNoSyncTable extends QuiverTable {
+    @Override
+    boolean fsync() {
+      return false;
     }
   }
 
@@ -168,6 +180,11 @@ public class ConcurrentAppendBench {
   }
 
   @Benchmark
+  public int quiverNoSync(QuiverNoSyncTable table) throws Exception {
+    return quiver(table);
+  }
+
+  @Benchmark
   public int lance(LanceTarget table) throws Exception {
     List<Callable<Integer>> writers = new ArrayList<>();
     for (int w = 0; w < WRITERS; w++) {
@@ -190,7 +207,7 @@ public class ConcurrentAppendBench {
     for (int w = 0; w < WRITERS; w++) {
       int writer = w;
       writers.add(() -> {
-        try (Dataset ds = Dataset.open(table.dir.toString(), Bench.quiverOptions(allocator))) {
+        try (Dataset ds = Dataset.open(table.dir.toString(), Bench.quiverOptions(allocator, table.fsync()))) {
           for (int c = 0; c < COMMITS; c++) {
             ds.append(List.of(batches.get(writer * COMMITS + c)));
           }

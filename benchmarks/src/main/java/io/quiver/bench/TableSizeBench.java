@@ -118,10 +118,14 @@ public class TableSizeBench {
     Dataset ds;
     VectorSchemaRoot batch;
 
+    boolean fsync() {
+      return true;
+    }
+
     @Setup(Level.Trial)
     public void copy(TableSizeBench shared) {
       dir = Bench.copyOf(shared.quiverTemplate, "size-quiver");
-      ds = Dataset.open(dir.toString(), Bench.quiverOptions(shared.allocator));
+      ds = Dataset.open(dir.toString(), Bench.quiverOptions(shared.allocator, fsync()));
       batch = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, ROWS_PER_FRAGMENT);
     }
 
@@ -131,6 +135,19 @@ public class TableSizeBench {
       ds.close();
       Bench.deleteTree(dir);
     }
+  }
+
+  /** The same without fsync, as Lance's local store writes. */
+  public static class QuiverNoSyncCopy extends QuiverCopy {
+    @Override
+    boolean fsync() {
+      return false;
+    }
+  }
+
+  @Benchmark
+  public long appendQuiverNoSync(QuiverNoSyncCopy copy) {
+    return appendQuiver(copy);
   }
 
   /** Commits one new fragment. */

@@ -95,9 +95,13 @@ public final class ObjectStoreCommitStore implements CommitStore {
     // Newest first; stop at the first key at or below afterVersion.
     List<Long> newer = new ArrayList<>();
     Optional<String> after = Optional.empty();
+    // Keys sort newest first and a writer is usually a few versions behind: start with a small page
+    // (a store may stat every object it returns) and grow it when the history is longer.
+    int pageSize = 2;
     outer:
     while (true) {
-      ListPage page = store.list(VERSIONS_PREFIX, after, 1000);
+      ListPage page = store.list(VERSIONS_PREFIX, after, pageSize);
+      pageSize = Math.min(1000, pageSize * 8);
       for (ObjectInfo info : page.objects()) {
         Optional<Long> v = versionOf(info.key());
         if (v.isEmpty()) {

@@ -83,7 +83,9 @@ public final class Report {
       String system;
       String caze;
       String lower = method.toLowerCase(Locale.ROOT);
-      if (lower.endsWith("quiver")) {
+      if (lower.endsWith("quivernosync")) {
+        system = "quiverNoSync";
+      } else if (lower.endsWith("quiver")) {
         system = "quiver";
       } else if (lower.endsWith("lance")) {
         system = "lance";
@@ -147,7 +149,8 @@ public final class Report {
       }
       for (List<Result> group : groups.values()) {
         Result quiver = group.stream().filter(r -> r.system().equals("quiver")).findFirst().orElse(null);
-        List<Result> baselines = group.stream().filter(r -> !r.system().equals("quiver")).toList();
+        Result noSync = group.stream().filter(r -> r.system().equals("quiverNoSync")).findFirst().orElse(null);
+        List<Result> baselines = group.stream().filter(r -> r.system().equals("lance") || r.system().equals("arrow")).toList();
         if (quiver == null) {
           for (Result b : baselines) {
             md.append(row(title.getValue(), b, null, b, rows.get(clazz)));
@@ -159,18 +162,39 @@ public final class Report {
             md.append(row(title.getValue(), quiver, quiver, b, rows.get(clazz)));
           }
         }
+        if (noSync != null) {
+          Result renamed = new Result(noSync.clazz(), noSync.caze().isEmpty() ? "fsync off" : noSync.caze() + ", fsync off",
+              noSync.system(), noSync.params(), noSync.scoreMs(), noSync.errorMs(), noSync.percentilesMs(), noSync.mode());
+          for (Result b : baselines) {
+            md.append(row(title.getValue(), renamed, renamed, b, rows.get(clazz)));
+          }
+        }
       }
     }
+    md.append(derived(parsed));
     if (!measurements.isEmpty()) {
       md.append("\n## Measured bytes and counts\n\n");
       md.append("| Benchmark | Metric | System | Value | Unit |\n|---|---|---|---|---|\n");
+      // One line per (benchmark, metric, system): the mean of what the forks and iterations recorded.
+      Map<String, double[]> sums = new LinkedHashMap<>();
+      Map<String, String[]> firstOf = new LinkedHashMap<>();
       for (String[] m : measurements) {
-        if (m.length < 5 || m[1].equals("rows")) {
+        if (m.length < 5 || m[1].equals("rows") || m[1].equals("commits")) {
           continue;
         }
+        String key = m[0] + "\u0000" + m[1] + "\u0000" + m[2];
+        sums.computeIfAbsent(key, k -> new double[2]);
+        sums.get(key)[0] += Double.parseDouble(m[3]);
+        sums.get(key)[1]++;
+        firstOf.putIfAbsent(key, m);
+      }
+      List<String> keys = new ArrayList<>(sums.keySet());
+      keys.sort(java.util.Comparator.comparingInt(k -> order(firstOf.get(k)[0])));
+      for (String key : keys) {
+        String[] m = firstOf.get(key);
+        double mean = sums.get(key)[0] / sums.get(key)[1];
         md.append("| ").append(TITLES.getOrDefault(m[0], m[0])).append(" | ").append(m[1]).append(" | ")
-            .append(m[2]).append(" | ").append(number(Double.parseDouble(m[3]))).append(" | ").append(m[4])
-            .append(" |\n");
+            .append(m[2]).append(" | ").append(number(mean)).append(" | ").append(m[4]).append(" |\n");
       }
     }
     md.append("\n## Machine\n\n").append(machine(results)).append('\n');
@@ -178,11 +202,58 @@ public final class Report {
     return md.toString();
   }
 
+  private static int order(String clazz) {
+    int i = 0;
+    for (String c : TITLES.keySet()) {
+      if (c.equals(clazz)) {
+        return i;
+      }
+      i++;
+    }
+    return i;
+  }
+
+  /** Ratios within one system: the scan after an update vs before, and conflict cost vs 1 behind. */
+  static String derived(List<Result> parsed) {
+    StringBuilder md = new StringBuilder();
+    for (String system : List.of("quiver", "lance")) {
+      Optional<Result> before = find(parsed, "OverlayUpdateBench", "scanBefore", system, "");
+      Optional<Result> after = find(parsed, "OverlayUpdateBench", "scanAfter", system, "");
+      if (before.isPresent() && after.isPresent()) {
+        md.append("| ").append(TITLES.get("OverlayUpdateBench")).append(" | scan after / scan before | — | ")
+            .append(system.equals("quiver") ? String.format(Locale.ROOT, "%.2f× the time", after.get().scoreMs() / before.get().scoreMs()) : "—")
+            .append(" | ").append(system.equals("quiver") ? "—" : systemName(system)).append(" | ")
+            .append(system.equals("quiver") ? "—" : String.format(Locale.ROOT, "%.2f× the time", after.get().scoreMs() / before.get().scoreMs()))
+            .append(" | — |\n");
+      }
+    }
+    Optional<Result> one = find(parsed, "ConflictCostBench", "", "quiver", "behind=1");
+    if (one.isPresent()) {
+      for (Result r : parsed) {
+        if (r.clazz().equals("ConflictCostBench") && r.system().equals("quiver") && !r.params().equals("behind=1")) {
+          md.append("| ").append(TITLES.get("ConflictCostBench")).append(" | vs 1 behind | ").append(r.params())
+              .append(" | ").append(String.format(Locale.ROOT, "%.1f× the time; %.2f ms per version behind",
+                  r.scoreMs() / one.get().scoreMs(),
+                  (r.scoreMs() - one.get().scoreMs()) / (Integer.parseInt(r.params().substring(7)) - 1)))
+              .append(" | — | — | — |\n");
+        }
+      }
+    }
+    return md.toString();
+  }
+
+  private static Optional<Result> find(List<Result> parsed, String clazz, String caze, String system, String params) {
+    return parsed.stream().filter(r -> r.clazz().equals(clazz) && r.caze().equals(caze) && r.system().equals(system)
+        && r.params().equals(params)).findFirst();
+  }
+
   private static Map<String, Double> rowsByBenchmark(List<String[]> measurements) {
     Map<String, Double> rows = new TreeMap<>();
     for (String[] m : measurements) {
       if (m.length >= 5 && m[1].equals("rows")) {
         rows.put(m[0], Double.parseDouble(m[3]));
+      } else if (m.length >= 5 && m[1].equals("commits")) {
+        rows.put(m[0], -Double.parseDouble(m[3])); // negative: a count of commits, shown as commits/s
       }
     }
     return rows;
@@ -201,9 +272,11 @@ public final class Report {
       }
       return sb.toString();
     }
+    boolean perRow = any.caze().isEmpty() || any.caze().startsWith("scan");
     return cells(title, caze, any.params(), quiver == null ? null : quiver.scoreMs(),
         quiver == null ? Double.NaN : quiver.errorMs(), baseline,
-        baseline == null ? null : baseline.scoreMs(), baseline == null ? Double.NaN : baseline.errorMs(), rows);
+        baseline == null ? null : baseline.scoreMs(), baseline == null ? Double.NaN : baseline.errorMs(),
+        perRow ? rows : null);
   }
 
   private static String cells(String title, String caze, String params, Double quiverMs, double quiverErr,
@@ -221,6 +294,7 @@ public final class Report {
     return switch (system) {
       case "lance" -> "Lance 7.0.0";
       case "arrow" -> "Arrow IPC reader";
+      case "quiverNoSync" -> "Quiver, fsync off";
       default -> system;
     };
   }
@@ -235,7 +309,9 @@ public final class Report {
     if (!Double.isNaN(errorMs) && errorMs > 0) {
       t += String.format(Locale.ROOT, " ± %.1f%%", 100 * errorMs / ms);
     }
-    if (rows != null) {
+    if (rows != null && rows < 0) {
+      t += String.format(Locale.ROOT, " (%.0f commits/s)", -rows / ms * 1000);
+    } else if (rows != null) {
       t += String.format(Locale.ROOT, " (%.1f M rows/s)", rows / ms / 1000);
     }
     return t;
