@@ -21,7 +21,7 @@ cd "$root"
 
 echo "== building the benchmarks"
 mvn -B -q package dependency:build-classpath -pl benchmarks -am -DskipTests \
-  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+  -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime
 cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
 
 out="$here/target/results/$profile"
