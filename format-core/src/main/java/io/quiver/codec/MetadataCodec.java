@@ -99,6 +99,44 @@ public final class MetadataCodec {
     }
   }
 
+  /**
+   * Decodes only the transaction of a manifest file, skipping the manifest's bytes without decoding them:
+   * what a committer needs of each version it catches up on (the manifest of every one but the newest
+   * is never used, and decoding it costs as much as the table is large). The envelope's checksum is
+   * still verified. Errors as for {@link #decodeManifest}.
+   */
+  public static Transaction decodeManifestTransaction(byte[] bytes, String location) {
+    byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
+    io.quiver.format.proto.Transaction proto = null;
+    try {
+      com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(payload);
+      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+        if (com.google.protobuf.WireFormat.getTagFieldNumber(tag) == ManifestFile.TRANSACTION_FIELD_NUMBER
+            && com.google.protobuf.WireFormat.getTagWireType(tag) == com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+          proto = in.readMessage(io.quiver.format.proto.Transaction.parser(),
+              com.google.protobuf.ExtensionRegistryLite.getEmptyRegistry());
+        } else if (!in.skipField(tag)) {
+          break;
+        }
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    } catch (java.io.IOException e) {
+      throw new CorruptFileException(location, "manifest payload cannot be read: " + e.getMessage(), e);
+    }
+    if (proto == null) {
+      throw new CorruptFileException(location, "manifest file lacks its transaction");
+    }
+    try {
+      return decode(proto);
+    } catch (IllegalArgumentException | QuiverException e) {
+      if (e instanceof UnsupportedFormatException u) {
+        throw u;
+      }
+      throw new CorruptFileException(location, "invalid transaction in manifest: " + e.getMessage(), e);
+    }
+  }
+
   public static byte[] encodeTransaction(Transaction transaction) {
     return envelope(TRANSACTION_MAGIC, deterministic(encode(transaction)));
   }

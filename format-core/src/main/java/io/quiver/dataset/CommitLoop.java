@@ -110,18 +110,21 @@ final class CommitLoop {
                 + " re-open the latest version (" + newer.get(newer.size() - 1) + "), redo the change and commit"
                 + " again.");
       }
+      // Only transactions are needed to check each version; only the newest manifest is built upon.
       for (long version : newer) {
-        ManifestAndTransaction committed = io.load(version);
-        if (committed.transaction().uuid().equals(txn.uuid())) {
+        Transaction committed = io.loadTransaction(version);
+        if (committed.uuid().equals(txn.uuid())) {
           LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
-          return new Committed(committed.manifest(), committed.transaction());
+          return new Committed(io.load(version).manifest(), committed);
         }
-        if (Idempotence.sameCommit(txn, version, committed.transaction(), io.location())) {
+        if (Idempotence.sameCommit(txn, version, committed, io.location())) {
           LOG.debug("idempotence key of transaction {} found committed as version {}", txn.uuid(), version);
-          return new Committed(committed.manifest(), committed.transaction());
+          return new Committed(io.load(version).manifest(), committed);
         }
-        committedSince.add(new CommittedTransaction(version, committed.transaction()));
-        latest = Optional.of(committed.manifest());
+        committedSince.add(new CommittedTransaction(version, committed));
+      }
+      if (!newer.isEmpty()) {
+        latest = Optional.of(io.load(newer.get(newer.size() - 1)).manifest());
       }
       ConflictResolver.Resolution resolution = resolver.check(txn, committedSince);
       if (!resolution.isCompatible()) {

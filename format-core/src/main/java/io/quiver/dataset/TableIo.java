@@ -72,6 +72,22 @@ final class TableIo {
     return new CachedVersion(decoded, bytes.get().length);
   }
 
+  /**
+   * The transaction committed as {@code version}, without decoding its manifest (unless the version is
+   * cached already). For catching up on many versions, where only the newest manifest matters.
+   */
+  io.quiver.txn.Transaction loadTransaction(long version) {
+    String location = store.locationOf(ObjectStoreCommitStore.manifestKey(version));
+    CachedVersion cached = session.metadataCache().getIfPresent(location);
+    if (cached != null) {
+      return cached.value().transaction();
+    }
+    byte[] bytes = commitStore.read(version).orElseThrow(() -> new VersionNotFoundException(
+        version, "version " + version + " of table " + location() + " disappeared while a commit was reading it;"
+            + " a cleanup removed it. Nothing was committed; re-open the latest version and retry."));
+    return MetadataCodec.decodeManifestTransaction(bytes, location);
+  }
+
   /** Like {@link #tryLoad} but a missing version is an error naming what exists. */
   ManifestAndTransaction load(long version) {
     return tryLoad(version)

@@ -62,6 +62,12 @@ public final class MetadataCache {
     return (T) cache.get(location, loader);
   }
 
+  /** The cached value for a location, or null; never loads. */
+  @SuppressWarnings("unchecked")
+  public <T extends Weighable> T getIfPresent(String location) {
+    return (T) cache.getIfPresent(Objects.requireNonNull(location, "location"));
+  }
+
   public void invalidate(String location) {
     cache.invalidate(location);
   }

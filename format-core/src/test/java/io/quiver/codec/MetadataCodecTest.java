@@ -33,6 +33,8 @@ class MetadataCodecTest {
     assertEquals(c.transaction(), back.transaction());
     // Deterministic: encoding the decoded value gives the same bytes.
     assertTrue(Arrays.equals(bytes, MetadataCodec.encodeManifest(back.manifest(), back.transaction())));
+    // The committer's shortcut reads the same transaction without decoding the manifest.
+    assertEquals(c.transaction(), MetadataCodec.decodeManifestTransaction(bytes, PATH));
   }
 
   @Property(tries = 100)
@@ -50,6 +52,9 @@ class MetadataCodecTest {
           assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(truncated, PATH));
       assertThat(e.getMessage()).contains(PATH);
       assertEquals(PATH, e.path());
+      CorruptFileException t =
+          assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifestTransaction(truncated, PATH));
+      assertEquals(PATH, t.path());
     }
   }
 
@@ -63,6 +68,7 @@ class MetadataCodecTest {
     CorruptFileException e =
         assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(bytes, PATH));
     assertThat(e.getMessage()).contains(PATH);
+    assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifestTransaction(bytes, PATH));
   }
 
   @Provide
