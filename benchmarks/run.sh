@@ -37,7 +37,9 @@ if [ "$profile" = quick ]; then
   # One fork, one short warm-up, three short measurements; table-size stops at 10k fragments.
   jmh_flags=(-f 1 -wi 1 -w 1s -i 3 -r 1s -p fragments=1000,10000)
 else
-  jmh_flags=()
+  # One fork per benchmark (2 cores, and the whole run must fit an afternoon); the iteration counts and
+  # times are the ones annotated on each benchmark class.
+  jmh_flags=(-f 1)
 fi
 
 echo "== running JMH ($profile profile)"
