@@ -30,7 +30,8 @@ rm -f "$out/jmh.json" "$out/measurements.tsv"
 # Scratch copies of tables from an earlier, interrupted run.
 rm -rf "$here/target/bench-data/scratch"
 
-jvm_flags="--add-opens=java.base/java.nio=ALL-UNNAMED -Xms4g -Xmx4g -XX:+UseParallelGC"
+# The forks inherit the launcher's --add-opens (JMH passes the host JVM's flags on).
+jvm_flags="-Xms4g -Xmx4g -XX:+UseParallelGC"
 jvm_flags+=" -Dquiver.bench.profile=$profile -Dquiver.bench.dir=$here/target/bench-data"
 jvm_flags+=" -Dquiver.bench.measurements=$out/measurements.tsv"
 if [ "$profile" = quick ]; then

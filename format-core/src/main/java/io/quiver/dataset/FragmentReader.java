@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.util.AutoCloseables;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.StructVector;
@@ -213,6 +214,29 @@ final class FragmentReader implements AutoCloseable {
       } else {
         from.makeTransferPair(target).splitAndTransfer(offset, n);
       }
+      return;
+    }
+    if (source != null && target instanceof BaseFixedWidthVector) {
+      // Fixed width: take the base column's buffers as they are (no copy) and overwrite the covered rows
+      // in place; cost is the covered rows, not the chunk. Each physical row is in exactly one chunk, so
+      // writing through a slice shared with the base batch touches no row another chunk will read.
+      OpenBatch batch = open.get(source.file());
+      FieldVector from = batch.atomicByColumn().get(source.column());
+      int offset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
+      if (offset == 0 && n == from.getValueCount()) {
+        from.makeTransferPair(target).transfer();
+      } else {
+        from.makeTransferPair(target).splitAndTransfer(offset, n);
+      }
+      for (int row = 0; row < n; row++) {
+        int k = covered.overlay[row];
+        if (k >= 0) {
+          OverlayFile o = overlays.get(k);
+          OpenBatch ob = o.batchAt(covered.row[row]);
+          target.copyFrom(o.indexInBatch(ob, covered.row[row]), row, ob.atomicByColumn().get(o.columnOf.get(field.id())));
+        }
+      }
+      target.setValueCount(n);
       return;
     }
     // Merge: every row copied from its newest source, in row order (variable-width targets grow sequentially).

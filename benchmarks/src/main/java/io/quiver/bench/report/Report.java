@@ -170,8 +170,9 @@ public final class Report {
           }
         }
       }
+      md.append(derived(parsed, clazz));
     }
-    md.append(derived(parsed));
+
     if (!measurements.isEmpty()) {
       md.append("\n## Measured bytes and counts\n\n");
       md.append("| Benchmark | Metric | System | Value | Unit |\n|---|---|---|---|---|\n");
@@ -214,9 +215,9 @@ public final class Report {
   }
 
   /** Ratios within one system: the scan after an update vs before, and conflict cost vs 1 behind. */
-  static String derived(List<Result> parsed) {
+  static String derived(List<Result> parsed, String clazz) {
     StringBuilder md = new StringBuilder();
-    for (String system : List.of("quiver", "lance")) {
+    for (String system : clazz.equals("OverlayUpdateBench") ? List.of("quiver", "lance") : List.<String>of()) {
       Optional<Result> before = find(parsed, "OverlayUpdateBench", "scanBefore", system, "");
       Optional<Result> after = find(parsed, "OverlayUpdateBench", "scanAfter", system, "");
       if (before.isPresent() && after.isPresent()) {
@@ -228,7 +229,7 @@ public final class Report {
       }
     }
     Optional<Result> one = find(parsed, "ConflictCostBench", "", "quiver", "behind=1");
-    if (one.isPresent()) {
+    if (one.isPresent() && clazz.equals("ConflictCostBench")) {
       for (Result r : parsed) {
         if (r.clazz().equals("ConflictCostBench") && r.system().equals("quiver") && !r.params().equals("behind=1")) {
           md.append("| ").append(TITLES.get("ConflictCostBench")).append(" | vs 1 behind | ").append(r.params())
@@ -318,8 +319,10 @@ public final class Report {
   }
 
   static String number(double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.format(Locale.ROOT, "%,d", (long) v)
-        : String.format(Locale.ROOT, "%.3f", v);
+    if (Math.abs(v) >= 1000 || v == Math.rint(v)) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    return String.format(Locale.ROOT, "%.3f", v);
   }
 
   static String machine(JsonNode results) {
