@@ -2,6 +2,7 @@ package io.quiver.checkpoint;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.CommitLookup;
 import io.quiver.dataset.CommitRecord;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.WriteMode;
@@ -12,7 +13,6 @@ import io.quiver.exceptions.InvalidArgumentException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The driver side of checkpointed, exactly-once appends: {@link #finalize(String, String)} commits a sealed
@@ -28,40 +28,34 @@ public final class CheckpointedWriter {
   private final Dataset dataset;
   private final CheckpointStore store;
   private final CommitOptions commitOptions;
-  private final int searchDepth;
 
-  private CheckpointedWriter(Dataset dataset, CheckpointStore store, CommitOptions commitOptions, int searchDepth) {
+  private CheckpointedWriter(Dataset dataset, CheckpointStore store, CommitOptions commitOptions) {
     this.dataset = Objects.requireNonNull(dataset, "dataset");
     this.store = Objects.requireNonNull(store, "store");
     this.commitOptions = Objects.requireNonNull(commitOptions, "commitOptions");
-    if (searchDepth < 1) {
-      throw new InvalidArgumentException("the history search depth must be >= 1, got " + searchDepth);
-    }
-    this.searchDepth = searchDepth;
   }
 
-  /** An appending checkpointed writer with default commit options, searching the newest 1000 versions. */
+  /** An appending checkpointed writer with default commit options. */
   public static CheckpointedWriter create(Dataset dataset, CheckpointStore store) {
-    return create(dataset, store, WriteMode.APPEND, CommitOptions.defaults(), 1000);
+    return create(dataset, store, WriteMode.APPEND, CommitOptions.defaults());
   }
 
   /**
    * A checkpointed writer. {@code commitOptions}' own idempotence key is replaced by {@code jobId/checkpointId}
-   * per checkpoint; {@code searchDepth} bounds how many of the newest versions {@link #finalize} scans for
-   * an earlier commit of the checkpoint.
+   * per checkpoint.
    *
    * @throws InvalidArgumentException for any mode but {@link WriteMode#APPEND}: checkpointed writes are
    *     append-only
    */
   public static CheckpointedWriter create(Dataset dataset, CheckpointStore store, WriteMode mode,
-      CommitOptions commitOptions, int searchDepth) {
+      CommitOptions commitOptions) {
     if (mode != WriteMode.APPEND) {
       throw new InvalidArgumentException(
           "checkpointed writes support only WriteMode.APPEND, got " + mode + ": a checkpoint's commit may be"
               + " replayed after a failure, and a replayed " + mode + " would discard the rows earlier checkpoints"
               + " committed. Write without checkpointing for " + mode + ", or append.");
     }
-    return new CheckpointedWriter(dataset, store, commitOptions, searchDepth);
+    return new CheckpointedWriter(dataset, store, commitOptions);
   }
 
   /** The idempotence key a checkpoint commits under. */
@@ -111,34 +105,40 @@ public final class CheckpointedWriter {
       return new Finalized(checkpointId, status.committedVersion().orElseThrow(), Outcome.ALREADY_MARKED);
     }
     if (status.state() != State.SEALED) {
-      Optional<CommitRecord> found = dataset.findCommit(key, searchDepth);
-      if (found.isPresent()) {
-        store.markCommitted(jobId, checkpointId, found.get().version());
-        return new Finalized(checkpointId, found.get().version(), Outcome.FOUND_IN_HISTORY);
+      CommitLookup found = dataset.findCommit(key);
+      if (found.isCommitted()) {
+        store.markCommitted(jobId, checkpointId, found.version());
+        return new Finalized(checkpointId, found.version(), Outcome.FOUND_IN_HISTORY);
       }
       throw new CheckpointStateException(
           "checkpoint " + checkpointId + " of job " + jobId + " is " + status.state().name().toLowerCase()
-              + " and no commit under key '" + key + "' is among the newest " + searchDepth + " versions of "
-              + dataset.uri() + "; seal the checkpoint (after every task staged) before finalizing it.");
+              + " and the table's idempotence ledger says of key '" + key + "': " + found + ". Seal the checkpoint"
+              + " (after every task staged) before finalizing it.");
     }
     List<WriteResult> results = store.staged(jobId, checkpointId);
-    Optional<CommitRecord> found = dataset.findCommit(key, searchDepth);
-    if (found.isPresent()) {
-      if (!results.isEmpty() && !WriteResult.appendDigest(results).equals(found.get().operationDigest())) {
-        throw new IdempotenceKeyConflictException(key, found.get().version(),
-            "checkpoint " + checkpointId + " of job " + jobId + ": version " + found.get().version() + " of "
-                + dataset.uri() + " was committed under key '" + key + "' with other content than the "
-                + results.size() + " staged results. Nothing was committed or marked; a job id must not be reused"
-                + " for different data.");
+    long read = results.stream().mapToLong(WriteResult::readVersion).min().orElse(0);
+    // The ledger of the latest version answers whatever was cleaned up since the results were written.
+    CommitLookup found = dataset.findCommit(key, read);
+    if (found.isCommitted()) {
+      CommitRecord record = found.commit().orElseThrow();
+      if (!results.isEmpty() && !WriteResult.appendDigest(results).equals(record.operationDigest())) {
+        throw new IdempotenceKeyConflictException(key, record.version(),
+            "checkpoint " + checkpointId + " of job " + jobId + ": version " + record.version() + " of "
+                + dataset.uri() + " was committed under key '" + key + "' with other rows than the "
+                + results.size() + " staged results hold. Nothing was committed or marked; a job id must not be"
+                + " reused for different data.");
       }
-      store.markCommitted(jobId, checkpointId, found.get().version());
-      return new Finalized(checkpointId, found.get().version(), Outcome.FOUND_IN_HISTORY);
+      store.markCommitted(jobId, checkpointId, record.version());
+      return new Finalized(checkpointId, record.version(), Outcome.FOUND_IN_HISTORY);
     }
     if (results.isEmpty()) {
       long latest = dataset.latestVersion();
       store.markCommitted(jobId, checkpointId, latest);
       return new Finalized(checkpointId, latest, Outcome.EMPTY);
     }
+    // NOT_COMMITTED, or UNKNOWN (the ledger no longer covers the results' read version): the commit checks
+    // the key again, against the ledger and, where it cannot answer, the versions since the read version —
+    // and refuses (StaleReadVersionException) rather than risk a second commit.
     long version = dataset.commitWriteResults(results, WriteMode.APPEND, commitOptions.withIdempotenceKey(key));
     store.markCommitted(jobId, checkpointId, version);
     return new Finalized(checkpointId, version, Outcome.COMMITTED);

@@ -12,6 +12,7 @@ import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.CommitLedger;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.txn.FieldBacking;
@@ -23,6 +24,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -249,7 +252,59 @@ public final class MetadataCodec {
     for (Fragment f : m.fragments()) {
       b.addFragments(encode(f));
     }
+    m.ledger().ifPresent(l -> b.setLedger(encode(l)));
     return b.build();
+  }
+
+  private static io.quiver.format.proto.CommitLedger encode(CommitLedger l) {
+    io.quiver.format.proto.CommitLedger.Builder b = io.quiver.format.proto.CommitLedger.newBuilder()
+        .setCompleteFromVersion(l.completeFromVersion())
+        .setLastReplaceVersion(l.lastReplaceVersion());
+    for (CommitLedger.KeyEntry e : l.keys().values()) {
+      b.addKeys(io.quiver.format.proto.LedgerKey.newBuilder()
+          .setKey(e.key())
+          .setVersion(e.version())
+          .setOperation(e.operation())
+          .setDigest(ByteString.copyFrom(HexFormat.of().parseHex(e.digest())))
+          .setTimestampMillis(e.timestampMillis())
+          .setTransactionUuid(e.transactionUuid()));
+    }
+    for (CommitLedger.SequenceWatermark w : l.sequences().values()) {
+      b.addSequences(io.quiver.format.proto.SequenceWatermark.newBuilder()
+          .setApplicationId(w.applicationId())
+          .setSequence(w.sequence())
+          .setVersion(w.version())
+          .setTimestampMillis(w.timestampMillis()));
+    }
+    return b.build();
+  }
+
+  private static CommitLedger decode(io.quiver.format.proto.CommitLedger l, long manifestVersion) {
+    Map<String, CommitLedger.KeyEntry> keys = new java.util.LinkedHashMap<>();
+    for (io.quiver.format.proto.LedgerKey k : l.getKeysList()) {
+      if (k.getVersion() < 1 || k.getVersion() > manifestVersion || k.getDigest().size() != 32
+          || keys.containsKey(k.getKey())) {
+        throw new IllegalArgumentException("ledger key '" + k.getKey() + "' is invalid (version " + k.getVersion()
+            + " in manifest " + manifestVersion + ", digest of " + k.getDigest().size() + " bytes, or listed twice)");
+      }
+      keys.put(k.getKey(), new CommitLedger.KeyEntry(k.getKey(), k.getVersion(), k.getOperation(),
+          HexFormat.of().formatHex(k.getDigest().toByteArray()), k.getTimestampMillis(), k.getTransactionUuid()));
+    }
+    Map<String, CommitLedger.SequenceWatermark> sequences = new java.util.TreeMap<>();
+    for (io.quiver.format.proto.SequenceWatermark w : l.getSequencesList()) {
+      if (w.getVersion() < 1 || w.getVersion() > manifestVersion || sequences.containsKey(w.getApplicationId())) {
+        throw new IllegalArgumentException("ledger watermark of application '" + w.getApplicationId()
+            + "' is invalid (version " + w.getVersion() + " in manifest " + manifestVersion + ", or listed twice)");
+      }
+      sequences.put(w.getApplicationId(), new CommitLedger.SequenceWatermark(
+          w.getApplicationId(), w.getSequence(), w.getVersion(), w.getTimestampMillis()));
+    }
+    if (l.getCompleteFromVersion() < 1 || l.getCompleteFromVersion() > manifestVersion + 1
+        || l.getLastReplaceVersion() > manifestVersion) {
+      throw new IllegalArgumentException("ledger of manifest " + manifestVersion + " is complete from version "
+          + l.getCompleteFromVersion() + " and replaced at " + l.getLastReplaceVersion() + ", beyond the manifest");
+    }
+    return new CommitLedger(keys, sequences, l.getCompleteFromVersion(), l.getLastReplaceVersion());
   }
 
   private static Manifest decode(io.quiver.format.proto.Manifest m) {
@@ -269,7 +324,8 @@ public final class MetadataCodec {
         m.getTransactionUuid(),
         m.getTransactionPath(),
         new TreeSet<>(m.getReaderFeaturesList()),
-        new TreeSet<>(m.getWriterFeaturesList()));
+        new TreeSet<>(m.getWriterFeaturesList()),
+        m.hasLedger() ? Optional.of(decode(m.getLedger(), m.getVersion())) : Optional.empty());
   }
 
   static io.quiver.format.proto.Fragment encode(Fragment f) {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Bytes of distributed-write results and checkpoint markers, each in the metadata envelope (magic,
@@ -29,7 +30,11 @@ public final class WriteResultCodec {
   private WriteResultCodec() {}
 
   /** A decoded write result: new fragments (placeholder ids) written with {@code schema} at {@code readVersion}. */
-  public record DecodedWrite(String tableLocation, long readVersion, Schema schema, List<Fragment> fragments) {}
+  public record DecodedWrite(
+      String tableLocation, long readVersion, Schema schema, List<Fragment> fragments, Optional<RowsDigest> rows) {}
+
+  /** The digest of the rows a write result holds: count and the sums of two per-row hashes. */
+  public record RowsDigest(long rows, long sumA, long sumB) {}
 
   /** A decoded bundle: write results and staged column writes, each in the order encoded. */
   public record DecodedBundle(List<DecodedWrite> writes, List<StagedWriteCodec.Decoded> columnWrites) {}
@@ -142,6 +147,8 @@ public final class WriteResultCodec {
     for (Fragment f : w.fragments()) {
       b.addFragments(MetadataCodec.encode(f));
     }
+    w.rows().ifPresent(r -> b.setRowsDigest(io.quiver.format.proto.RowsDigest.newBuilder()
+        .setRows(r.rows()).setSumA(r.sumA()).setSumB(r.sumB())));
     return b.build();
   }
 
@@ -153,6 +160,17 @@ public final class WriteResultCodec {
     for (io.quiver.format.proto.Fragment f : p.getFragmentsList()) {
       fragments.add(MetadataCodec.decode(f));
     }
-    return new DecodedWrite(p.getTableLocation(), p.getReadVersion(), SchemaCodec.decode(p.getSchema()), fragments);
+    Optional<RowsDigest> rows = Optional.empty();
+    if (p.hasRowsDigest()) {
+      io.quiver.format.proto.RowsDigest r = p.getRowsDigest();
+      long physical = fragments.stream().mapToLong(Fragment::physicalRows).sum();
+      if (r.getRows() != physical) {
+        throw new IllegalArgumentException(
+            "the rows digest counts " + r.getRows() + " rows but the fragments hold " + physical);
+      }
+      rows = Optional.of(new RowsDigest(r.getRows(), r.getSumA(), r.getSumB()));
+    }
+    return new DecodedWrite(
+        p.getTableLocation(), p.getReadVersion(), SchemaCodec.decode(p.getSchema()), fragments, rows);
   }
 }

@@ -12,6 +12,7 @@ import io.quiver.store.CommitStore.ClaimResult;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.txn.CommittedTransaction;
 import io.quiver.txn.ConflictResolver;
+import io.quiver.txn.LedgerUpdate;
 import io.quiver.txn.ManifestBuilder;
 import io.quiver.txn.Transaction;
 import java.time.Clock;
@@ -29,9 +30,15 @@ import org.slf4j.LoggerFactory;
  * read what was committed since the read version, let the {@link ConflictResolver} decide, rebuild and
  * try again. An ambiguous store error is settled by reading the claimed version back and comparing
  * transaction uuids; a transaction found in the history under its own uuid is never committed twice.
- * Neither is one carrying an idempotence key ({@link CommitOptions#idempotenceKey()}) that a transaction
- * committed after its read version carries with the same operation digest; with another digest the
- * commit fails with {@link io.quiver.exceptions.IdempotenceKeyConflictException}.
+ *
+ * <p>Idempotence: on every attempt, a transaction carrying an idempotence key or an application sequence
+ * ({@link CommitOptions}) is checked against the idempotence ledger of the manifest it would build on —
+ * the latest version, O(1), whatever its read version and whatever a cleanup removed: a key committed
+ * with the same digest, or a sequence at or below the application's watermark, returns that commit's
+ * version and publishes nothing; a key committed with another digest fails with {@link
+ * io.quiver.exceptions.IdempotenceKeyConflictException}. Tables written before the ledger are checked
+ * through the transactions committed after the read version, and get a ledger seeded from their history
+ * with their first commit by this version of Quiver.
  */
 final class CommitLoop {
   private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
@@ -42,13 +49,23 @@ final class CommitLoop {
   private final TableIo io;
   private final CommitOptions options;
   private final Clock clock;
+  private final Optional<String> contentDigest;
   private final ConflictResolver resolver = new ConflictResolver();
   private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
 
   CommitLoop(TableIo io, CommitOptions options, Clock clock) {
+    this(io, options, clock, Optional.empty());
+  }
+
+  /**
+   * A commit loop whose keyed commits record {@code contentDigest} (the digest of the rows an append or
+   * overwrite writes) instead of the digest of the operation's encoding.
+   */
+  CommitLoop(TableIo io, CommitOptions options, Clock clock, Optional<String> contentDigest) {
     this.io = io;
     this.options = options;
     this.clock = clock;
+    this.contentDigest = contentDigest;
   }
 
   /**
@@ -68,8 +85,17 @@ final class CommitLoop {
     return commitDetailed(txn, base, rebaser).manifest();
   }
 
-  /** A committed version and the transaction it holds (the one committed, possibly rebased). */
-  record Committed(Manifest manifest, Transaction transaction) {}
+  /**
+   * A commit's outcome.
+   *
+   * @param manifest the version the caller's handle moves to: the committed one, or, when the commit had
+   *     already happened, the latest version (which holds it)
+   * @param transaction the committed transaction (possibly rebased); for a commit that had already
+   *     happened, that commit's transaction when its version is still present, else the caller's
+   * @param version the version holding the commit
+   * @param alreadyCommitted true when this call published nothing because the key or sequence was found
+   */
+  record Committed(Manifest manifest, Transaction transaction, long version, boolean alreadyCommitted) {}
 
   /**
    * Like {@link #commit(Transaction, Optional, TransactionRebaser)}, also returning the committed
@@ -77,16 +103,8 @@ final class CommitLoop {
    * (a read there could fail and misreport a commit that happened).
    */
   Committed commitDetailed(Transaction txn, Optional<Manifest> base, TransactionRebaser rebaser) {
-    for (String feature : base.map(Manifest::writerFeatures).orElse(java.util.Set.of())) {
-      if (!Manifest.KNOWN_FEATURES.contains(feature)) {
-        throw new UnsupportedFormatException(
-            "table " + io.location() + " requires writer feature '" + feature
-                + "', which this version of Quiver does not implement; upgrade Quiver to write to it");
-      }
-    }
-    if (options.idempotenceKey().isPresent()) {
-      txn = Idempotence.tag(txn, options.idempotenceKey().get());
-    }
+    base.ifPresent(this::checkWriterFeatures);
+    txn = Idempotence.tag(txn, options, contentDigest);
     // The transaction file records intent before the claim; it is what a reader of the history or a
     // cleanup job finds for a commit that never completed.
     io.store().write(txn.path(), MetadataCodec.encodeTransaction(txn));
@@ -94,37 +112,62 @@ final class CommitLoop {
     Instant deadline = clock.instant().plus(options.timeout());
     Optional<Manifest> latest = base;
     List<CommittedTransaction> committedSince = new ArrayList<>();
+    long seededFor = -1;
     for (int attempt = 1; ; attempt++) {
       // Catch up with everything committed since the newest version we know.
       long known = latest.map(Manifest::version).orElse(0L);
       List<Long> newer = io.commitStore().versionsAfter(known);
       if (!newer.isEmpty() && newer.get(0) != known + 1) {
         // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
-        throw new StaleReadVersionException(
-            known, newer.get(0),
-            "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
-                + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
-                    : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
-                + " committed after version " + known
-                + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
-                + " re-open the latest version (" + newer.get(newer.size() - 1) + "), redo the change and commit"
-                + " again.");
+        Manifest newest = io.load(newer.get(newer.size() - 1)).manifest();
+        Optional<Idempotence.Already> already = Idempotence.inLedger(txn, newest, io.location());
+        if (already.isPresent()) {
+          return alreadyCommitted(txn, newest, already.get());
+        }
+        {
+          throw new StaleReadVersionException(
+              known, newer.get(0),
+              "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
+                  + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
+                      : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
+                  + " committed after version " + known
+                  + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
+                  + " re-open the latest version (" + newest.version() + "), redo the change and commit again."
+                  + (tracked(txn) ? " Its idempotence key or application sequence is not in the latest version's"
+                      + " ledger; findCommit tells whether an earlier attempt may have committed." : ""));
+        }
       }
       // Only transactions are needed to check each version; only the newest manifest is built upon.
       for (long version : newer) {
         Transaction committed = io.loadTransaction(version);
         if (committed.uuid().equals(txn.uuid())) {
           LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
-          return new Committed(io.load(version).manifest(), committed);
+          return new Committed(io.load(version).manifest(), committed, version, false);
         }
         if (Idempotence.sameCommit(txn, version, committed, io.location())) {
           LOG.debug("idempotence key of transaction {} found committed as version {}", txn.uuid(), version);
-          return new Committed(io.load(version).manifest(), committed);
+          return new Committed(io.load(version).manifest(), committed, version, true);
         }
         committedSince.add(new CommittedTransaction(version, committed));
       }
       if (!newer.isEmpty()) {
         latest = Optional.of(io.load(newer.get(newer.size() - 1)).manifest());
+      }
+      if (latest.isPresent()) {
+        checkWriterFeatures(latest.get());
+        Optional<Idempotence.Already> already = Idempotence.inLedger(txn, latest.get(), io.location());
+        if (already.isPresent()) {
+          return alreadyCommitted(txn, latest.get(), already.get());
+        }
+        if (latest.get().ledger().isEmpty() && latest.get().version() != seededFor) {
+          // A table written before the ledger: start it from the history still present.
+          seededFor = latest.get().version();
+          latest = Optional.of(latest.get().withLedger(Idempotence.seed(io, latest.get())));
+          already = Idempotence.inLedger(txn, latest.get(), io.location());
+          if (already.isPresent()) {
+            return alreadyCommitted(txn, latest.get(), already.get());
+          }
+        }
       }
       ConflictResolver.Resolution resolution = resolver.check(txn, committedSince);
       if (!resolution.isCompatible()) {
@@ -140,7 +183,7 @@ final class CommitLoop {
         result = settleAmbiguousClaim(next.version(), txn, e);
       }
       if (result == ClaimResult.CLAIMED) {
-        return new Committed(next, txn);
+        return new Committed(next, txn, next.version(), false);
       }
       if (attempt >= options.maxAttempts() || clock.instant().isAfter(deadline)) {
         throw new CommitRetriesExhaustedException(
@@ -150,6 +193,29 @@ final class CommitLoop {
                 + " or raise CommitOptions.maxAttempts/timeout.");
       }
       backoff(attempt);
+    }
+  }
+
+  private Committed alreadyCommitted(Transaction txn, Manifest latest, Idempotence.Already already) {
+    LOG.debug("{} of transaction {} found committed as version {} in the ledger of version {}", already.reason(),
+        txn.uuid(), already.version(), latest.version());
+    Transaction found = already.version() == latest.version() ? io.loadTransaction(latest.version())
+        : io.tryLoad(already.version()).map(ManifestAndTransaction::transaction).orElse(txn);
+    return new Committed(latest, found, already.version(), true);
+  }
+
+  private static boolean tracked(Transaction txn) {
+    return txn.properties().containsKey(LedgerUpdate.KEY_PROPERTY)
+        || txn.properties().containsKey(LedgerUpdate.APPLICATION_PROPERTY);
+  }
+
+  private void checkWriterFeatures(Manifest m) {
+    for (String feature : m.writerFeatures()) {
+      if (!Manifest.KNOWN_FEATURES.contains(feature)) {
+        throw new UnsupportedFormatException(
+            "table " + io.location() + " requires writer feature '" + feature
+                + "', which this version of Quiver does not implement; upgrade Quiver to write to it");
+      }
     }
   }
 

@@ -593,42 +593,70 @@ public final class Dataset implements AutoCloseable {
   /**
    * Commits the fragments of every result as ONE transaction ({@code mode}: append, or overwrite keeping
    * the schema), read at the results' smallest read version, and moves this handle to the committed version
-   * (never backwards). With an {@link CommitOptions#withIdempotenceKey idempotence key}, a commit already
-   * made under the key after that read version is returned instead of committing again.
+   * (never backwards).
+   *
+   * <p>With an {@link CommitOptions#withIdempotenceKey idempotence key}, the latest version's idempotence
+   * ledger is consulted first: if the key was committed with the same rows (the results' rows digest, so
+   * results rewritten by re-run workers match), that version is returned and nothing is published — from
+   * any handle or process, whatever the results' read version and whatever a cleanup removed since. An
+   * append whose read version a cleanup removed is still committed when that is provably safe: the schema
+   * is unchanged, no overwrite or restore happened since, and the ledger covers every commit since (so an
+   * earlier attempt would have been found).
    *
    * @return the committed version (or the version found under the idempotence key)
    * @throws io.quiver.exceptions.SchemaMismatchException if a result's schema contract is not the table's
    * @throws InvalidArgumentException for no results, or results of another table
    * @throws io.quiver.exceptions.IdempotenceKeyConflictException if the key was used for different content
    * @throws io.quiver.exceptions.StaleReadVersionException if versions after the read version were removed
+   *     and the commit cannot be shown safe without them (the message says why)
    * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents this one
    */
   public long commitWriteResults(List<WriteResult> results, WriteMode mode, CommitOptions commitOptions) {
     DistributedCommits.fragments(results);
     long read = DistributedCommits.readVersion(results);
-    Manifest current = manifest;
-    Manifest base = DistributedCommits.base(io, current, read);
+    Optional<String> digest = Idempotence.rowsDigest(mode == WriteMode.OVERWRITE ? "overwrite" : "append", results);
+    Manifest base = DistributedCommits.base(io, manifest, read, results, mode, commitOptions);
     Operation op = DistributedCommits.operation(io, base, results, mode);
-    long version = commit(newTransaction(read, op, options, commitOptions), base, commitOptions);
-    if (version < current.version()) {
-      manifest = current; // found under its idempotence key at an older version: keep this handle's version
-    }
-    return version;
-  }
-
-  /** {@link #findCommit(String, int)} over the newest 1000 versions. */
-  public Optional<CommitRecord> findCommit(String idempotenceKey) {
-    return findCommit(idempotenceKey, Idempotence.DEFAULT_SEARCH_DEPTH);
+    // A base other than the read version: the read version is gone, and the append was shown safe on the
+    // latest version, so conflicts are checked from there.
+    Transaction txn = newTransaction(base.version() == read ? read : base.version(), op, options, commitOptions);
+    return commit(txn, base, commitOptions, digest);
   }
 
   /**
-   * Whether a commit was made under {@code idempotenceKey}, and at which version: scans the newest {@code
-   * maxVersions} versions newest first, reading their manifests only (never a data file).
-   *
-   * @throws InvalidArgumentException for an empty key or a depth below 1
+   * {@link #findCommit(String, long)} for an attempt that may have committed at any time: {@code
+   * NOT_COMMITTED} only while the ledger is complete from the table's first version.
    */
-  public Optional<CommitRecord> findCommit(String idempotenceKey, int maxVersions) {
-    return Idempotence.find(io, idempotenceKey, maxVersions);
+  public CommitLookup findCommit(String idempotenceKey) {
+    return findCommit(idempotenceKey, 0);
+  }
+
+  /**
+   * Whether a commit was made under {@code idempotenceKey}, answered from the latest version's idempotence
+   * ledger in one manifest read (for tables written before the ledger existed, from every version still
+   * present), never from this handle's version. {@code attemptReadVersion} is the version the attempt in
+   * question was computed from (a write result's {@link WriteResult#readVersion()}); the attempt can only
+   * have committed after it, so a key absent from a ledger complete since then is {@code NOT_COMMITTED},
+   * and {@code UNKNOWN} otherwise. See {@link CommitLookup} for what is safe in each case.
+   *
+   * @throws InvalidArgumentException for an empty key or a negative read version
+   */
+  public CommitLookup findCommit(String idempotenceKey, long attemptReadVersion) {
+    return Idempotence.find(io, idempotenceKey, attemptReadVersion);
+  }
+
+  /**
+   * The highest sequence {@code applicationId} committed ({@link CommitOptions#withApplicationSequence}),
+   * from the latest version's ledger; empty if the application never committed one, or its watermark
+   * expired ({@code idempotence.retention} after its last commit).
+   */
+  public Optional<io.quiver.manifest.CommitLedger.SequenceWatermark> applicationWatermark(String applicationId) {
+    if (applicationId == null || applicationId.isEmpty()) {
+      throw new InvalidArgumentException("an application id must not be null or empty");
+    }
+    long latest = io.commitStore().latestVersion().orElseThrow(
+        () -> new io.quiver.exceptions.TableNotFoundException("no Quiver table at " + io.location()));
+    return io.load(latest).manifest().ledger().flatMap(l -> l.watermark(applicationId));
   }
 
   /**
@@ -658,9 +686,11 @@ public final class Dataset implements AutoCloseable {
 
   private long append(Iterator<VectorSchemaRoot> batches, CommitOptions commitOptions) {
     Manifest base = manifest;
-    List<Fragment> fragments = writer(io, base.schema(), allocator, options).write(batches);
+    FragmentWriter writer = writer(io, base.schema(), allocator, options);
+    List<Fragment> fragments = writer.write(batches);
     Transaction txn = newTransaction(base.version(), new Operation.Append(fragments), options, commitOptions);
-    return commit(txn, base, commitOptions);
+    // The rows' digest, not the files': a retry that rewrote the same rows is the same commit.
+    return commit(txn, base, commitOptions, Optional.of(writer.rows().hex("append", base.schema())));
   }
 
   /**
@@ -674,10 +704,11 @@ public final class Dataset implements AutoCloseable {
         schema.equals(base.schema().toArrow())
             ? base.schema()
             : Schema.fromArrow(schema, new FieldIdAllocator(base.maxFieldId()));
-    List<Fragment> fragments = writer(io, tableSchema, allocator, options).write(batches.iterator());
+    FragmentWriter writer = writer(io, tableSchema, allocator, options);
+    List<Fragment> fragments = writer.write(batches.iterator());
     Transaction txn =
         newTransaction(base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()), options);
-    return commit(txn, base, options.commitOptions());
+    return commit(txn, base, options.commitOptions(), Optional.of(writer.rows().hex("overwrite", tableSchema)));
   }
 
   // ---------------------------------------------------------------- column evolution
@@ -757,8 +788,19 @@ public final class Dataset implements AutoCloseable {
   }
 
   private long commit(Transaction txn, Manifest base, CommitOptions commitOptions) {
-    Manifest committed = new CommitLoop(io, commitOptions, options.clock()).commit(txn, Optional.of(base));
-    manifest = committed;
+    return commit(txn, base, commitOptions, Optional.empty());
+  }
+
+  /**
+   * Commits and moves this handle to the version holding the commit (for a commit found under its key or
+   * sequence, the latest version, which holds it; never backwards).
+   */
+  private long commit(Transaction txn, Manifest base, CommitOptions commitOptions, Optional<String> contentDigest) {
+    CommitLoop.Committed committed = new CommitLoop(io, commitOptions, options.clock(), contentDigest)
+        .commitDetailed(txn, Optional.of(base), TransactionRebaser.NONE);
+    if (committed.manifest().version() >= manifest.version()) {
+      manifest = committed.manifest();
+    }
     return committed.version();
   }
 

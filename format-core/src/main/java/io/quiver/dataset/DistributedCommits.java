@@ -10,6 +10,7 @@ import io.quiver.txn.Operation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Turns workers' write results into one operation, after checking them against the table. */
 final class DistributedCommits {
@@ -21,27 +22,49 @@ final class DistributedCommits {
   }
 
   /**
-   * The manifest of the results' read version {@code read} ({@code current} when it is that version).
+   * The manifest to check and build the results' commit on: that of their read version {@code read}
+   * ({@code current} when it is that version). When a cleanup removed it, the latest version instead, if
+   * either the commit's idempotence key is in its ledger (the commit loop then reports the earlier commit,
+   * or the key conflict) or the commit is an append shown safe across the removed versions ({@link
+   * Idempotence#appendCannotSkip}).
    *
-   * @throws StaleReadVersionException if a cleanup removed it: the results cannot be checked against the
-   *     commits made since
+   * @throws StaleReadVersionException otherwise: the results cannot be checked against the commits made since
    */
-  static Manifest base(TableIo io, Manifest current, long read) {
+  static Manifest base(TableIo io, Manifest current, long read, List<WriteResult> results, WriteMode mode,
+      CommitOptions commitOptions) {
     if (read == current.version()) {
       return current;
     }
-    try {
-      return io.load(read).manifest();
-    } catch (VersionNotFoundException e) {
-      List<Long> versions = io.commitStore().listVersions(Integer.MAX_VALUE);
-      long oldest = versions.isEmpty() ? 0 : versions.get(versions.size() - 1);
-      throw new StaleReadVersionException(read, oldest,
-          "the write results were written at version " + read + " of " + io.location() + ", which a cleanup"
-              + " removed (the oldest version is " + oldest + "), so the commits made since cannot be checked"
-              + " against them. Nothing was committed. If an earlier attempt may have committed them, look its"
-              + " idempotence key up with findCommit; otherwise rewrite the data at the latest version, and keep"
-              + " the cleanup retention longer than a job's recovery time.");
+    Optional<io.quiver.codec.MetadataCodec.ManifestAndTransaction> loaded = io.tryLoad(read);
+    if (loaded.isPresent()) {
+      return loaded.get().manifest();
     }
+    List<Long> versions = io.commitStore().listVersions(Integer.MAX_VALUE);
+    if (versions.isEmpty()) {
+      throw new io.quiver.exceptions.TableNotFoundException("no Quiver table at " + io.location() + " (no committed version)");
+    }
+    long oldest = versions.get(versions.size() - 1);
+    Manifest latest = io.load(versions.get(0)).manifest();
+    Optional<String> key = commitOptions.idempotenceKey();
+    if (key.isPresent() && latest.ledger().flatMap(l -> l.find(key.get())).isPresent()) {
+      return latest;
+    }
+    boolean tracked = key.isPresent() || commitOptions.applicationSequence().isPresent();
+    Optional<String> why = mode == WriteMode.APPEND
+        ? Idempotence.appendCannotSkip(new Operation.Append(fragments(results)), read, tracked,
+            results.get(0).schema(), latest)
+        : Optional.of("an overwrite must be checked against every commit since its read version");
+    if (why.isEmpty()) {
+      return latest;
+    }
+    throw new StaleReadVersionException(read, oldest,
+        "the write results were written at version " + read + " of " + io.location() + ", which a cleanup"
+            + " removed (the oldest version is " + oldest + "), so the commits made since cannot be checked"
+            + " against them (" + why.get() + "). Nothing was committed."
+            + (key.isPresent() ? " The idempotence key '" + key.get() + "' is not in the latest version's ledger; "
+                + "findCommit(key, " + read + ") tells whether an earlier attempt may have committed." : "")
+            + " Rewrite the data at the latest version, and keep the cleanup retention longer than a job's"
+            + " recovery time.");
   }
 
   /**

@@ -7,6 +7,7 @@ import io.quiver.store.ObjectStore;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.NoSuchElementException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -127,9 +128,12 @@ public final class DistributedWriter implements AutoCloseable {
   }
 
   private WriteResult write(Iterator<VectorSchemaRoot> batches) {
-    List<Fragment> fragments = new FragmentWriter(io.store(), manifest.schema(), allocator, options.rowsPerBatch(),
-        options.maxRowsPerFragment()).write(batches);
-    return new WriteResult(io.location(), manifest.version(), manifest.schema(), fragments);
+    FragmentWriter writer = new FragmentWriter(io.store(), manifest.schema(), allocator, options.rowsPerBatch(),
+        options.maxRowsPerFragment());
+    List<Fragment> fragments = writer.write(batches);
+    RowDigest rows = writer.rows();
+    return new WriteResult(io.location(), manifest.version(), manifest.schema(), fragments,
+        Optional.of(new io.quiver.codec.WriteResultCodec.RowsDigest(rows.rows(), rows.sumA(), rows.sumB())));
   }
 
   @Override

@@ -24,6 +24,7 @@ final class FragmentWriter {
   private final BufferAllocator allocator;
   private final int rowsPerBatch;
   private final long maxRowsPerFragment;
+  private final RowDigest rows = new RowDigest();
 
   FragmentWriter(ObjectStore store, Schema schema, BufferAllocator allocator, int rowsPerBatch, long maxRowsPerFragment) {
     this.store = store;
@@ -52,6 +53,7 @@ final class FragmentWriter {
       while (batches.hasNext()) {
         VectorSchemaRoot batch = batches.next();
         BatchValidator.check(arrowSchema, batch);
+        rows.add(batch);
         int offset = 0;
         while (offset < batch.getRowCount()) {
           if (current == null) {
@@ -96,6 +98,11 @@ final class FragmentWriter {
       }
       throw e;
     }
+  }
+
+  /** The digest of every row {@link #write} wrote. */
+  RowDigest rows() {
+    return rows;
   }
 
   private static Fragment finish(DataFileWriter writer, List<Integer> atomicIds) {

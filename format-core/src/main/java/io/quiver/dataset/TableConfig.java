@@ -34,6 +34,7 @@ final class TableConfig {
         removed.add(key);
       }
     }
+    io.quiver.txn.LedgerUpdate.Policy.check(set);
     return new Operation.UpdateConfig(set, removed);
   }
 

@@ -5,6 +5,7 @@ import io.quiver.manifest.Fragment;
 import io.quiver.schema.Schema;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a worker's {@link DistributedWriter} wrote: new fragments (data files, row counts; ids are assigned
@@ -17,12 +18,15 @@ public final class WriteResult {
   private final long readVersion;
   private final Schema schema;
   private final List<Fragment> fragments;
+  private final Optional<WriteResultCodec.RowsDigest> rowsDigest;
 
-  WriteResult(String tableLocation, long readVersion, Schema schema, List<Fragment> fragments) {
+  WriteResult(String tableLocation, long readVersion, Schema schema, List<Fragment> fragments,
+      Optional<WriteResultCodec.RowsDigest> rowsDigest) {
     this.tableLocation = Objects.requireNonNull(tableLocation, "tableLocation");
     this.readVersion = readVersion;
     this.schema = Objects.requireNonNull(schema, "schema");
     this.fragments = List.copyOf(fragments);
+    this.rowsDigest = Objects.requireNonNull(rowsDigest, "rowsDigest");
   }
 
   /** The table the fragments belong to. */
@@ -70,26 +74,33 @@ public final class WriteResult {
   }
 
   /**
-   * The operation digest an append of {@code results} (in this order) records under {@link
-   * CommitOptions#OPERATION_DIGEST_PROPERTY}: compare it with {@link CommitRecord#operationDigest()} to
-   * tell whether a commit found under an idempotence key committed exactly these results.
+   * The digest an append of {@code results} records in the table's idempotence ledger: of the rows they
+   * hold (in any order, split across any results and files), so a retry that rewrote the same rows has the
+   * same digest. Compare it with {@link CommitRecord#operationDigest()} to tell whether a commit found
+   * under an idempotence key committed these rows. Results decoded from format 1.0 bytes carry no rows
+   * digest; an append including one digests its fragments' files instead (a rewrite then differs).
    */
   public static String appendDigest(List<WriteResult> results) {
-    return Idempotence.digest(new io.quiver.txn.Operation.Append(DistributedCommits.fragments(results)));
+    return Idempotence.appendDigest(results);
+  }
+
+  /** The digest of this result's rows, absent for results encoded by format 1.0 writers. */
+  Optional<WriteResultCodec.RowsDigest> rowsDigest() {
+    return rowsDigest;
   }
 
   WriteResultCodec.DecodedWrite decoded() {
-    return new WriteResultCodec.DecodedWrite(tableLocation, readVersion, schema, fragments);
+    return new WriteResultCodec.DecodedWrite(tableLocation, readVersion, schema, fragments, rowsDigest);
   }
 
   static WriteResult of(WriteResultCodec.DecodedWrite d) {
-    return new WriteResult(d.tableLocation(), d.readVersion(), d.schema(), d.fragments());
+    return new WriteResult(d.tableLocation(), d.readVersion(), d.schema(), d.fragments(), d.rows());
   }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof WriteResult w && tableLocation.equals(w.tableLocation) && readVersion == w.readVersion
-        && schema.equals(w.schema) && fragments.equals(w.fragments);
+        && schema.equals(w.schema) && fragments.equals(w.fragments) && rowsDigest.equals(w.rowsDigest);
   }
 
   @Override

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
@@ -25,6 +26,8 @@ import java.util.TreeSet;
  * @param transactionPath relative path of that transaction's file
  * @param readerFeatures features a reader must implement
  * @param writerFeatures features a writer must implement
+ * @param ledger the idempotence ledger (keys and application sequences committed within the retention);
+ *     empty for versions written before the ledger existed (format 1.0)
  */
 public record Manifest(
     long version,
@@ -38,15 +41,26 @@ public record Manifest(
     String transactionUuid,
     String transactionPath,
     Set<String> readerFeatures,
-    Set<String> writerFeatures) {
+    Set<String> writerFeatures,
+    Optional<CommitLedger> ledger) {
 
   /** Format version this library writes. */
   public static final int FORMAT_MAJOR = 1;
 
-  public static final int FORMAT_MINOR = 0;
+  /** 1.1 adds the idempotence ledger (and its writer feature); 1.0 tables are read and upgraded. */
+  public static final int FORMAT_MINOR = 1;
 
-  /** Reader and writer features this library implements (none are defined in 1.0). */
-  public static final Set<String> KNOWN_FEATURES = Set.of();
+  /** Reader and writer features this library implements. */
+  public static final Set<String> KNOWN_FEATURES = Set.of(CommitLedger.WRITER_FEATURE);
+
+  /** A manifest without a ledger, as format 1.0 wrote them. */
+  public Manifest(
+      long version, Schema schema, List<Fragment> fragments, OptionalLong maxFragmentId, int maxFieldId,
+      Instant timestamp, String writerVersion, Map<String, String> config, String transactionUuid,
+      String transactionPath, Set<String> readerFeatures, Set<String> writerFeatures) {
+    this(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config, transactionUuid,
+        transactionPath, readerFeatures, writerFeatures, Optional.empty());
+  }
 
   public Manifest {
     if (version < 1) {
@@ -62,6 +76,11 @@ public record Manifest(
     Objects.requireNonNull(transactionPath, "transactionPath");
     readerFeatures = Set.copyOf(new TreeSet<>(readerFeatures));
     writerFeatures = Set.copyOf(new TreeSet<>(writerFeatures));
+    Objects.requireNonNull(ledger, "ledger");
+    if (ledger.isPresent() && !writerFeatures.contains(CommitLedger.WRITER_FEATURE)) {
+      throw new IllegalArgumentException(
+          "manifest " + version + " carries a ledger but not the writer feature " + CommitLedger.WRITER_FEATURE);
+    }
     long previous = -1;
     for (Fragment f : fragments) {
       if (f.id() <= previous) {
@@ -79,6 +98,14 @@ public record Manifest(
       throw new IllegalArgumentException(
           "manifest " + version + " max field id " + maxFieldId + " is below the schema's " + schema.maxFieldId());
     }
+  }
+
+  /** This manifest with {@code newLedger}, and the writer feature that makes other writers maintain it. */
+  public Manifest withLedger(CommitLedger newLedger) {
+    Set<String> features = new TreeSet<>(writerFeatures);
+    features.add(CommitLedger.WRITER_FEATURE);
+    return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger));
   }
 
   /** Rows visible at this version, from metadata alone. */

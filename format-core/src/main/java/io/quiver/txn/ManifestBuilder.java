@@ -21,7 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Manifest + transaction → next manifest. Pure: the clock reading and the writer string come in as
+ * Manifest + transaction → next manifest, its idempotence ledger included ({@link LedgerUpdate}). Pure: the clock reading and the writer string come in as
  * parameters, so every transformation is testable without storage. Called once per commit attempt, on
  * the latest manifest at that attempt, after the {@link ConflictResolver} accepted the transaction.
  *
@@ -45,6 +45,13 @@ public final class ManifestBuilder {
    * @param timestamp the commit time to record
    */
   public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
+    Manifest built = buildContent(current, txn, timestamp);
+    // Every operation carries the ledger forward: a restore or overwrite replaces the content, never the
+    // record of what was committed.
+    return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp));
+  }
+
+  private Manifest buildContent(Optional<Manifest> current, Transaction txn, Instant timestamp) {
     Operation op = txn.operation();
     if (current.isEmpty()) {
       if (op instanceof Operation.Overwrite overwrite) {

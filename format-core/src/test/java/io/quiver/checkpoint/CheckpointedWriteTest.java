@@ -108,7 +108,7 @@ class CheckpointedWriteTest {
       assertEquals(new Finalized("1", 2, Outcome.ALREADY_MARKED), driver.finalize(JOB, "1"));
       assertEquals(2, ds.latestVersion());
       assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
-      assertEquals(2, ds.findCommit(JOB + "/1").orElseThrow().version());
+      assertEquals(2, ds.findCommit(JOB + "/1").version());
       assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
       assertEquals(List.of(), checkpoints.pending(JOB));
     }
@@ -213,7 +213,7 @@ class CheckpointedWriteTest {
     try (Dataset a = fx.open(); Dataset b = fx.open()) {
       // Driver b read the staged results and found no commit yet ...
       List<WriteResult> staged = checkpoints.staged(JOB, "1");
-      assertThat(b.findCommit(JOB + "/1")).isEmpty();
+      assertEquals(io.quiver.dataset.CommitLookup.Status.NOT_COMMITTED, b.findCommit(JOB + "/1").status());
       // ... then driver a finalizes first ...
       assertEquals(Outcome.COMMITTED, fx.driver(a, checkpoints).finalize(JOB, "1").outcome());
       // ... and b's commit under the same key finds a's version instead of committing again.
@@ -311,7 +311,7 @@ class CheckpointedWriteTest {
   }
 
   @Test
-  void resultsWhoseReadVersionACleanupRemovedAreAStaleReadVersionError() {
+  void c1_resultsWhoseReadVersionACleanupRemovedAreStillCommittedOnceWhenProvablySafe() {
     CheckpointStore checkpoints = fx.checkpoints();
     stageAndSeal(checkpoints, "1", 10);
     try (Dataset ds = fx.open()) {
@@ -320,13 +320,35 @@ class CheckpointedWriteTest {
       }
       fx.clock.advance(Duration.ofMinutes(1));
       ds.cleanup(CleanupOptions.builder().before(fx.clock.instant()).safetyWindow(Duration.ofHours(1)).build());
+      assertEquals(List.of(2L), ds.versions().stream().map(v -> v.version()).toList());
+      // Version 1 (the results' read version) is gone; the schema is unchanged and nothing replaced the table
+      // since, so the append is committed on the latest version — once.
+      assertEquals(new Finalized("1", 3, Outcome.COMMITTED), fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertEquals(new Finalized("1", 3, Outcome.ALREADY_MARKED), fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      List<Long> ids = new ArrayList<>(range(0, 22));
+      ids.add(100L);
+      assertThat(scanIds(ds.checkoutLatest().scan())).containsExactlyInAnyOrderElementsOf(ids);
+    }
+  }
+
+  @Test
+  void resultsWhoseReadVersionACleanupRemovedAfterAnOverwriteAreAStaleReadVersionError() {
+    CheckpointStore checkpoints = fx.checkpoints();
+    stageAndSeal(checkpoints, "1", 10);
+    try (Dataset ds = fx.open()) {
+      try (org.apache.arrow.vector.VectorSchemaRoot b = io.quiver.dataset.SampleTable.batch(fx.allocator, 100, 1)) {
+        ds.overwrite(io.quiver.dataset.SampleTable.SCHEMA, List.of(b));
+      }
+      fx.clock.advance(Duration.ofMinutes(1));
+      ds.cleanup(CleanupOptions.builder().before(fx.clock.instant()).safetyWindow(Duration.ofHours(1)).build());
       io.quiver.exceptions.StaleReadVersionException e = assertThrows(
           io.quiver.exceptions.StaleReadVersionException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertThat(e.getMessage()).contains("version 1").contains("removed");
+      assertThat(e.getMessage()).contains("version 1").contains("removed").contains("replaced the table");
       assertEquals(2, ds.latestVersion());
       assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
     }
   }
+
 
   @Test
   void aTaskWhoseStagingRacedWithTheSealLearnsItWasNotIncluded() {

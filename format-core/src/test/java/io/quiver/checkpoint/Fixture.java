@@ -58,7 +58,7 @@ final class Fixture implements AutoCloseable {
 
   CheckpointedWriter driver(Dataset ds, CheckpointStore checkpoints) {
     return CheckpointedWriter.create(ds, checkpoints, io.quiver.dataset.WriteMode.APPEND,
-        options.commitOptions(), 100);
+        options.commitOptions());
   }
 
   /** A worker: with only the URI and options, writes ids [from, from + rows) and returns the result. */

@@ -256,7 +256,7 @@ public final class FaultSchedules {
     Statistics.label("crashed").collect(store.crashedAt().isPresent());
     try (Dataset latest = Dataset.open(URI_, options(allocator, shared, clock))) {
       if (w.kind() == Kind.APPEND) {
-        boolean committed = error == null || latest.findCommit(key).isPresent();
+        boolean committed = error == null || latest.findCommit(key).isCommitted();
         if (error != null && committed && !ambiguous[0]) {
           fail(w + " failed with a non-ambiguous error but its commit is in history: " + error);
         }

@@ -47,7 +47,7 @@ public final class CheckpointScenarios {
   }
 
   private CheckpointedWriter driver(Dataset ds, CheckpointStore checkpoints) {
-    return CheckpointedWriter.create(ds, checkpoints, WriteMode.APPEND, t.options().commitOptions(), 100);
+    return CheckpointedWriter.create(ds, checkpoints, WriteMode.APPEND, t.options().commitOptions());
   }
 
   private WriteResult worker(long from, int rows) {
@@ -133,7 +133,7 @@ public final class CheckpointScenarios {
     CheckpointScenarios s = new CheckpointScenarios(t);
     try (Dataset ds = t.open()) {
       InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-          () -> CheckpointedWriter.create(ds, s.checkpoints(), WriteMode.OVERWRITE, CommitOptions.defaults(), 100));
+          () -> CheckpointedWriter.create(ds, s.checkpoints(), WriteMode.OVERWRITE, CommitOptions.defaults()));
       assertThat(e.getMessage()).contains("APPEND").contains("OVERWRITE");
       assertEquals(1, ds.latestVersion());
     }
