@@ -2,6 +2,7 @@ package io.quiver.conformance;
 
 import io.quiver.scenario.CheckpointScenarios;
 import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.ExactlyOnceScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import java.util.function.Consumer;
@@ -188,5 +189,30 @@ public abstract class CatalogueScenarios {
   @Test
   void c4_checkpointedOverwriteIsRejectedUpFront() {
     run(CheckpointScenarios::c4_checkpointedOverwriteIsRejectedUpFront);
+  }
+
+  @Test
+  void e1_aKeyedAppendRetriedByARestartedProcessIsRecognisedAsCommitted() {
+    run(ExactlyOnceScenarios::e1_aKeyedAppendRetriedByARestartedProcessIsRecognisedAsCommitted);
+  }
+
+  @Test
+  void e2_aKeyedRetryAfterTwentyCommitsAndACleanupToTheLatestIsRecognised() {
+    run(ExactlyOnceScenarios::e2_aKeyedRetryAfterTwentyCommitsAndACleanupToTheLatestIsRecognised);
+  }
+
+  @Test
+  void e3_aReusedKeyWithDifferentRowsFailsFromAnyVersion() {
+    run(ExactlyOnceScenarios::e3_aReusedKeyWithDifferentRowsFailsFromAnyVersion);
+  }
+
+  @Test
+  void e4_checkpointCommittedButNotMarkedThenCleanupRecoversThroughTheLedger() {
+    run(ExactlyOnceScenarios::e4_checkpointCommittedButNotMarkedThenCleanupRecoversThroughTheLedger);
+  }
+
+  @Test
+  void e5_applicationSequencesAtOrBelowTheWatermarkAreSkipped() {
+    run(ExactlyOnceScenarios::e5_applicationSequencesAtOrBelowTheWatermarkAreSkipped);
   }
 }
