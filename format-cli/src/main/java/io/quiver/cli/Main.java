@@ -21,7 +21,7 @@ import picocli.CommandLine.ScopeType;
  *       store error ({@link io.quiver.exceptions.StoreNotFoundException no such bucket, container or
  *       directory}, {@link io.quiver.exceptions.StoreAccessDeniedException access denied or no
  *       credentials}, {@link io.quiver.exceptions.StoreUnreachableException unreachable endpoint}, and
- *       other store failures); nothing was committed;
+ *       other store failures); the failing commit, if any, did not happen;
  *   <li>2 commit conflict with a concurrent writer; nothing was committed, run the command again;
  *   <li>3 internal error: a bug (or a corrupt file); the stack trace with {@code --verbose};
  *   <li>4 the commit's outcome is unknown ({@link CommitOutcomeUnknownException}): it may or may not have
@@ -40,7 +40,7 @@ import picocli.CommandLine.ScopeType;
     exitCodeList = {
         "0:success",
         "1:user error: bad command line or input, missing table, store not found, access denied, no"
-            + " credentials, unreachable endpoint, other store failure (nothing committed)",
+            + " credentials, unreachable endpoint, other store failure (the failing commit did not happen)",
         "2:commit conflict with a concurrent writer (nothing committed; run it again)",
         "3:internal error (a bug or a corrupt file; --verbose prints the stack trace)",
         "4:commit outcome unknown: it may have committed; check with 'quiver log <uri> --transaction <uuid>'"

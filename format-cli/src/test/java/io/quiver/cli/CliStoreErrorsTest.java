@@ -285,6 +285,24 @@ class CliStoreErrorsTest {
   }
 
   @Test
+  void theExceptionHierarchyMapsToExitCodesInOnePlace() {
+    Throwable cause = new RuntimeException("sdk");
+    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreNotFoundException("no bucket", cause)));
+    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreAccessDeniedException("denied", cause)));
+    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreUnreachableException("refused", cause)));
+    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreException("HTTP 500", cause, true)));
+    assertEquals(1, Main.exitCode(new io.quiver.exceptions.TableNotFoundException("no table")));
+    assertEquals(1, Main.exitCode(new UserException("bad flag")));
+    assertEquals(2, Main.exitCode(new io.quiver.exceptions.IncompatibleTransactionException("conflict")));
+    assertEquals(2, Main.exitCode(new io.quiver.exceptions.CommitRetriesExhaustedException("lost every race")));
+    assertEquals(3, Main.exitCode(new io.quiver.exceptions.CorruptFileException("data/x.arrow", "bad footer")));
+    assertEquals(3, Main.exitCode(new IllegalStateException("bug")));
+    assertEquals(3, Main.exitCode(new RuntimeException("an SDK exception an adapter let escape")));
+    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitOutcomeUnknownException(
+        "memory://t", 2, UUID.randomUUID().toString(), null, "claim and read-back failed", cause)));
+  }
+
+  @Test
   void helpListsTheExitCodes() {
     assertThat(ok("--help").out()).contains("Exit codes:").contains("1   user error")
         .contains("4   commit outcome unknown");
