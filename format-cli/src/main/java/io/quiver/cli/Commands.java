@@ -102,10 +102,17 @@ final class Commands {
 
   @Command(name = "log", mixinStandardHelpOptions = true,
       description = "Versions, newest first: operation, time, read version, properties.",
-      footer = "%nExample: quiver log /tmp/t")
+      footer = {"%nWith --transaction, only the version that transaction committed as: after exit code 4"
+          + " (outcome unknown), exit 0 and its version mean it committed; exit 1 \"no version ... holds"
+          + " transaction\" means it did not.",
+          "%nExample: quiver log /tmp/t"})
   static final class Log extends TableCommand {
     @Option(names = {"-n", "--limit"}, description = "Show at most this many versions.")
     Integer limit;
+
+    @Option(names = "--transaction", paramLabel = "<uuid>",
+        description = "Show only the version holding this transaction; exit 1 if no version does.")
+    String transaction;
 
     @Override
     void run() {
@@ -113,6 +120,9 @@ final class Commands {
         List<String[]> rows = new ArrayList<>();
         int n = 0;
         for (VersionInfo v : ds.versions()) {
+          if (transaction != null && !transaction.equals(v.transactionUuid())) {
+            continue;
+          }
           if (limit != null && n++ >= limit) {
             break;
           }
@@ -122,6 +132,10 @@ final class Commands {
           rows.add(new String[] {String.valueOf(v.version()), v.timestamp().toString(), v.operation(),
               String.valueOf(v.readVersion()), String.valueOf(v.rows()), String.valueOf(v.fragments()), key,
               props.isEmpty() ? "-" : props.toString()});
+        }
+        if (transaction != null && rows.isEmpty()) {
+          throw new UserException("no version of " + uri + " holds transaction " + transaction
+              + ": it did not commit (or a cleanup has removed its version since)");
         }
         Table.aligned(out(), new String[] {"version", "time", "operation", "read", "rows", "fragments",
             "idempotence key", "properties"}, rows);

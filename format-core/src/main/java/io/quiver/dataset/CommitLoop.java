@@ -2,6 +2,7 @@ package io.quiver.dataset;
 
 import io.quiver.codec.MetadataCodec;
 import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.exceptions.CommitOutcomeUnknownException;
 import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StaleReadVersionException;
@@ -229,10 +230,10 @@ final class CommitLoop {
       back = io.commitStore().read(version);
     } catch (QuiverException readFailure) {
       readFailure.addSuppressed(cause);
-      throw new StoreException(
-          "the claim of version " + version + " for transaction " + txn.uuid() + " on " + io.location()
-              + " failed ambiguously and reading it back failed too; the commit may or may not have happened."
-              + " Look for transaction " + txn.uuid() + " in the table's history before retrying.",
+      throw new CommitOutcomeUnknownException(io.location(), version, txn.uuid(),
+          txn.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY),
+          "claiming the version failed ambiguously (" + cause.getMessage() + ") and reading it back failed too ("
+              + readFailure.getMessage() + ")",
           readFailure);
     }
     if (back.isEmpty()) {

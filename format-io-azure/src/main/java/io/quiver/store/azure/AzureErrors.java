@@ -3,6 +3,8 @@ package io.quiver.store.azure;
 import com.azure.storage.blob.models.BlobStorageException;
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.StoreNotFoundException;
+import io.quiver.exceptions.StoreUnreachableException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -79,7 +81,8 @@ final class AzureErrors {
           e);
     }
     if (status == 404 && ("ContainerNotFound".equals(code))) {
-      return new StoreException(what + ": the container does not exist (HTTP 404 ContainerNotFound); create it first", e);
+      return new StoreNotFoundException(
+          what + ": the container does not exist (HTTP 404 ContainerNotFound); create it first", e);
     }
     if (status >= 0) {
       boolean retryable = status == 408 || status == 429 || status >= 500;
@@ -90,6 +93,12 @@ final class AzureErrors {
           e,
           transientFailure);
     }
+    if (neverSent(e)) {
+      return new StoreUnreachableException(
+          what + ": could not connect (" + rootMessage(e) + ") after the configured retries (azure.max-retries);"
+              + " check azure.endpoint (or the account name) and connectivity, then retry",
+          e);
+    }
     boolean network = isIoOrTimeout(e) || neverSent(e);
     boolean transientFailure = neverSent(e) || (network && !mutating);
     return new StoreException(
@@ -97,6 +106,16 @@ final class AzureErrors {
             + " check azure.endpoint and connectivity, or raise azure.*-timeout-ms" : simpleName(e)),
         e,
         transientFailure);
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage();
+    return message == null || message.isBlank() ? root.getClass().getSimpleName()
+        : root.getClass().getSimpleName() + ": " + message.strip().replace('\n', ' ');
   }
 
   private static String simpleName(Throwable e) {

@@ -18,6 +18,8 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.StoreNotFoundException;
+import io.quiver.exceptions.StoreUnreachableException;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -583,7 +585,7 @@ public final class GcsObjectStore implements ObjectStore {
       if (notFoundIsObject) {
         return new ObjectNotFoundException(locationOf(key));
       }
-      return new StoreException(
+      return new StoreNotFoundException(
           "could not " + action + " " + where + ": GCS answered 404 (" + reason + "); check that bucket " + bucket
               + " exists and the endpoint is right",
           e);
@@ -593,6 +595,12 @@ public final class GcsObjectStore implements ObjectStore {
           "GCS refused to " + action + " " + where + " (HTTP " + status + ": " + reason + "); check the"
               + " credentials (" + GcsOptions.CREDENTIALS_FILE + ", " + GcsOptions.OAUTH2_TOKEN
               + " or the application default credentials) and the IAM permissions on bucket " + bucket,
+          e);
+    }
+    if (status == 0 && refusedToConnect(e)) {
+      return new StoreUnreachableException(
+          "could not " + action + " " + where + ": " + reason + "; check " + GcsOptions.ENDPOINT
+              + " and the network, then retry",
           e);
     }
     boolean retryable = isRetryable(e);

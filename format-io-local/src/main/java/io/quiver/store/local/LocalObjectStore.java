@@ -2,6 +2,7 @@ package io.quiver.store.local;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
@@ -406,7 +407,10 @@ public final class LocalObjectStore implements ObjectStore {
     try {
       lister.visit(dir, dirPart);
     } catch (IOException e) {
-      throw new StoreException("could not list " + locationOf(prefix) + ": " + e, e);
+      throw e instanceof java.nio.file.AccessDeniedException
+          ? new StoreAccessDeniedException("could not list " + locationOf(prefix) + ": permission denied ("
+              + e.getMessage() + "); check the permissions of the directory for this user", e)
+          : new StoreException("could not list " + locationOf(prefix) + ": " + e, e);
     }
     List<ObjectInfo> found = lister.found;
     return found.size() > maxKeys ? new ListPage(found.subList(0, maxKeys), true) : new ListPage(found, false);
@@ -527,7 +531,12 @@ public final class LocalObjectStore implements ObjectStore {
     return isAbsent(path, e) ? new ObjectNotFoundException(locationOf(key)) : failure("read", path, e);
   }
 
-  private static StoreException failure(String action, Path path, IOException e) {
+  /** The store exception for a failed file system call; permission problems are {@link StoreAccessDeniedException}. */
+  static StoreException failure(String action, Path path, IOException e) {
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return new StoreAccessDeniedException("could not " + action + " " + path + ": permission denied ("
+          + e.getMessage() + "); check the permissions of the file and its directories for this user", e);
+    }
     return new StoreException("could not " + action + " " + path + ": " + e, e);
   }
 

@@ -2,6 +2,8 @@ package io.quiver.store.s3;
 
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.StoreNotFoundException;
+import io.quiver.exceptions.StoreUnreachableException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
@@ -84,10 +86,10 @@ final class S3Errors {
             e);
       }
       if ("NoSuchBucket".equals(code)) {
-        return new StoreException(
+        return new StoreNotFoundException(
             what + ": the bucket does not exist" + detail + ". Check the bucket in the store URI (and "
                 + S3StoreOptions.ENDPOINT + " / " + S3StoreOptions.REGION + ").",
-            e, false);
+            e);
       }
       if (refusedBeforeActing(e)) {
         return new StoreException(what + ": S3 is throttling" + detail + "; retry later, with backoff.", e, true);
@@ -105,16 +107,24 @@ final class S3Errors {
       return new StoreException(what + ": S3 rejected the request" + detail + ".", e, false);
     }
     if (e instanceof SdkClientException && neverConnected(e)) {
-      return new StoreException(
+      return new StoreUnreachableException(
           what + ": could not connect to S3 (" + rootMessage(e) + "); check " + S3StoreOptions.ENDPOINT
               + " and the network, then retry.",
-          e, true);
+          e);
     }
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    if (message.contains("Unable to load credentials") || message.contains("Unable to load region")) {
+    if (message.contains("Unable to load credentials")) {
+      // The SDK's message lists every provider of its chain and why each failed: the cause keeps it.
+      return new StoreAccessDeniedException(
+          what + ": no AWS credentials found (not in the store options, nor in the AWS SDK default chain:"
+              + " system properties, environment, profile, web identity, container or instance metadata). Set "
+              + S3StoreOptions.ACCESS_KEY_ID + " and " + S3StoreOptions.SECRET_ACCESS_KEY
+              + ", or configure the AWS SDK default chain.",
+          e);
+    }
+    if (message.contains("Unable to load region")) {
       return new StoreException(
-          what + ": " + message + ". Set " + S3StoreOptions.ACCESS_KEY_ID + " and " + S3StoreOptions.SECRET_ACCESS_KEY
-              + " (and " + S3StoreOptions.REGION + "), or configure the AWS SDK default chain.",
+          what + ": " + message + ". Set " + S3StoreOptions.REGION + ", or configure the AWS SDK default chain.",
           e, false);
     }
     return new StoreException(

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.StoreNotFoundException;
+import io.quiver.exceptions.StoreUnreachableException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -57,17 +59,32 @@ class S3ErrorsTest {
     SdkClientException refused = SdkClientException.create("Unable to execute HTTP request", new ConnectException("refused"));
     assertThat(S3Errors.refusedBeforeActing(refused)).isTrue();
     assertThat(map(refused, false).isTransient()).isTrue();
+    assertThat(map(refused, false)).isInstanceOf(StoreUnreachableException.class);
     SdkClientException timeout = SdkClientException.create("Unable to execute HTTP request", new SocketTimeoutException("Read timed out"));
     assertThat(S3Errors.refusedBeforeActing(timeout)).isFalse();
     assertThat(map(timeout, true).isTransient()).isTrue();
     assertThat(map(timeout, false).isTransient()).isFalse();
+    assertThat(map(timeout, true)).isNotInstanceOf(StoreUnreachableException.class);
   }
 
   @Test
   void missingBucketIsNotAMissingObject() {
     assertThat(S3Errors.isMissingObject(s3(404, "NoSuchKey"))).isTrue();
     assertThat(S3Errors.isMissingObject(s3(404, "NoSuchBucket"))).isFalse();
-    assertThat(map(s3(404, "NoSuchBucket"), true).getMessage()).contains("bucket does not exist");
+    StoreException noBucket = map(s3(404, "NoSuchBucket"), true);
+    assertThat(noBucket).isInstanceOf(StoreNotFoundException.class);
+    assertThat(noBucket.getMessage()).contains("bucket does not exist");
+  }
+
+  @Test
+  void missingCredentialsAreAccessDeniedWithAShortMessage() {
+    SdkClientException none = SdkClientException.create("Unable to load credentials from any of the providers in the"
+        + " chain AwsCredentialsProviderChain(credentialsProviders=[SystemPropertyCredentialsProvider(), ...]) : [...]");
+    StoreException e = map(none, true);
+    assertThat(e).isInstanceOf(StoreAccessDeniedException.class);
+    assertThat(e.getMessage()).contains("no AWS credentials found").contains("s3.access-key-id")
+        .doesNotContain("AwsCredentialsProviderChain");
+    assertThat(e.getCause()).isSameAs(none);
   }
 
   @Test

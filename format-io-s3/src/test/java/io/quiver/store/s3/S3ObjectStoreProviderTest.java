@@ -115,6 +115,7 @@ class S3ObjectStoreProviderTest {
       StoreException read = (StoreException) catchThrowable(() -> s.read("k"));
       assertThat(read.isTransient()).isTrue();
       assertThat(read.getMessage()).contains("s3://bucket/t/k").contains("s3.endpoint");
+      assertThat(read).isInstanceOf(io.quiver.exceptions.StoreUnreachableException.class);
       assertNoSecret(read);
       StoreException put = (StoreException) catchThrowable(() -> s.putIfAbsent("k", new byte[1]));
       assertThat(put.isTransient()).as("nothing was sent, so nothing was created").isTrue();

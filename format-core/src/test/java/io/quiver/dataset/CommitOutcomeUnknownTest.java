@@ -1,0 +1,122 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.dataset.SampleTable.scanIds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.quiver.exceptions.CommitOutcomeUnknownException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.store.FaultInjectingObjectStore;
+import io.quiver.store.FaultInjectingObjectStore.Fault;
+import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.ObjectStores;
+import io.quiver.store.TestStores;
+import java.time.Duration;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The claim of a version fails ambiguously and reading the version back fails too: the commit loop cannot
+ * tell whether it committed, and says so with a typed exception carrying what a caller needs to find out.
+ */
+class CommitOutcomeUnknownTest {
+  private static final String URI_ = "test://table";
+  private static final String MANIFEST_2 = ObjectStoreCommitStore.manifestKey(2);
+  private RootAllocator allocator;
+  private FaultInjectingObjectStore store;
+  private DatasetOptions options;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new FaultInjectingObjectStore(new MemoryObjectStore(URI_));
+    options = DatasetOptions.builder()
+        .allocator(allocator)
+        .registry(ObjectStores.empty().register(TestStores.provider("test", () -> TestStores.keepOpen(store))))
+        .session(new Session(1 << 20))
+        .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
+        .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  private Dataset create() {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
+      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
+    }
+  }
+
+  private CommitOutcomeUnknownException appendFailing(Dataset ds, Fault claimFault, CommitOptions commitOptions) {
+    store.armOnce(Op.PUT_IF_ABSENT, MANIFEST_2, claimFault);
+    store.arm(Op.READ, MANIFEST_2::equals, Fault.FAIL_BEFORE, 1);
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
+      return assertThrows(CommitOutcomeUnknownException.class, () -> ds.append(List.of(b), commitOptions));
+    } finally {
+      assertEquals(0, store.pendingFaults());
+    }
+  }
+
+  @Test
+  void anAmbiguousClaimWhoseReadBackFailsIsAnUnknownOutcomeNamingTheTransaction() {
+    try (Dataset ds = create()) {
+      CommitOutcomeUnknownException e = appendFailing(ds, Fault.FAIL_AFTER, options.commitOptions());
+      assertThat(e).isInstanceOf(StoreException.class); // existing catchers of store failures still catch it
+      assertEquals(URI_, e.location());
+      assertEquals(2, e.version());
+      assertThat(e.idempotenceKey()).isEmpty();
+      assertThat(e.getMessage())
+          .contains("outcome of the commit of transaction " + e.transactionUuid())
+          .contains("as version 2 of " + URI_)
+          .contains("injected FAIL_AFTER on PUT_IF_ABSENT").contains("injected FAIL_BEFORE on READ")
+          .contains("Before retrying, look for transaction " + e.transactionUuid() + " in the table's history")
+          .contains("Do not delete the files it wrote");
+      assertThat(e.getCause()).isInstanceOf(StoreException.class);
+      assertThat(e.getCause().getSuppressed()).hasSize(1);
+
+      // The claim did land: the transaction is in the history under the reported uuid and version.
+      try (Dataset again = Dataset.open(URI_, options)) {
+        VersionInfo v = again.versions().get(0);
+        assertEquals(2, v.version());
+        assertEquals(e.transactionUuid(), v.transactionUuid());
+        assertEquals(range(0, 15), scanIds(again.scan()));
+      }
+    }
+  }
+
+  @Test
+  void theIdempotenceKeyIsCarriedAndFindsTheCommit() {
+    try (Dataset ds = create()) {
+      CommitOutcomeUnknownException e =
+          appendFailing(ds, Fault.FAIL_AFTER, options.commitOptions().withIdempotenceKey("job-7/batch-3"));
+      assertThat(e.idempotenceKey()).contains("job-7/batch-3");
+      assertThat(e.getMessage()).contains("(idempotence key 'job-7/batch-3')")
+          .contains("look idempotence key 'job-7/batch-3' up (findCommit)");
+      try (Dataset again = Dataset.open(URI_, options)) {
+        assertThat(again.findCommit("job-7/batch-3")).hasValueSatisfying(r -> assertEquals(2, r.version()));
+      }
+    }
+  }
+
+  @Test
+  void aClaimThatDidNotLandIsNotFoundInTheHistory() {
+    try (Dataset ds = create()) {
+      CommitOutcomeUnknownException e = appendFailing(ds, Fault.FAIL_BEFORE, options.commitOptions());
+      try (Dataset again = Dataset.open(URI_, options)) {
+        assertEquals(1, again.latestVersion());
+        assertThat(again.versions()).noneMatch(v -> v.transactionUuid().equals(e.transactionUuid()));
+        assertEquals(range(0, 10), scanIds(again.scan()));
+      }
+    }
+  }
+}
