@@ -113,7 +113,7 @@ public final class Dataset implements AutoCloseable {
             "a table already exists at " + io.location() + " (latest version " + existing.get()
                 + "); open it, or overwrite it");
       }
-      List<Fragment> fragments = writer(io, schema, allocator, options).write(batches);
+      List<Fragment> fragments = writer(io, schema, allocator, options).withoutRowsDigest().write(batches);
       Transaction txn = newTransaction(0, new Operation.Overwrite(schema, fragments, Map.of()), options);
       Manifest committed;
       try {
@@ -686,11 +686,13 @@ public final class Dataset implements AutoCloseable {
 
   private long append(Iterator<VectorSchemaRoot> batches, CommitOptions commitOptions) {
     Manifest base = manifest;
+    boolean keyed = commitOptions.idempotenceKey().isPresent();
     FragmentWriter writer = writer(io, base.schema(), allocator, options);
-    List<Fragment> fragments = writer.write(batches);
+    List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches);
     Transaction txn = newTransaction(base.version(), new Operation.Append(fragments), options, commitOptions);
     // The rows' digest, not the files': a retry that rewrote the same rows is the same commit.
-    return commit(txn, base, commitOptions, Optional.of(writer.rows().hex("append", base.schema())));
+    return commit(txn, base, commitOptions,
+        keyed ? Optional.of(writer.rows().hex("append", base.schema())) : Optional.empty());
   }
 
   /**
@@ -704,11 +706,13 @@ public final class Dataset implements AutoCloseable {
         schema.equals(base.schema().toArrow())
             ? base.schema()
             : Schema.fromArrow(schema, new FieldIdAllocator(base.maxFieldId()));
+    boolean keyed = options.commitOptions().idempotenceKey().isPresent();
     FragmentWriter writer = writer(io, tableSchema, allocator, options);
-    List<Fragment> fragments = writer.write(batches.iterator());
+    List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
     Transaction txn =
         newTransaction(base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()), options);
-    return commit(txn, base, options.commitOptions(), Optional.of(writer.rows().hex("overwrite", tableSchema)));
+    return commit(txn, base, options.commitOptions(),
+        keyed ? Optional.of(writer.rows().hex("overwrite", tableSchema)) : Optional.empty());
   }
 
   // ---------------------------------------------------------------- column evolution

@@ -25,6 +25,7 @@ final class FragmentWriter {
   private final int rowsPerBatch;
   private final long maxRowsPerFragment;
   private final RowDigest rows = new RowDigest();
+  private boolean digestRows = true;
 
   FragmentWriter(ObjectStore store, Schema schema, BufferAllocator allocator, int rowsPerBatch, long maxRowsPerFragment) {
     this.store = store;
@@ -53,7 +54,9 @@ final class FragmentWriter {
       while (batches.hasNext()) {
         VectorSchemaRoot batch = batches.next();
         BatchValidator.check(arrowSchema, batch);
-        rows.add(batch);
+        if (digestRows) {
+          rows.add(batch);
+        }
         int offset = 0;
         while (offset < batch.getRowCount()) {
           if (current == null) {
@@ -100,7 +103,13 @@ final class FragmentWriter {
     }
   }
 
-  /** The digest of every row {@link #write} wrote. */
+  /** Skips the rows digest (only a keyed commit needs it; workers, which cannot know, always compute it). */
+  FragmentWriter withoutRowsDigest() {
+    digestRows = false;
+    return this;
+  }
+
+  /** The digest of every row {@link #write} wrote (empty when {@link #withoutRowsDigest}). */
   RowDigest rows() {
     return rows;
   }

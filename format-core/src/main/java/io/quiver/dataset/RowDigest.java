@@ -207,36 +207,53 @@ final class RowDigest {
   }
 
   private static void lists(ValueVector v, int start, int count, long[] outA, long[] outB) {
+    long[] from = new long[count];
+    long[] to = new long[count];
+    ValueVector child;
     for (int i = 0; i < count; i++) {
       int j = start + i;
-      if (v.isNull(j)) {
+      if (v instanceof ListVector list) {
+        from[i] = list.getElementStartIndex(j);
+        to[i] = list.getElementEndIndex(j);
+      } else if (v instanceof LargeListVector list) {
+        from[i] = list.getElementStartIndex(j);
+        to[i] = list.getElementEndIndex(j);
+      } else {
+        FixedSizeListVector list = (FixedSizeListVector) v;
+        from[i] = (long) j * list.getListSize();
+        to[i] = from[i] + list.getListSize();
+      }
+    }
+    if (v instanceof ListVector list) {
+      child = list.getDataVector();
+    } else if (v instanceof LargeListVector list) {
+      child = list.getDataVector();
+    } else {
+      child = ((FixedSizeListVector) v).getDataVector();
+    }
+    // One pass over the elements of all the rows (offsets ascend), then a fold per row.
+    long first = count == 0 ? 0 : from[0];
+    long last = count == 0 ? 0 : to[count - 1];
+    for (int i = 0; i < count; i++) {
+      if (v.isNull(start + i)) {
+        continue;
+      }
+      first = Math.min(first, from[i]);
+      last = Math.max(last, to[i]);
+    }
+    int elements = (int) Math.max(0, last - first);
+    long[] ea = new long[elements];
+    long[] eb = new long[elements];
+    cells(child, (int) first, elements, ea, eb);
+    for (int i = 0; i < count; i++) {
+      if (v.isNull(start + i)) {
         nul(outA, outB, i);
         continue;
       }
-      long from;
-      long to;
-      ValueVector child;
-      if (v instanceof ListVector list) {
-        from = list.getElementStartIndex(j);
-        to = list.getElementEndIndex(j);
-        child = list.getDataVector();
-      } else if (v instanceof LargeListVector list) {
-        from = list.getElementStartIndex(j);
-        to = list.getElementEndIndex(j);
-        child = list.getDataVector();
-      } else {
-        FixedSizeListVector list = (FixedSizeListVector) v;
-        from = (long) j * list.getListSize();
-        to = from + list.getListSize();
-        child = list.getDataVector();
-      }
-      int len = (int) (to - from);
-      long[] ea = new long[len];
-      long[] eb = new long[len];
-      cells(child, (int) from, len, ea, eb);
+      int len = (int) (to[i] - from[i]);
       long a = SEED_A ^ ((long) len << 1);
       long b = SEED_B + len;
-      for (int k = 0; k < len; k++) {
+      for (int k = (int) (from[i] - first), end = k + len; k < end; k++) {
         a = mix(a ^ ea[k]);
         b = mix(b + eb[k]);
       }
