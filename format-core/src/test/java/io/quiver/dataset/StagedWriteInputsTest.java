@@ -133,6 +133,9 @@ class StagedWriteInputsTest {
     assertArrayEquals(bytes, decoded.encode());
     assertEquals(w.inputWitness(), decoded.inputWitness());
 
+    WorkerResults bundle = WorkerResults.decode(WorkerResults.ofColumnWrites(List.of(w)).encode());
+    assertEquals(w.inputWitness(), bundle.columnWrites().get(0).inputWitness(), "a WorkerResults bundle keeps them");
+
     Transaction txn = new Transaction(java.util.UUID.randomUUID().toString(), w.readVersion(), new Operation.WriteColumns(List.of(w.write())), Map.of());
     Transaction back = MetadataCodec.decodeTransaction(MetadataCodec.encodeTransaction(txn), "test");
     assertEquals(txn, back);
