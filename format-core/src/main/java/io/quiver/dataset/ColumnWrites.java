@@ -130,8 +130,8 @@ final class ColumnWrites {
         .orElseThrow(() -> new InvalidArgumentException(
             "no fragment " + fragmentId + " at version " + base.version() + "; fragments are "
                 + base.fragments().stream().map(Fragment::id).toList()));
-    // The one column-writing path: row count checked against physical rows, file discarded on mismatch.
     List<Operation.ColumnInput> inputs = inputWitness(base, fragment, schema);
+    // The one column-writing path: row count checked against physical rows, file discarded on mismatch.
     DataFile file = new FragmentColumnWriter(io.store(), allocator, rowsPerBatch)
         .write(fragment, contract, ArrowInput.batches(batches));
     List<FieldBacking> witness = new ArrayList<>();
@@ -155,8 +155,16 @@ final class ColumnWrites {
     List<Operation.ColumnInput> out = new ArrayList<>();
     Optional<Fragment> atSchemaVersion = Optional.empty();
     if (!schema.inputFieldIds().isEmpty() && schema.readVersion() != base.version()) {
-      atSchemaVersion = io.load(schema.readVersion()).manifest().fragments().stream()
-          .filter(f -> f.id() == fragment.id()).findFirst();
+      Manifest then;
+      try {
+        then = io.load(schema.readVersion()).manifest();
+      } catch (io.quiver.exceptions.VersionNotFoundException e) {
+        throw new StaleColumnWriteException(fragment.id(), schema.inputs().pathOf(schema.inputFieldIds().iterator()
+            .next()), "the column schema's version " + schema.readVersion() + " is no longer in the table (a cleanup"
+                + " removed it), so whether its inputs equal those of this handle's version " + base.version()
+                + " cannot be checked; create the ColumnSchema on the handle you stage with");
+      }
+      atSchemaVersion = then.fragments().stream().filter(f -> f.id() == fragment.id()).findFirst();
     }
     for (int id : schema.inputFieldIds()) {
       String declared = schema.inputs().pathOf(id);
