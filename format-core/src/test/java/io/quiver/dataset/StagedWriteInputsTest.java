@@ -36,12 +36,13 @@ import org.junit.jupiter.api.Test;
  */
 class StagedWriteInputsTest {
   private BufferAllocator allocator;
+  private MemoryObjectStore store;
   private Dataset ds;
 
   @BeforeEach
   void setUp() {
     allocator = new RootAllocator();
-    MemoryObjectStore store = new MemoryObjectStore(OverlayTestSupport.URI_);
+    store = new MemoryObjectStore(OverlayTestSupport.URI_);
     ds = OverlayTestSupport.create(allocator, OverlayTestSupport.options(allocator, store, 2), 0, 4);
     ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
   }
@@ -140,6 +141,21 @@ class StagedWriteInputsTest {
     Transaction back = MetadataCodec.decodeTransaction(MetadataCodec.encodeTransaction(txn), "test");
     assertEquals(txn, back);
     assertEquals(Set.of(id("v"), id("empty"), id("s.x"), id("s.y")), back.operation().readFieldIds());
+  }
+
+  @Test
+  void stagingWithAColumnSchemaWhoseVersionIsGoneSaysSo() {
+    ColumnSchema old = ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v"));
+    ds.update(new long[] {RowAddress.of(0, 1)}, Map.of("w", 1));
+    store.delete(io.quiver.store.ObjectStoreCommitStore.manifestKey(old.readVersion()));
+    try (Dataset fresh = Dataset.open(OverlayTestSupport.URI_,
+        OverlayTestSupport.options(allocator, store, 2)); ArrowReader reader = ints(allocator, old.arrowSchema(), 1, 2, 3, 4)) {
+      io.quiver.exceptions.StaleColumnWriteException e = assertThrows(
+          io.quiver.exceptions.StaleColumnWriteException.class, () -> fresh.writeFragmentColumn(0, reader, old));
+      assertThat(e.getMessage()).contains("version " + old.readVersion() + " is no longer in the table");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
