@@ -3,6 +3,7 @@ package io.quiver.conformance;
 import io.quiver.scenario.CheckpointScenarios;
 import io.quiver.scenario.CommitScenarios;
 import io.quiver.scenario.ExactlyOnceScenarios;
+import io.quiver.scenario.DerivedColumnScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import java.util.function.Consumer;
@@ -214,5 +215,72 @@ public abstract class CatalogueScenarios {
   @Test
   void e5_applicationSequencesAtOrBelowTheWatermarkAreSkipped() {
     run(ExactlyOnceScenarios::e5_applicationSequencesAtOrBelowTheWatermarkAreSkipped);
+  }
+
+  // ---- E6: staged columns computed from inputs that change before the commit (DerivedColumnScenarios)
+
+  @Test
+  void e6_concurrentUpdateOfAnInputCellMakesTheDerivedColumnStale() {
+    run(DerivedColumnScenarios::e6_concurrentUpdateOfAnInputCellMakesTheDerivedColumnStale);
+  }
+
+  @Test
+  void e6_concurrentUpdateOfAnUnrelatedColumnLetsTheDerivedColumnCommit() {
+    run(DerivedColumnScenarios::e6_concurrentUpdateOfAnUnrelatedColumnLetsTheDerivedColumnCommit);
+  }
+
+  @Test
+  void e6_concurrentReplacementOfAnInputMakesTheDerivedColumnStale() {
+    run(DerivedColumnScenarios::e6_concurrentReplacementOfAnInputMakesTheDerivedColumnStale);
+  }
+
+  @Test
+  void e6_concurrentStagedRewriteOfAnInputMakesTheDerivedColumnStale() {
+    run(DerivedColumnScenarios::e6_concurrentStagedRewriteOfAnInputMakesTheDerivedColumnStale);
+  }
+
+  @Test
+  void e6_concurrentDeleteOfRowsLetsTheDerivedColumnCommit() {
+    run(DerivedColumnScenarios::e6_concurrentDeleteOfRowsLetsTheDerivedColumnCommit);
+  }
+
+  @Test
+  void e6_inputDroppedConcurrentlyMakesTheDerivedColumnStale() {
+    run(DerivedColumnScenarios::e6_inputDroppedConcurrentlyMakesTheDerivedColumnStale);
+  }
+
+  @Test
+  void e6_inputRenamedConcurrentlyLetsTheDerivedColumnCommit() {
+    run(DerivedColumnScenarios::e6_inputRenamedConcurrentlyLetsTheDerivedColumnCommit);
+  }
+
+  @Test
+  void e6_structInputBindsEveryMemberAndAChangedMemberIsNamed() {
+    run(DerivedColumnScenarios::e6_structInputBindsEveryMemberAndAChangedMemberIsNamed);
+  }
+
+  @Test
+  void e6_manyWorkersOneCommitNamesTheStaleFragmentAndARecomputeCommits() {
+    run(DerivedColumnScenarios::e6_manyWorkersOneCommitNamesTheStaleFragmentAndARecomputeCommits);
+  }
+
+  @Test
+  void e6_inputThatIsAlsoATargetIsBoundOnceAndCommits() {
+    run(DerivedColumnScenarios::e6_inputThatIsAlsoATargetIsBoundOnceAndCommits);
+  }
+
+  @Test
+  void e6_inputChangedWhileTheCommitRetriesIsCaughtOnTheRetry() {
+    run(DerivedColumnScenarios::e6_inputChangedWhileTheCommitRetriesIsCaughtOnTheRetry);
+  }
+
+  @Test
+  void e6_inputChangedBetweenTheSchemaVersionAndTheStagingHandleIsRefusedAtStaging() {
+    run(DerivedColumnScenarios::e6_inputChangedBetweenTheSchemaVersionAndTheStagingHandleIsRefusedAtStaging);
+  }
+
+  @Test
+  void e6_encodedWriteKeepsItsInputsAcrossDatasetInstances() {
+    run(DerivedColumnScenarios::e6_encodedWriteKeepsItsInputsAcrossDatasetInstances);
   }
 }

@@ -2,7 +2,6 @@ package io.quiver.cli;
 
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.CommitOptions;
-import io.quiver.dataset.CompactionResult;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.RowAddress;
@@ -52,9 +51,10 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code quiver demo [dir]}: what Quiver is for, in one run on the local filesystem. Concurrent appends,
- * then a staged column backfill from worker threads while another writer compacts the table: one worker's
- * commit is rejected with {@link StaleColumnWriteException}, it recomputes against the latest version and
- * succeeds. Each step is narrated in a sentence.
+ * then a staged backfill of {@code fahrenheit} from {@code celsius} (its declared input) from worker
+ * threads while another writer appends rows and corrects celsius readings under the slow worker: that
+ * worker's commit is rejected with {@link StaleColumnWriteException} naming the changed input, it
+ * recomputes against the latest version and succeeds. Each step is narrated in a sentence.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Runs a narrated tour: concurrent writers, a distributed column backfill with a stale worker,"
@@ -68,6 +68,7 @@ final class DemoCommand implements Callable<Integer> {
   static final int APPENDS_PER_WRITER = 3;
   static final int ROWS = 100;
   static final int WORKERS = 3;
+  static final double RECALIBRATED = 21.5;
 
   @Parameters(index = "0", arity = "0..1", paramLabel = "<dir>",
       description = "Directory for the demo table (default: a new temporary directory).")
@@ -165,12 +166,13 @@ final class DemoCommand implements Callable<Integer> {
       fragmentIds = t.manifest().fragments().stream().map(Fragment::id).toList();
     }
     say("Backfilling fahrenheit with " + WORKERS + " worker threads: each opens version " + readVersion
-        + ", derives the same column schema (newColumnSchema), computes its share of the " + fragmentIds.size()
-        + " fragments from celsius, stages them (writeFragmentColumn) and commits its own share"
-        + " (commitColumnWrites).");
+        + ", derives the same column schema (newColumnSchema: target fahrenheit, input celsius), computes its"
+        + " share of the " + fragmentIds.size() + " fragments from the celsius values it reads, stages them"
+        + " (writeFragmentColumn) and commits its own share (commitColumnWrites).");
     CountDownLatch othersCommitted = new CountDownLatch(WORKERS - 1);
     CountDownLatch tableChanged = new CountDownLatch(1);
     List<Future<String>> workers = new ArrayList<>();
+    List<Long> slowShare = new ArrayList<>();
     try (Progress progress = new Progress(spec.commandLine().getErr(), "backfill", fragmentIds.size())) {
       for (int w = 0; w < WORKERS; w++) {
         int worker = w;
@@ -179,6 +181,9 @@ final class DemoCommand implements Callable<Integer> {
           share.add(fragmentIds.get(i));
         }
         boolean last = worker == WORKERS - 1;
+        if (last) {
+          slowShare.addAll(share);
+        }
         workers.add(pool.submit(() -> {
           try (Dataset latest = Dataset.open(uri, options); Dataset ds = latest.checkout(readVersion)) {
             List<StagedColumnWrite> staged = stage(ds, share, allocator, progress);
@@ -206,19 +211,23 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
 
+    long corrected = slowShare.get(0);
     say("Meanwhile another writer changes the table under the slow worker " + (WORKERS - 1) + ": it appends "
-        + ROWS + " more rows and compacts the small fragments into one.");
+        + ROWS + " more rows, and recalibrates sensor-3's celsius readings in fragment " + corrected
+        + " (one of the fragments the slow worker computed fahrenheit for) with an update.");
     try (Dataset other = Dataset.open(uri, options);
         VectorSchemaRoot rows = withNullFahrenheit(batch(allocator, 10_000), allocator)) {
       long appended = other.append(List.of(rows));
-      CompactionResult c = other.compact();
-      detail("appended as version " + appended + "; compaction replaced " + c.fragmentsRemoved()
-          + " fragments with " + c.fragmentsAdded() + " as version " + c.version());
+      long[] sensor3 = rowsOfSensor(other, corrected, "sensor-3");
+      long updated = other.update(sensor3, Map.of("celsius", RECALIBRATED)).version();
+      detail("appended as version " + appended + "; " + sensor3.length + " celsius cells of fragment " + corrected
+          + " set to " + RECALIBRATED + " as version " + updated);
     }
     tableChanged.countDown();
 
     say("The slow worker now commits the fragments it staged at version " + readVersion + ": Quiver checks every"
-        + " staged write against the latest table and rejects it, so no stale values are ever published.");
+        + " staged write against the latest table, the fahrenheit cells it replaces and the celsius cells it"
+        + " was computed from, and rejects it, so no value computed from old readings is ever published.");
     try {
       detail(get(workers.get(WORKERS - 1)));
       throw new IllegalStateException("the stale worker's commit was expected to be rejected");
@@ -227,7 +236,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     say("The worker recomputes against the latest version: it stages the fragments whose fahrenheit is still"
-        + " missing and commits again.");
+        + " missing, from the corrected celsius values, and commits again.");
     try (Dataset latest = Dataset.open(uri, options)) {
       List<Long> missing = missingFragments(latest);
       List<StagedColumnWrite> staged;
@@ -253,13 +262,19 @@ final class DemoCommand implements Callable<Integer> {
       List<String[]> scanned = new ArrayList<>();
       long total = 0;
       long filled = 0;
+      long consistent = 0;
       try (ArrowReader r = t.newScan().columns("id", "sensor", "celsius", "fahrenheit").open()) {
         while (r.loadNextBatch()) {
           VectorSchemaRoot root = r.getVectorSchemaRoot();
           for (int i = 0; i < root.getRowCount(); i++) {
             total++;
-            if (!root.getVector("fahrenheit").isNull(i)) {
+            Float8Vector f = (Float8Vector) root.getVector("fahrenheit");
+            Float8Vector c = (Float8Vector) root.getVector("celsius");
+            if (!f.isNull(i)) {
               filled++;
+              if (!c.isNull(i) && f.get(i) == c.get(i) * 9 / 5 + 32) {
+                consistent++;
+              }
             }
             if (scanned.size() < 5) {
               scanned.add(new String[] {Table.text(root.getVector("id"), i), Table.text(root.getVector("sensor"), i),
@@ -269,17 +284,21 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
       Table.aligned(out, "   ", new String[] {"id", "sensor", "celsius", "fahrenheit"}, scanned);
-      detail(total + " rows, " + filled + " with fahrenheit; table is " + (t.validate().isValid() ? "valid" : "INVALID")
+      detail(total + " rows, " + filled + " with fahrenheit, " + consistent + " of them equal to celsius × 9/5 + 32;"
+          + " table is " + (t.validate().isValid() ? "valid" : "INVALID")
           + " at version " + t.version() + ".");
       say("Try it yourself: ./quiver info " + uri + "   ./quiver log " + uri + "   ./quiver scan " + uri
           + " --where \"sensor = 'sensor-3' AND celsius > 24\"");
     }
   }
 
-  /** Stages fahrenheit for the given fragments of {@code ds}'s version, from their celsius values. */
+  /**
+   * Stages fahrenheit for the given fragments of {@code ds}'s version, from their celsius values read
+   * through {@code ds}: celsius is the declared input, so a change to it before the commit is caught.
+   */
   private static List<StagedColumnWrite> stage(Dataset ds, List<Long> fragments, BufferAllocator allocator,
       Progress progress) {
-    ColumnSchema schema = ds.newColumnSchema(List.of(), List.of("fahrenheit"));
+    ColumnSchema schema = ds.newColumnSchema(List.of(), List.of("fahrenheit"), List.of("celsius"));
     Map<Long, TreeMap<Long, Double>> celsius = new TreeMap<>();
     fragments.forEach(f -> celsius.put(f, new TreeMap<>()));
     try (ArrowReader r = ds.newScan().columns("celsius").withRowAddress(true).open()) {
@@ -332,6 +351,25 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     return new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), allocator);
+  }
+
+  /** Row addresses of the live rows of one fragment whose sensor is {@code sensor}. */
+  private static long[] rowsOfSensor(Dataset ds, long fragmentId, String sensor) throws IOException {
+    List<Long> out = new ArrayList<>();
+    try (ArrowReader r = ds.newScan().columns("sensor").withRowAddress(true).open()) {
+      while (r.loadNextBatch()) {
+        VectorSchemaRoot root = r.getVectorSchemaRoot();
+        UInt8Vector addr = (UInt8Vector) root.getVector(RowAddress.COLUMN);
+        VarCharVector s = (VarCharVector) root.getVector("sensor");
+        for (int i = 0; i < root.getRowCount(); i++) {
+          if (RowAddress.fragmentId(addr.get(i)) == fragmentId && !s.isNull(i)
+              && sensor.equals(new String(s.get(i), StandardCharsets.UTF_8))) {
+            out.add(addr.get(i));
+          }
+        }
+      }
+    }
+    return out.stream().mapToLong(Long::longValue).toArray();
   }
 
   /** Fragments of {@code ds}'s version holding a row with celsius but no fahrenheit. */

@@ -338,9 +338,9 @@ class CliCommandsTest {
   void demoNarratesTheStaleWorkerAndTheRecompute() {
     CliRunner.Result r = ok("demo", dir.resolve("demo").toString());
     assertThat(r.out()).contains("1. Creating table").contains("writer 3 committed versions")
-        .contains("rejected with StaleColumnWriteException").contains("is gone (compacted")
+        .contains("rejected with StaleColumnWriteException").contains("input field 'celsius'")
         .contains("recompute committed fragments").contains("fragments still missing values: 0")
-        .contains("1400 rows, 1400 with fahrenheit; table is valid");
+        .contains("1400 rows, 1400 with fahrenheit, 1400 of them equal to celsius × 9/5 + 32; table is valid");
     assertThat(r.err()).contains("backfill: 13/13 done");
   }
 }

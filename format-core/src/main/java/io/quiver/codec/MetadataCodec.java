@@ -626,39 +626,56 @@ public final class MetadataCodec {
             .setContract(SchemaCodec.encode(w.contract()))
             .addAllNewFieldIds(w.newFieldIds())
             .setFile(encode(w.file()));
-    for (FieldBacking fb : w.witness()) {
-      io.quiver.format.proto.FieldBacking.Builder pb =
-          io.quiver.format.proto.FieldBacking.newBuilder().setFieldId(fb.fieldId());
-      fb.base().ifPresent(c -> pb.setBase(encode(c)));
-      for (FieldBacking.OverlayBacking o : fb.overlays()) {
-        pb.addOverlays(
-            io.quiver.format.proto.OverlayBacking.newBuilder()
-                .setFile(encode(o.file()))
-                .setCommittedVersion(o.committedVersion())
-                .setCoverage(bitmap(o.coverage())));
-      }
-      b.addWitness(pb);
+    w.witness().forEach(fb -> b.addWitness(encode(fb)));
+    // Field 8 is only emitted when there are inputs: a write without any encodes exactly as before.
+    for (Operation.ColumnInput in : w.inputs()) {
+      b.addInputs(io.quiver.format.proto.ColumnInput.newBuilder().setPath(in.path()).setBacking(encode(in.backing())));
     }
     return b.build();
   }
 
+  private static io.quiver.format.proto.FieldBacking encode(FieldBacking fb) {
+    io.quiver.format.proto.FieldBacking.Builder pb =
+        io.quiver.format.proto.FieldBacking.newBuilder().setFieldId(fb.fieldId());
+    fb.base().ifPresent(c -> pb.setBase(encode(c)));
+    for (FieldBacking.OverlayBacking o : fb.overlays()) {
+      pb.addOverlays(
+          io.quiver.format.proto.OverlayBacking.newBuilder()
+              .setFile(encode(o.file()))
+              .setCommittedVersion(o.committedVersion())
+              .setCoverage(bitmap(o.coverage())));
+    }
+    return pb.build();
+  }
+
+  private static FieldBacking decode(io.quiver.format.proto.FieldBacking pb) {
+    List<FieldBacking.OverlayBacking> overlays = new ArrayList<>();
+    for (io.quiver.format.proto.OverlayBacking o : pb.getOverlaysList()) {
+      overlays.add(new FieldBacking.OverlayBacking(decode(o.getFile()), o.getCommittedVersion(),
+          bitmap(o.getCoverage())));
+    }
+    return new FieldBacking(pb.getFieldId(), pb.hasBase() ? Optional.of(decode(pb.getBase())) : Optional.empty(),
+        overlays);
+  }
+
   static Operation.ColumnWrite decode(io.quiver.format.proto.ColumnWrite w) {
     List<FieldBacking> witness = new ArrayList<>();
-    for (io.quiver.format.proto.FieldBacking pb : w.getWitnessList()) {
-      List<FieldBacking.OverlayBacking> overlays = new ArrayList<>();
-      for (io.quiver.format.proto.OverlayBacking o : pb.getOverlaysList()) {
-        overlays.add(new FieldBacking.OverlayBacking(decode(o.getFile()), o.getCommittedVersion(),
-            bitmap(o.getCoverage())));
+    w.getWitnessList().forEach(pb -> witness.add(decode(pb)));
+    List<Operation.ColumnInput> inputs = new ArrayList<>();
+    for (io.quiver.format.proto.ColumnInput in : w.getInputsList()) {
+      if (!in.hasBacking()) {
+        throw new IllegalArgumentException("column write for fragment " + w.getFragmentId() + " has an input ('"
+            + in.getPath() + "') without its backing");
       }
-      witness.add(new FieldBacking(pb.getFieldId(),
-          pb.hasBase() ? Optional.of(decode(pb.getBase())) : Optional.empty(), overlays));
+      inputs.add(new Operation.ColumnInput(in.getPath(), decode(in.getBacking())));
     }
     if (!w.hasContract() || !w.hasFile()) {
       throw new IllegalArgumentException("column write for fragment " + w.getFragmentId() + " lacks its "
           + (w.hasContract() ? "file" : "contract"));
     }
     return new Operation.ColumnWrite(w.getFragmentId(), w.getPhysicalRows(), w.getPreparedFilesList(),
-        SchemaCodec.decode(w.getContract()), new TreeSet<>(w.getNewFieldIdsList()), decode(w.getFile()), witness);
+        SchemaCodec.decode(w.getContract()), new TreeSet<>(w.getNewFieldIdsList()), decode(w.getFile()), witness,
+        inputs);
   }
 
   private static io.quiver.format.proto.FileColumn encode(FieldBacking.FileColumn c) {

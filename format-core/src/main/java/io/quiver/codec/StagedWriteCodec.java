@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Bytes of a staged column write, as a worker hands it to a coordinator: the metadata envelope (magic
  * {@code QVS1}, CRC-32C, payload) around a {@code quiver.v1.StagedColumnWrite} protobuf. Deterministic:
- * equal values encode to equal bytes.
+ * equal values encode to equal bytes. The write's input witness ({@code ColumnWrite.inputs}) is only
+ * emitted when the write declared inputs, so a write without any encodes exactly as before inputs existed,
+ * and bytes from that code decode to a write bound to its written fields only.
  */
 public final class StagedWriteCodec {
   private static final byte[] MAGIC = "QVS1".getBytes(StandardCharsets.US_ASCII);

@@ -11,20 +11,25 @@ import java.util.TreeSet;
 /**
  * The columns a staged column write stores, with field ids allocated centrally by {@link
  * Dataset#newColumnSchema}: new top-level columns (ids above the snapshot's high-water mark) and
- * existing fields targeted for rewrite (with their struct ancestors holding only the targeted members).
- * Immutable. Hand the same value to every worker so all fragments of one commit agree on the ids.
+ * existing fields targeted for rewrite (with their struct ancestors holding only the targeted members),
+ * and the existing fields the values are computed from (the <em>inputs</em>). Every write staged with
+ * it records the backing of every input field in its fragment, and its commit is refused when an input
+ * changed or was dropped since. Immutable. Hand the same value to every worker so all fragments of one
+ * commit agree on the ids.
  */
 public final class ColumnSchema {
   private final String tableLocation;
   private final long readVersion;
   private final Schema contract;
   private final Set<Integer> newFieldIds;
+  private final Schema inputs;
 
-  ColumnSchema(String tableLocation, long readVersion, Schema contract, Set<Integer> newFieldIds) {
+  ColumnSchema(String tableLocation, long readVersion, Schema contract, Set<Integer> newFieldIds, Schema inputs) {
     this.tableLocation = tableLocation;
     this.readVersion = readVersion;
     this.contract = contract;
     this.newFieldIds = Set.copyOf(new TreeSet<>(newFieldIds));
+    this.inputs = inputs;
   }
 
   /** The table the ids were allocated for. */
@@ -47,12 +52,34 @@ public final class ColumnSchema {
     return newFieldIds;
   }
 
+  /**
+   * The existing fields the values are computed from, with ids, names and types as of {@link
+   * #readVersion()} (struct ancestors holding only the declared members; an input struct whole). Empty
+   * when none were declared.
+   */
+  public Schema inputs() {
+    return inputs;
+  }
+
+  /**
+   * Ids of the atomic input fields (a declared struct stands for all its members, a list or map member
+   * for the whole list or map): the fields whose backing every staged write binds besides its own.
+   */
+  public Set<Integer> inputFieldIds() {
+    Set<Integer> ids = new TreeSet<>();
+    inputs.atomicFields().forEach(f -> ids.add(f.id()));
+    return Set.copyOf(ids);
+  }
+
   /** The Arrow schema the batches given to {@link Dataset#writeFragmentColumn} must have. */
   public org.apache.arrow.vector.types.pojo.Schema arrowSchema() {
     return contract.toArrow();
   }
 
-  /** The same schema restricted to some of its top-level columns (to stage them in separate files). */
+  /**
+   * The same schema restricted to some of its top-level columns (to stage them in separate files). The
+   * inputs are kept whole: which of them a column was computed from is not known here.
+   */
   public ColumnSchema select(String... topLevelColumns) {
     List<Field> kept = new ArrayList<>();
     for (String name : topLevelColumns) {
@@ -71,11 +98,12 @@ public final class ColumnSchema {
     List<Field> ordered = contract.fields().stream().filter(f -> ids.contains(f.id())).toList();
     Set<Integer> fresh = new TreeSet<>(newFieldIds);
     fresh.retainAll(ids);
-    return new ColumnSchema(tableLocation, readVersion, new Schema(ordered, contract.metadata()), fresh);
+    return new ColumnSchema(tableLocation, readVersion, new Schema(ordered, contract.metadata()), fresh, inputs);
   }
 
   @Override
   public String toString() {
-    return "ColumnSchema[" + tableLocation + " @ version " + readVersion + ", new " + newFieldIds + ": " + contract + "]";
+    return "ColumnSchema[" + tableLocation + " @ version " + readVersion + ", new " + newFieldIds + ": " + contract
+        + (inputs.fields().isEmpty() ? "" : ", inputs " + inputFieldIds()) + "]";
   }
 }

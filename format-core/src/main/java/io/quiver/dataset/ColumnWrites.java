@@ -52,7 +52,7 @@ final class ColumnWrites {
   // ---------------------------------------------------------------- schema
 
   ColumnSchema schema(Manifest base, List<org.apache.arrow.vector.types.pojo.Field> newColumns,
-      Collection<Integer> targetIds) {
+      Collection<Integer> targetIds, Collection<Integer> inputIds) {
     Schema current = base.schema();
     List<org.apache.arrow.vector.types.pojo.Field> columns = newColumns == null ? List.of() : newColumns;
     Set<Integer> targets = new LinkedHashSet<>(targetIds == null ? List.of() : targetIds);
@@ -80,7 +80,24 @@ final class ColumnWrites {
     fields.addAll(added);
     Set<Integer> fresh = new TreeSet<>();
     added.forEach(f -> fresh.add(f.id()));
-    return new ColumnSchema(io.location(), base.version(), new Schema(fields, Map.of()), fresh);
+    return new ColumnSchema(io.location(), base.version(), new Schema(fields, Map.of()), fresh,
+        inputs(base, inputIds));
+  }
+
+  /** The declared inputs as a projection of the snapshot (an input struct whole), or the empty schema. */
+  private static Schema inputs(Manifest base, Collection<Integer> inputIds) {
+    if (inputIds == null || inputIds.isEmpty()) {
+      return Schema.empty();
+    }
+    Schema current = base.schema();
+    for (Integer id : inputIds) {
+      if (id == null || current.findField(id).isEmpty()) {
+        throw new InvalidArgumentException(
+            "no input field with id " + id + " at version " + base.version() + "; the largest id is "
+                + current.maxFieldId());
+      }
+    }
+    return current.project(inputIds);
   }
 
   static void checkNewName(String name, Schema current, List<Field> added) {
@@ -113,6 +130,7 @@ final class ColumnWrites {
         .orElseThrow(() -> new InvalidArgumentException(
             "no fragment " + fragmentId + " at version " + base.version() + "; fragments are "
                 + base.fragments().stream().map(Fragment::id).toList()));
+    List<Operation.ColumnInput> inputs = inputWitness(base, fragment, schema);
     // The one column-writing path: row count checked against physical rows, file discarded on mismatch.
     DataFile file = new FragmentColumnWriter(io.store(), allocator, rowsPerBatch)
         .write(fragment, contract, ArrowInput.batches(batches));
@@ -121,8 +139,55 @@ final class ColumnWrites {
       witness.add(FieldBacking.of(fragment, id));
     }
     Operation.ColumnWrite write = new Operation.ColumnWrite(fragment.id(), fragment.physicalRows(),
-        fragment.files().stream().map(DataFile::path).toList(), contract, schema.newFieldIds(), file, witness);
+        fragment.files().stream().map(DataFile::path).toList(), contract, schema.newFieldIds(), file, witness,
+        inputs);
     return new StagedColumnWrite(io.location(), base.version(), write);
+  }
+
+  /**
+   * The input witness of one fragment: every declared input field (still in the schema) with its
+   * backing. The worker may have read its inputs at the column schema's version or at the staging
+   * handle's; when those differ, the inputs' backing must be the same at both, or which values were read
+   * is unknown.
+   */
+  private List<Operation.ColumnInput> inputWitness(Manifest base, Fragment fragment, ColumnSchema schema) {
+    Schema current = base.schema();
+    List<Operation.ColumnInput> out = new ArrayList<>();
+    Optional<Fragment> atSchemaVersion = Optional.empty();
+    if (!schema.inputFieldIds().isEmpty() && schema.readVersion() != base.version()) {
+      Manifest then;
+      try {
+        then = io.load(schema.readVersion()).manifest();
+      } catch (io.quiver.exceptions.VersionNotFoundException e) {
+        throw new StaleColumnWriteException(fragment.id(), schema.inputs().pathOf(schema.inputFieldIds().iterator()
+            .next()), "the column schema's version " + schema.readVersion() + " is no longer in the table (a cleanup"
+                + " removed it), so whether its inputs equal those of this handle's version " + base.version()
+                + " cannot be checked; create the ColumnSchema on the handle you stage with");
+      }
+      atSchemaVersion = then.fragments().stream().filter(f -> f.id() == fragment.id()).findFirst();
+    }
+    for (int id : schema.inputFieldIds()) {
+      String declared = schema.inputs().pathOf(id);
+      if (current.findField(id).isEmpty()) {
+        throw new StaleColumnWriteException(fragment.id(), declared,
+            "input field '" + declared + "' (id " + id + ") of the column schema of version " + schema.readVersion()
+                + " is not in the schema of version " + base.version() + " (dropped); create a new ColumnSchema on"
+                + " the latest version");
+      }
+      FieldBacking now = FieldBacking.of(fragment, id);
+      if (atSchemaVersion.isPresent()) {
+        Optional<String> diff = FieldBacking.of(atSchemaVersion.get(), id).difference(now);
+        if (diff.isPresent()) {
+          throw new StaleColumnWriteException(fragment.id(), declared,
+              "input field '" + declared + "' (id " + id + ") changed in fragment " + fragment.id() + " between the"
+                  + " column schema's version " + schema.readVersion() + " and this handle's version "
+                  + base.version() + " (" + diff.get() + "), so which of its values were read is unknown; read"
+                  + " the inputs and stage at one version (create the ColumnSchema on the handle you stage with)");
+        }
+      }
+      out.add(new Operation.ColumnInput(current.pathOf(id), now));
+    }
+    return out;
   }
 
   /** The contract still fits this snapshot: new ids unallocated, existing fields unchanged. */

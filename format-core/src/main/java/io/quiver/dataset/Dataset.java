@@ -504,6 +504,8 @@ public final class Dataset implements AutoCloseable {
    * Allocates field ids for a staged column write at this handle's version: new top-level columns get
    * ids from the table's high-water mark + 1 (recursively), and existing fields (columns or struct
    * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker.
+   * Declares no inputs: use {@link #newColumnSchema(List, List, List)} when the values are computed from
+   * other columns.
    *
    * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name ({@code _rowid}, ...)
    *     or a name already taken
@@ -511,14 +513,37 @@ public final class Dataset implements AutoCloseable {
    */
   public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
       List<String> existingTargets) {
+    return newColumnSchema(newColumns, existingTargets, List.of());
+  }
+
+  /**
+   * {@link #newColumnSchema(List, List)} for values computed from {@code inputs}: existing fields (by
+   * name or dotted path; a struct stands for all its members) the workers read to compute them. Every
+   * write staged with the schema then records the backing of each input field in its fragment, as it
+   * does for the fields it writes, and {@link #commitColumnWrites} refuses it with a {@link
+   * io.quiver.exceptions.StaleColumnWriteException} naming the input and the fragment when an input's
+   * cells changed since (update, replacement, staged rewrite, filled) or the input was dropped. A rename
+   * or a nullability change of an input does not change its values and is accepted; deleting rows is
+   * accepted too (a deleted row's staged value is never read). Inputs may also be targets. Workers must
+   * read the inputs at this handle's version or at the version of the handle they stage with.
+   *
+   * @throws InvalidArgumentException additionally for an unknown input
+   */
+  public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
+      List<String> existingTargets, List<String> inputs) {
     Manifest base = manifest;
+    return columnWrites().schema(base, newColumns, fieldIds(base, existingTargets, "column"),
+        fieldIds(base, inputs, "input column"));
+  }
+
+  private static List<Integer> fieldIds(Manifest base, List<String> paths, String what) {
     List<Integer> ids = new ArrayList<>();
-    for (String target : existingTargets == null ? List.<String>of() : existingTargets) {
-      ids.add(base.schema().findField(target).orElseThrow(() -> new InvalidArgumentException(
-          "no column '" + target + "' at version " + base.version() + "; columns are "
+    for (String path : paths == null ? List.<String>of() : paths) {
+      ids.add(base.schema().findField(path).orElseThrow(() -> new InvalidArgumentException(
+          "no " + what + " '" + path + "' at version " + base.version() + "; columns are "
               + base.schema().fields().stream().map(f -> f.name()).toList())).id());
     }
-    return columnWrites().schema(base, newColumns, ids);
+    return ids;
   }
 
   /** {@link #newColumnSchema(List, List)} with only new columns. */
@@ -529,7 +554,13 @@ public final class Dataset implements AutoCloseable {
   /** {@link #newColumnSchema(List, List)} with existing targets given by field id. */
   public ColumnSchema newColumnSchemaByIds(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
       java.util.Collection<Integer> existingTargetIds) {
-    return columnWrites().schema(manifest, newColumns, existingTargetIds);
+    return newColumnSchemaByIds(newColumns, existingTargetIds, List.of());
+  }
+
+  /** {@link #newColumnSchema(List, List, List)} with existing targets and inputs given by field id. */
+  public ColumnSchema newColumnSchemaByIds(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
+      java.util.Collection<Integer> existingTargetIds, java.util.Collection<Integer> inputIds) {
+    return columnWrites().schema(manifest, newColumns, existingTargetIds, inputIds);
   }
 
   /**

@@ -15,7 +15,9 @@ import java.util.Set;
  * {@link #encode()} bytes. It holds the table and version it was prepared at, the fragment and its
  * physical rows, the full recursive contract of what it stores, the file, and the witness — for every
  * stored field, the exact base column (or its absence) and every overlay entry that backed the field in
- * the fragment. {@link Dataset#commitColumnWrites} publishes it only while the witness still holds.
+ * the fragment — and, when the column schema declared inputs, the same backing for every input field
+ * (the fields the values were computed from). {@link Dataset#commitColumnWrites} publishes it only while
+ * the witness of every written and every input field still holds.
  */
 public final class StagedColumnWrite {
   private final String tableLocation;
@@ -73,6 +75,16 @@ public final class StagedColumnWrite {
     return write.witness();
   }
 
+  /** Ids of the atomic input fields the values were computed from (empty when none were declared). */
+  public Set<Integer> inputFieldIds() {
+    return write.inputFieldIds();
+  }
+
+  /** For every input field, its prepare-time backing in the fragment, in field-id order. */
+  public List<FieldBacking> inputWitness() {
+    return write.inputs().stream().map(Operation.ColumnInput::backing).toList();
+  }
+
   Operation.ColumnWrite write() {
     return write;
   }
@@ -106,6 +118,8 @@ public final class StagedColumnWrite {
   @Override
   public String toString() {
     return "StagedColumnWrite[" + tableLocation + " @ version " + readVersion + ", fragment " + fragmentId() + ", "
-        + contract().fields().stream().map(io.quiver.schema.Field::name).toList() + " in " + file().path() + "]";
+        + contract().fields().stream().map(io.quiver.schema.Field::name).toList() + " in " + file().path()
+        + (write.inputs().isEmpty() ? "" : ", from " + write.inputs().stream().map(Operation.ColumnInput::path).toList())
+        + "]";
   }
 }

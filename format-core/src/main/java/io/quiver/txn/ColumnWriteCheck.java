@@ -23,8 +23,9 @@ import java.util.TreeSet;
  * Applies {@link Operation.WriteColumns} to a manifest — pure, once per commit attempt, on the manifest
  * the attempt builds on. Every staged write is first compared with that manifest: the new fields' ids
  * must still be unallocated and their names free, every existing field the contract names must have
- * exactly the contract it had, the fragment must still exist with the same physical rows, and every
- * witness must equal the field's backing now. Only then are the files added and the old backing of
+ * exactly the contract it had, the fragment must still exist with the same physical rows, every
+ * witness must equal the field's backing now, and so must the witness of every input field the values
+ * were computed from (which must still exist). Only then are the files added and the old backing of
  * replaced fields tombstoned. Nothing here depends on which operation changed the table: the check
  * compares states, so no kind of concurrent commit can slip through.
  */
@@ -242,6 +243,40 @@ final class ColumnWriteCheck {
       throw new InvalidArgumentException(
           "the staged write for fragment " + w.fragmentId() + " stores fields " + w.file().liveFieldIds()
               + " but carries a witness for " + witnessed + "; every stored field needs exactly one witness");
+    }
+    checkInputs(current, f, w, read, skip);
+  }
+
+  /**
+   * Every field the values were computed from is still in the schema, with the backing it had. A rename
+   * is not a change (the values are the same; the id is what is compared), nor is a deletion of rows
+   * (deletions are not part of a field's backing, and a deleted row's staged value is never read).
+   */
+  private static void checkInputs(Schema current, Fragment f, Operation.ColumnWrite w, long read, boolean skip) {
+    for (Operation.ColumnInput in : w.inputs()) {
+      int id = in.backing().fieldId();
+      Optional<Field> field = current.findField(id);
+      if (field.isEmpty()) {
+        throw new StaleColumnWriteException(w.fragmentId(), in.path(),
+            "input field '" + in.path() + "' (id " + id + ") that the values of " + fieldNames(w) + " staged for"
+                + " fragment " + w.fragmentId() + " at version " + read + " were computed from was dropped since;"
+                + " nothing was committed. Recompute the columns from the latest version's fields, and stage"
+                + " them again.");
+      }
+      if (skip) {
+        continue;
+      }
+      Optional<String> diff = in.backing().difference(FieldBacking.of(f, id));
+      if (diff.isPresent()) {
+        String path = current.pathOf(id);
+        String renamed = path.equals(in.path()) ? "" : " (named '" + in.path() + "' when the write was staged)";
+        throw new StaleColumnWriteException(w.fragmentId(), path,
+            "input field '" + path + "' (id " + id + ")" + renamed + " that the values of " + fieldNames(w)
+                + " staged for fragment " + w.fragmentId() + " at version " + read + " were computed from changed"
+                + " in that fragment: " + diff.get() + ". The staged values may be computed from old cells;"
+                + " nothing was committed. Recompute the columns for this fragment from the latest version and"
+                + " stage them again.");
+      }
     }
   }
 

@@ -426,15 +426,40 @@ public sealed interface Operation {
    * @param newFieldIds ids of the top-level fields of {@code contract} that are new columns
    * @param file the staged data file; stores the atomic fields of {@code contract} in order
    * @param witness for every atomic field the file stores, its prepare-time backing in the fragment
+   * @param inputs the atomic fields the values were computed from, each with its prepare-time backing in
+   *     the fragment, in field-id order (empty when the write declared none: it is then bound to the
+   *     fields it writes only)
    */
   record ColumnWrite(long fragmentId, long physicalRows, List<String> preparedFiles, Schema contract,
-      Set<Integer> newFieldIds, DataFile file, List<FieldBacking> witness) {
+      Set<Integer> newFieldIds, DataFile file, List<FieldBacking> witness, List<ColumnInput> inputs) {
     public ColumnWrite {
       preparedFiles = List.copyOf(preparedFiles);
       Objects.requireNonNull(contract, "contract");
       newFieldIds = Set.copyOf(new TreeSet<>(newFieldIds));
       Objects.requireNonNull(file, "file");
       witness = List.copyOf(witness);
+      inputs = List.copyOf(inputs);
+      Set<Integer> seen = new TreeSet<>();
+      for (ColumnInput in : inputs) {
+        if (!seen.add(in.backing().fieldId())) {
+          throw new IllegalArgumentException(
+              "column write for fragment " + fragmentId + " declares input field id " + in.backing().fieldId()
+                  + " twice");
+        }
+      }
+    }
+
+    /** A write that declares no inputs (bound to the fields it writes only). */
+    public ColumnWrite(long fragmentId, long physicalRows, List<String> preparedFiles, Schema contract,
+        Set<Integer> newFieldIds, DataFile file, List<FieldBacking> witness) {
+      this(fragmentId, physicalRows, preparedFiles, contract, newFieldIds, file, witness, List.of());
+    }
+
+    /** Atomic field ids of the declared inputs. */
+    public Set<Integer> inputFieldIds() {
+      Set<Integer> ids = new TreeSet<>();
+      inputs.forEach(in -> ids.add(in.backing().fieldId()));
+      return ids;
     }
 
     /** Ids of every node (any depth) of the new top-level fields. */
@@ -453,6 +478,20 @@ public sealed interface Operation {
       Set<Integer> ids = new TreeSet<>(file.liveFieldIds());
       ids.removeAll(newFieldNodeIds());
       return ids;
+    }
+  }
+
+  /**
+   * One input of a staged column write: an atomic field the values were computed from.
+   *
+   * @param path the field's dotted path when the write was prepared (for messages only: the commit
+   *     checks the id, so a rename since does not matter)
+   * @param backing the field's backing in the fragment when the write was prepared
+   */
+  record ColumnInput(String path, FieldBacking backing) {
+    public ColumnInput {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(backing, "backing");
     }
   }
 
@@ -491,6 +530,14 @@ public sealed interface Operation {
     public Set<Integer> writtenFieldIds() {
       Set<Integer> ids = new TreeSet<>();
       writes.forEach(w -> ids.addAll(w.file().liveFieldIds()));
+      return ids;
+    }
+
+    /** The declared inputs of every write (the witness check, not the matrix, enforces them). */
+    @Override
+    public Set<Integer> readFieldIds() {
+      Set<Integer> ids = new TreeSet<>();
+      writes.forEach(w -> ids.addAll(w.inputFieldIds()));
       return ids;
     }
   }

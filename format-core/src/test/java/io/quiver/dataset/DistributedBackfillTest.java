@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's distributed backfill: workers open the table on their own, derive the same column
- * schema from the same version, stage one fragment each, and ship bytes; the coordinator commits all
- * of them as one version.
+ * schema (declaring the input they compute from) from the same version, stage one fragment each from the
+ * input values they read, and ship bytes; the coordinator commits all of them as one version.
  */
 class DistributedBackfillTest {
   @Test
@@ -43,10 +43,22 @@ class DistributedBackfillTest {
         for (Fragment fragment : fragments) {
           // A worker: its own handles, nothing shared with the coordinator but (uri, version, fragment id).
           try (Dataset latest = Dataset.open("test://t", options); Dataset ds = latest.checkout(version)) {
-            ColumnSchema schema = ds.newColumnSchema(List.of(StagedColumnSupport.intField("c", true)));
+            // c = s.x + 1, computed from the struct s the worker reads: s is the declared input.
+            ColumnSchema schema = ds.newColumnSchema(List.of(StagedColumnSupport.intField("c", true)), List.of(),
+                List.of("s"));
             Integer[] values = new Integer[(int) fragment.physicalRows()];
-            for (int i = 0; i < values.length; i++) {
-              values[i] = (int) (fragment.id() * 100 + i);
+            try (ArrowReader r = ds.newScan().columns("s").withRowAddress(true).open()) {
+              while (r.loadNextBatch()) {
+                VectorSchemaRoot root = r.getVectorSchemaRoot();
+                UInt8Vector addr = (UInt8Vector) root.getVector(RowAddress.COLUMN);
+                IntVector x = (IntVector) ((org.apache.arrow.vector.complex.StructVector) root.getVector("s"))
+                    .getChild("x");
+                for (int i = 0; i < root.getRowCount(); i++) {
+                  if (RowAddress.fragmentId(addr.get(i)) == fragment.id()) {
+                    values[(int) RowAddress.offset(addr.get(i))] = x.isNull(i) ? null : x.get(i) + 1;
+                  }
+                }
+              }
             }
             try (ArrowReader batches = StagedColumnSupport.ints(allocator, schema.arrowSchema(), values)) {
               shipped.add(ds.writeFragmentColumn(fragment.id(), batches, schema).encode());
@@ -58,22 +70,23 @@ class DistributedBackfillTest {
         long committed = table.commitColumnWrites(staged);
         assertEquals(version + 1, committed, "one commit for every fragment");
 
-        Map<Long, Integer> byAddress = new HashMap<>();
-        try (ArrowReader r = table.newScan().columns("c").withRowAddress(true).open()) {
+        Map<Long, Integer> byId = new HashMap<>();
+        try (ArrowReader r = table.newScan().columns("id", "c").open()) {
           while (r.loadNextBatch()) {
             VectorSchemaRoot root = r.getVectorSchemaRoot();
+            IntVector c = (IntVector) root.getVector("c");
             for (int i = 0; i < root.getRowCount(); i++) {
-              byAddress.put(((UInt8Vector) root.getVector(RowAddress.COLUMN)).get(i),
-                  ((IntVector) root.getVector("c")).get(i));
+              byId.put(((org.apache.arrow.vector.BigIntVector) root.getVector("id")).get(i),
+                  c.isNull(i) ? null : c.get(i));
             }
           }
         }
-        assertEquals(10, byAddress.size());
-        for (Fragment fragment : fragments) {
-          for (long offset = 0; offset < fragment.physicalRows(); offset++) {
-            assertEquals((int) (fragment.id() * 100 + offset), byAddress.get(RowAddress.of(fragment.id(), offset)));
-          }
+        assertEquals(10, byId.size());
+        for (long id = 0; id < 10; id++) {
+          Integer x = SampleTable.structIsNull(id) ? null : SampleTable.expectedX(id);
+          assertEquals(x == null ? null : x + 1, byId.get(id), "row id " + id);
         }
+        assertTrue(staged.stream().allMatch(w -> w.inputFieldIds().size() == 2), "s.x and s.y are bound");
         assertTrue(table.validate().isValid(), () -> table.validate().toString());
       }
     }

@@ -1,0 +1,184 @@
+package io.quiver.dataset;
+
+import static io.quiver.dataset.StagedColumnSupport.intField;
+import static io.quiver.dataset.StagedColumnSupport.ints;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.codec.MetadataCodec;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.scenario.StagedColumnScenarios;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.txn.Operation;
+import io.quiver.txn.Transaction;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.CRC32C;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Declaring inputs: how they are resolved into atomic field ids, that they travel with the column schema
+ * and every staged write, and that their witness survives every encoding (staged bytes, the transaction).
+ * The races themselves are the E6 scenarios ({@code io.quiver.scenario.DerivedColumnScenarios}).
+ */
+class StagedWriteInputsTest {
+  private BufferAllocator allocator;
+  private MemoryObjectStore store;
+  private Dataset ds;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    store = new MemoryObjectStore(OverlayTestSupport.URI_);
+    ds = OverlayTestSupport.create(allocator, OverlayTestSupport.options(allocator, store, 2), 0, 4);
+    ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
+  }
+
+  @AfterEach
+  void tearDown() {
+    ds.close();
+    allocator.close();
+  }
+
+  private int id(String path) {
+    return ds.schema().findField(path).orElseThrow().id();
+  }
+
+  private StagedColumnWrite stage(ColumnSchema schema, Integer... values) {
+    try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
+      return ds.writeFragmentColumn(0, reader, schema);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void theOverloadsWithoutInputsDeclareNone() {
+    assertTrue(ds.newColumnSchema(List.of(intField("n", true))).inputFieldIds().isEmpty());
+    assertTrue(ds.newColumnSchema(List.of(), List.of("v")).inputs().fields().isEmpty());
+    assertTrue(ds.newColumnSchemaByIds(List.of(), List.of(id("v"))).inputFieldIds().isEmpty());
+    StagedColumnWrite w = stage(ds.newColumnSchema(List.of(intField("n", true))), 1, 2, 3, 4);
+    assertTrue(w.inputFieldIds().isEmpty());
+    assertTrue(w.inputWitness().isEmpty());
+  }
+
+  @Test
+  void inputsResolveToAtomicFieldsRecursively() {
+    List<org.apache.arrow.vector.types.pojo.Field> n = List.of(intField("n", true));
+    assertEquals(Set.of(id("s.x"), id("s.y")), ds.newColumnSchema(n, List.of(), List.of("s")).inputFieldIds());
+    assertEquals(Set.of(id("s.y")), ds.newColumnSchema(n, List.of(), List.of("s.y")).inputFieldIds());
+    // A list is stored whole: its item stands for the list.
+    assertEquals(Set.of(id("tags")), ds.newColumnSchema(n, List.of(), List.of("tags.item")).inputFieldIds());
+    ColumnSchema schema = ds.newColumnSchema(n, List.of(), List.of("v", "s", "v"));
+    assertEquals(Set.of(id("v"), id("s.x"), id("s.y")), schema.inputFieldIds());
+    assertEquals(List.of("s", "v"), schema.inputs().fields().stream().map(io.quiver.schema.Field::name).toList());
+    assertEquals(schema.inputFieldIds(),
+        ds.newColumnSchemaByIds(n, List.of(), List.of(id("v"), id("s"))).inputFieldIds());
+    assertThat(schema.toString()).contains("inputs [");
+  }
+
+  @Test
+  void unknownInputsAreRefused() {
+    List<org.apache.arrow.vector.types.pojo.Field> n = List.of(intField("n", true));
+    InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+        () -> ds.newColumnSchema(n, List.of(), List.of("nope")));
+    assertThat(e.getMessage()).contains("no input column 'nope'");
+    assertThrows(InvalidArgumentException.class, () -> ds.newColumnSchemaByIds(n, List.of(), List.of(999)));
+  }
+
+  @Test
+  void selectKeepsEveryInputAndEveryStagedWriteCarriesThem() {
+    ColumnSchema both = ds.newColumnSchema(List.of(intField("a", true), intField("b", true)), List.of("w"),
+        List.of("v", "w"));
+    ColumnSchema a = both.select("a");
+    assertEquals(both.inputFieldIds(), a.inputFieldIds());
+    StagedColumnWrite wa = stage(a, 1, 2, 3, 4);
+    StagedColumnWrite ww = stage(both.select("w"), 5, 6, 7, 8);
+    assertEquals(Set.of(id("v"), id("w")), wa.inputFieldIds());
+    assertEquals(Set.of(id("v"), id("w")), ww.inputFieldIds());
+    ds.commitColumnWrites(List.of(wa, ww));
+    assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "a"));
+    assertEquals(List.of(5, 6, 7, 8), StagedColumnSupport.column(ds, "w"));
+  }
+
+  @Test
+  void theInputWitnessRoundTripsThroughBytesAndTheTransaction() {
+    ds.update(new long[] {RowAddress.of(0, 2)}, Map.of("v", 5));
+    ds.addColumns(List.of(intField("empty", true))); // stored nowhere: its witness is an absence
+    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v", "empty", "s"));
+    StagedColumnWrite w = stage(schema, 1, 2, 3, 4);
+    assertEquals(4, w.inputWitness().size());
+    io.quiver.txn.FieldBacking v = w.inputWitness().stream().filter(b -> b.fieldId() == id("v")).findFirst()
+        .orElseThrow();
+    assertTrue(v.base().isPresent());
+    assertEquals(1, v.overlays().size());
+    assertTrue(w.inputWitness().stream().filter(b -> b.fieldId() == id("empty")).findFirst().orElseThrow()
+        .base().isEmpty());
+
+    byte[] bytes = w.encode();
+    StagedColumnWrite decoded = StagedColumnWrite.decode(bytes);
+    assertEquals(w, decoded);
+    assertArrayEquals(bytes, decoded.encode());
+    assertEquals(w.inputWitness(), decoded.inputWitness());
+
+    WorkerResults bundle = WorkerResults.decode(WorkerResults.ofColumnWrites(List.of(w)).encode());
+    assertEquals(w.inputWitness(), bundle.columnWrites().get(0).inputWitness(), "a WorkerResults bundle keeps them");
+
+    Transaction txn = new Transaction(java.util.UUID.randomUUID().toString(), w.readVersion(), new Operation.WriteColumns(List.of(w.write())), Map.of());
+    Transaction back = MetadataCodec.decodeTransaction(MetadataCodec.encodeTransaction(txn), "test");
+    assertEquals(txn, back);
+    assertEquals(Set.of(id("v"), id("empty"), id("s.x"), id("s.y")), back.operation().readFieldIds());
+  }
+
+  @Test
+  void stagingWithAColumnSchemaWhoseVersionIsGoneSaysSo() {
+    ColumnSchema old = ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v"));
+    ds.update(new long[] {RowAddress.of(0, 1)}, Map.of("w", 1));
+    store.delete(io.quiver.store.ObjectStoreCommitStore.manifestKey(old.readVersion()));
+    try (Dataset fresh = Dataset.open(OverlayTestSupport.URI_,
+        OverlayTestSupport.options(allocator, store, 2)); ArrowReader reader = ints(allocator, old.arrowSchema(), 1, 2, 3, 4)) {
+      io.quiver.exceptions.StaleColumnWriteException e = assertThrows(
+          io.quiver.exceptions.StaleColumnWriteException.class, () -> fresh.writeFragmentColumn(0, reader, old));
+      assertThat(e.getMessage()).contains("version " + old.readVersion() + " is no longer in the table");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void anInputWithoutItsBackingIsCorrupt() throws Exception {
+    StagedColumnWrite w = stage(ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v")), 1, 2, 3, 4);
+    byte[] bytes = w.encode();
+    io.quiver.format.proto.StagedColumnWrite proto =
+        io.quiver.format.proto.StagedColumnWrite.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
+    assertEquals(1, proto.getWrite().getInputsCount());
+    assertEquals("v", proto.getWrite().getInputs(0).getPath());
+    io.quiver.format.proto.StagedColumnWrite broken = proto.toBuilder()
+        .setWrite(proto.getWrite().toBuilder().setInputs(0, proto.getWrite().getInputs(0).toBuilder().clearBacking()))
+        .build();
+    CorruptFileException e = assertThrows(CorruptFileException.class,
+        () -> StagedColumnWrite.decode(envelope(broken.toByteArray())));
+    assertThat(e.getMessage()).contains("input ('v') without its backing");
+  }
+
+  /** The QVS1 envelope: magic, CRC-32C of the payload, payload. */
+  private static byte[] envelope(byte[] payload) {
+    CRC32C crc = new CRC32C();
+    crc.update(payload);
+    return ByteBuffer.allocate(8 + payload.length).put("QVS1".getBytes(StandardCharsets.US_ASCII))
+        .putInt((int) crc.getValue()).put(payload).array();
+  }
+}
