@@ -372,6 +372,11 @@ public final class Dataset implements AutoCloseable {
    * committed version. Each fragment with updated rows gets one overlay holding only the new cells;
    * nothing else is rewritten, and row addresses stay valid.
    *
+   * <p>An update never changes where a struct is null (docs/format.md §5): setting {@code s.x} in a row
+   * whose {@code s} is null stores the value under the null struct, and every read keeps it hidden. To
+   * make a struct valid or null, write the struct whole ({@link #replaceColumns} or a staged write
+   * targeting {@code "s"}).
+   *
    * @param newValues column (top-level name or dotted path to a struct member, e.g. {@code "s.x"}) → new
    *     value; a value may be null for a nullable column. Java types are converted exactly, as for
    *     predicate literals (an Integer into an int64 column, a String into utf8, ...)
@@ -422,8 +427,8 @@ public final class Dataset implements AutoCloseable {
    * Sets {@code outputColumns} of every live row for which {@code where} is true to values computed by
    * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
    * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
-   * UpdateFunction} for the shape of its input and output. A struct member's ancestors become valid
-   * where a new value under them is non-null. When no row matches, nothing is committed.
+   * UpdateFunction} for the shape of its input and output. Struct validity is never changed (see {@link
+   * #update(long[], Map)}). When no row matches, nothing is committed.
    *
    * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
    *     than the output columns', or a null for a non-nullable column (nothing is committed)
