@@ -358,8 +358,11 @@ public final class Dataset implements AutoCloseable {
 
   /**
    * Checks every invariant of this handle's version against its files (existence and sizes, data-file
-   * footers, column mapping and types, row counts, deletion files, overlays, ids). Reads metadata only,
-   * never data bodies. Use {@link ValidationReport#orThrow()} to turn problems into an exception.
+   * footers, column mapping and types, row counts, deletion files, overlays, ids, and that the data files
+   * of a fragment that store members of one struct agree on where it is null). Reads metadata, plus the
+   * struct validity buffers of fragments whose struct members span several data files (one ranged read
+   * of about rows / 8 bytes per such file and record batch); never member values. Use {@link
+   * ValidationReport#orThrow()} to turn problems into an exception.
    */
   public ValidationReport validate() {
     return new Validator(io, manifest).run();
