@@ -511,7 +511,10 @@ public final class Dataset implements AutoCloseable {
   /**
    * Allocates field ids for a staged column write at this handle's version: new top-level columns get
    * ids from the table's high-water mark + 1 (recursively), and existing fields (columns or struct
-   * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker.
+   * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker. A write
+   * targeting some members of a struct stores the struct's validity at this version, whatever the
+   * workers' batches say; targeting the struct whole (its name, or every member) writes the batches'
+   * validity (docs/format.md §5).
    *
    * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name ({@code _rowid}, ...)
    *     or a name already taken
@@ -718,7 +721,9 @@ public final class Dataset implements AutoCloseable {
    * Replaces the data of existing columns (top-level columns or struct members) in every fragment with
    * values computed by {@code fn}, through the same per-fragment column writer as {@link #addColumns}.
    * The old columns are tombstoned in place and older overlays on them are dropped, so the new values are
-   * authoritative.
+   * authoritative. Replacing some members of a struct keeps the struct's validity (the nulls of the
+   * struct in {@code fn}'s output are ignored); replacing the struct whole (its name, or every member)
+   * writes {@code fn}'s validity (docs/format.md §5).
    */
   public long replaceColumns(List<String> targetColumns, List<String> inputColumns, ColumnFunction fn) {
     return replaceColumns(targetColumns, inputColumns, fn, null);
