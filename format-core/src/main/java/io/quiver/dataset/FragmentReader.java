@@ -186,7 +186,7 @@ final class FragmentReader implements AutoCloseable {
       for (DataFile file : fragment.files()) {
         int column = file.columnOf(member.id());
         if (column >= 0) {
-          validityByStruct.put(field.id(), new ValiditySource(file, column, depth));
+          validityByStruct.put(field.id(), new ValiditySource(file, sameStructColumn(field, file, column), depth));
           break search;
         }
       }
@@ -194,6 +194,21 @@ final class FragmentReader implements AutoCloseable {
     for (Field child : field.children()) {
       planValidity(child, depth + 1);
     }
+  }
+
+  /**
+   * A file holds one node per struct, shared by all the struct's members it stores: when a projected
+   * descendant of {@code struct} is read from {@code file} anyway, its column carries the same validity
+   * as {@code column} and costs no extra read.
+   */
+  private int sameStructColumn(Field struct, DataFile file, int column) {
+    for (Field member : struct.preorder()) {
+      Source source = sourceByField.get(member.id());
+      if (source != null && source.file().equals(file)) {
+        return source.column();
+      }
+    }
+    return column;
   }
 
   private DataFileMetadata checkedMetadata(DataFile file) {

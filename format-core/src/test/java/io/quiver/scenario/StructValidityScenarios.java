@@ -320,7 +320,8 @@ public final class StructValidityScenarios implements AutoCloseable {
 
   void compactAndCheck() {
     try (Dataset handle = latest()) {
-      handle.compact(io.quiver.dataset.CompactionOptions.defaults());
+      assertThat(handle.compact(io.quiver.dataset.CompactionOptions.defaults()).fragmentsRemoved())
+          .as("fragments compacted").isEqualTo(2);
     }
     reopenAndCheck("after compaction");
   }
