@@ -148,6 +148,10 @@ public final class StructValidityScenarios implements AutoCloseable {
       s.updateMember(List.of(49L), "s.y", "late");
       s.stageMember("y", id -> "st-" + id, id -> true); // a worker that says s is null everywhere
       s.checkEverything("after staging s.y");
+      s.updateMember(List.of(16L, 20L), "s.x", 1616);
+      s.replaceMember("x", id -> (int) id + 4000);
+      s.checkEverything("after replacing s.x over overlays");
+      s.updateMember(List.of(38L, 39L), "s.y", "again");
       s.compactAndCheck();
       s.updateMember(List.of(27L), "s.y", "post");
       s.checkEverything("after an update following compaction");
