@@ -6,6 +6,7 @@ import io.quiver.scenario.ExactlyOnceScenarios;
 import io.quiver.scenario.DerivedColumnScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
+import io.quiver.scenario.StructValidityScenarios;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,38 @@ public abstract class CatalogueScenarios {
         scenario.accept(table);
       }
     }
+  }
+
+  // E7: struct validity (StructValidityScenarios)
+
+  @Test
+  void e7_stagedWriteOfEachMemberKeepsStructNulls() {
+    run(StructValidityScenarios::e7_stagedWriteOfEachMemberKeepsStructNulls);
+  }
+
+  @Test
+  void e7_replaceColumnsOfEachMemberKeepsStructNulls() {
+    run(StructValidityScenarios::e7_replaceColumnsOfEachMemberKeepsStructNulls);
+  }
+
+  @Test
+  void e7_membersRewrittenWithOverlaysOnMembersAgreeBeforeAndAfterCompaction() {
+    run(StructValidityScenarios::e7_membersRewrittenWithOverlaysOnMembersAgreeBeforeAndAfterCompaction);
+  }
+
+  @Test
+  void e7_workerBatchWithoutStructNullsDoesNotUnNull() {
+    run(StructValidityScenarios::e7_workerBatchWithoutStructNullsDoesNotUnNull);
+  }
+
+  @Test
+  void e7_wholeStructWriteChangesValidity() {
+    run(StructValidityScenarios::e7_wholeStructWriteChangesValidity);
+  }
+
+  @Test
+  void e7_validateReportsStructValidityThatDisagreesBetweenFiles() {
+    run(StructValidityScenarios::e7_validateReportsStructValidityThatDisagreesBetweenFiles);
   }
 
   @Test

@@ -83,7 +83,7 @@ final class ColumnEvolution {
     } else {
       Schema inputSchema = resolveInputs(current, inputs);
       for (Fragment fragment : base.fragments()) {
-        files.add(new Operation.FragmentFile(fragment.id(), compute(fragment, inputSchema, addedSchema, fn)));
+        files.add(new Operation.FragmentFile(fragment.id(), compute(current, fragment, inputSchema, addedSchema, fn)));
       }
     }
     return new Operation.AddColumns(next, files, fieldIds(inputs, current));
@@ -115,7 +115,8 @@ final class ColumnEvolution {
       if (wanted != null && !wanted.remove(fragment.id())) {
         continue;
       }
-      replacements.add(new Operation.Replacement(fragment.id(), compute(fragment, inputSchema, targetSchema, fn)));
+      replacements.add(new Operation.Replacement(fragment.id(), compute(current, fragment, inputSchema, targetSchema,
+          fn)));
     }
     if (wanted != null && !wanted.isEmpty()) {
       throw new InvalidArgumentException(
@@ -125,13 +126,26 @@ final class ColumnEvolution {
     return new Operation.DataReplacement(replacements, fieldIds(inputs, current));
   }
 
-  /** Computes and writes one fragment's values; the file is discarded on any failure. */
-  private DataFile compute(Fragment fragment, Schema inputs, Schema outputs, ColumnFunction fn) {
-    try (FragmentReader reader = new FragmentReader(io, fragment, inputs, allocator)) {
+  /**
+   * Computes and writes one fragment's values; the file is discarded on any failure. Structs of which
+   * {@code outputs} holds only some members keep their current validity in {@code table}; new columns and
+   * structs written whole take the function's.
+   */
+  private DataFile compute(Schema table, Fragment fragment, Schema inputs, Schema outputs, ColumnFunction fn) {
+    Set<Integer> fresh = new HashSet<>();
+    outputs.fields().forEach(f -> {
+      if (table.findField(f.id()).isEmpty()) {
+        fresh.add(f.id());
+      }
+    });
+    java.util.Map<Integer, org.roaringbitmap.RoaringBitmap> structNulls =
+        StructValidityWrites.preservedNulls(io, fragment, table, outputs, fresh, allocator);
+    try (FragmentReader reader = new FragmentReader(io, fragment, inputs, table, allocator)) {
       Iterator<FragmentReader.Chunk> chunks = reader.plan(rowsPerBatch).iterator();
       ComputedBatches batches = new ComputedBatches(reader, chunks, fn, outputs);
       try {
-        return new FragmentColumnWriter(io.store(), allocator, rowsPerBatch).write(fragment, outputs, batches);
+        return new FragmentColumnWriter(io.store(), allocator, rowsPerBatch).write(fragment, outputs, batches,
+            structNulls);
       } finally {
         batches.close();
       }

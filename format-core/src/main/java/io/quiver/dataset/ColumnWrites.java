@@ -133,7 +133,8 @@ final class ColumnWrites {
     List<Operation.ColumnInput> inputs = inputWitness(base, fragment, schema);
     // The one column-writing path: row count checked against physical rows, file discarded on mismatch.
     DataFile file = new FragmentColumnWriter(io.store(), allocator, rowsPerBatch)
-        .write(fragment, contract, ArrowInput.batches(batches));
+        .write(fragment, contract, ArrowInput.batches(batches), StructValidityWrites.preservedNulls(io, fragment,
+            base.schema(), contract, schema.newFieldIds(), allocator));
     List<FieldBacking> witness = new ArrayList<>();
     for (int id : file.liveFieldIds()) {
       witness.add(FieldBacking.of(fragment, id));

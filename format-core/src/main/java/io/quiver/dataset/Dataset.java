@@ -358,8 +358,11 @@ public final class Dataset implements AutoCloseable {
 
   /**
    * Checks every invariant of this handle's version against its files (existence and sizes, data-file
-   * footers, column mapping and types, row counts, deletion files, overlays, ids). Reads metadata only,
-   * never data bodies. Use {@link ValidationReport#orThrow()} to turn problems into an exception.
+   * footers, column mapping and types, row counts, deletion files, overlays, ids, and that the data files
+   * of a fragment that store members of one struct agree on where it is null). Reads metadata, plus the
+   * struct validity buffers of fragments whose struct members span several data files (one ranged read
+   * of about rows / 8 bytes per such file and record batch); never member values. Use {@link
+   * ValidationReport#orThrow()} to turn problems into an exception.
    */
   public ValidationReport validate() {
     return new Validator(io, manifest).run();
@@ -371,6 +374,11 @@ public final class Dataset implements AutoCloseable {
    * Sets columns of the rows at the given addresses to literal values and moves this handle to the
    * committed version. Each fragment with updated rows gets one overlay holding only the new cells;
    * nothing else is rewritten, and row addresses stay valid.
+   *
+   * <p>An update never changes where a struct is null (docs/format.md §5): setting {@code s.x} in a row
+   * whose {@code s} is null stores the value under the null struct, and every read keeps it hidden. To
+   * make a struct valid or null, write the struct whole ({@link #replaceColumns} or a staged write
+   * targeting {@code "s"}).
    *
    * @param newValues column (top-level name or dotted path to a struct member, e.g. {@code "s.x"}) → new
    *     value; a value may be null for a nullable column. Java types are converted exactly, as for
@@ -422,8 +430,8 @@ public final class Dataset implements AutoCloseable {
    * Sets {@code outputColumns} of every live row for which {@code where} is true to values computed by
    * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
    * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
-   * UpdateFunction} for the shape of its input and output. A struct member's ancestors become valid
-   * where a new value under them is non-null. When no row matches, nothing is committed.
+   * UpdateFunction} for the shape of its input and output. Struct validity is never changed (see {@link
+   * #update(long[], Map)}). When no row matches, nothing is committed.
    *
    * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
    *     than the output columns', or a null for a non-nullable column (nothing is committed)
@@ -503,9 +511,11 @@ public final class Dataset implements AutoCloseable {
   /**
    * Allocates field ids for a staged column write at this handle's version: new top-level columns get
    * ids from the table's high-water mark + 1 (recursively), and existing fields (columns or struct
-   * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker.
-   * Declares no inputs: use {@link #newColumnSchema(List, List, List)} when the values are computed from
-   * other columns.
+   * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker. A write
+   * targeting some members of a struct stores the struct's validity at this version, whatever the
+   * workers' batches say; targeting the struct whole (its name, or every member) writes the batches'
+   * validity (docs/format.md §5). Declares no inputs: use {@link #newColumnSchema(List, List, List)} when
+   * the values are computed from other columns.
    *
    * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name ({@code _rowid}, ...)
    *     or a name already taken
@@ -776,7 +786,9 @@ public final class Dataset implements AutoCloseable {
    * Replaces the data of existing columns (top-level columns or struct members) in every fragment with
    * values computed by {@code fn}, through the same per-fragment column writer as {@link #addColumns}.
    * The old columns are tombstoned in place and older overlays on them are dropped, so the new values are
-   * authoritative.
+   * authoritative. Replacing some members of a struct keeps the struct's validity (the nulls of the
+   * struct in {@code fn}'s output are ignored); replacing the struct whole (its name, or every member)
+   * writes {@code fn}'s validity (docs/format.md §5).
    */
   public long replaceColumns(List<String> targetColumns, List<String> inputColumns, ColumnFunction fn) {
     return replaceColumns(targetColumns, inputColumns, fn, null);

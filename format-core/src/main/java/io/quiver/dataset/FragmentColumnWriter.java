@@ -8,10 +8,15 @@ import io.quiver.manifest.Fragment;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import io.quiver.store.ObjectStore;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Writes some fields of one existing fragment into one new data file: the single column-writing path
@@ -33,12 +38,16 @@ final class FragmentColumnWriter {
    * Writes {@code columns} (a schema with ids: the written fields' subtree, structs holding only written
    * members) for {@code fragment} from {@code batches}.
    *
+   * @param structNulls struct id → the fragment offsets where that struct is null: the validity written
+   *     for those structs, whatever the batches carry (a write of some members preserves its struct's
+   *     validity, {@link StructValidityWrites}); structs not listed get the batches' validity
    * @return the data file, storing the atomic fields of {@code columns} in order
    * @throws InvalidArgumentException if the batches hold more or fewer rows than the fragment's physical
    *     rows (the file is deleted)
    * @throws io.quiver.exceptions.SchemaMismatchException if a batch does not match {@code columns}
    */
-  DataFile write(Fragment fragment, Schema columns, Iterator<VectorSchemaRoot> batches) {
+  DataFile write(Fragment fragment, Schema columns, Iterator<VectorSchemaRoot> batches,
+      Map<Integer, RoaringBitmap> structNulls) {
     org.apache.arrow.vector.types.pojo.Schema arrow = columns.toArrow();
     // The footer carries every node's field id, so a commit can check a file against the contract it declares.
     org.apache.arrow.vector.types.pojo.Schema stored = columns.toArrowWithIds();
@@ -49,12 +58,19 @@ final class FragmentColumnWriter {
       while (batches.hasNext()) {
         VectorSchemaRoot batch = batches.next();
         BatchValidator.check(arrow, batch);
+        long start = rows;
         rows += batch.getRowCount();
         if (rows > fragment.physicalRows()) {
           writer.abort();
           throw rowCountMismatch(fragment, columns, "more than");
         }
-        writer.write(batch);
+        if (structNulls.isEmpty()) {
+          writer.write(batch);
+        } else {
+          try (VectorSchemaRoot preserved = withStructValidity(batch, columns, structNulls, start)) {
+            writer.write(preserved);
+          }
+        }
       }
       if (rows != fragment.physicalRows()) {
         writer.abort();
@@ -63,6 +79,63 @@ final class FragmentColumnWriter {
       WrittenFile file = writer.finish();
       return DataFile.of(file.key(), atomicIds, file.sizeBytes());
     }
+  }
+
+  /**
+   * The batch with the listed structs' validity replaced: the other vectors are shared slices of the
+   * caller's (nothing is copied, the caller's batch is not modified), each listed struct a new vector
+   * over its members' slices with its own validity.
+   */
+  private static VectorSchemaRoot withStructValidity(VectorSchemaRoot batch, Schema columns,
+      Map<Integer, RoaringBitmap> structNulls, long start) {
+    int n = batch.getRowCount();
+    List<FieldVector> vectors = new ArrayList<>();
+    try {
+      for (int i = 0; i < columns.fields().size(); i++) {
+        Field field = columns.fields().get(i);
+        FieldVector from = batch.getVector(i);
+        FieldVector to = from.getField().createVector(from.getAllocator());
+        vectors.add(to);
+        copy(from, to, field, structNulls, start, n);
+      }
+      return new VectorSchemaRoot(batch.getSchema().getFields(), vectors, n);
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+  }
+
+  private static void copy(FieldVector from, FieldVector to, Field field, Map<Integer, RoaringBitmap> structNulls,
+      long start, int n) {
+    RoaringBitmap nulls = structNulls.get(field.id());
+    if (!field.isStruct() || (nulls == null && !containsListed(field, structNulls))) {
+      from.makeTransferPair(to).splitAndTransfer(0, n);
+      return;
+    }
+    StructVector source = (StructVector) from;
+    StructVector target = (StructVector) to;
+    for (int c = 0; c < field.children().size(); c++) {
+      copy((FieldVector) source.getChildByOrdinal(c), (FieldVector) target.getChildByOrdinal(c),
+          field.children().get(c), structNulls, start, n);
+    }
+    for (int row = 0; row < n; row++) {
+      boolean isNull = nulls != null ? nulls.contains((int) (start + row)) : source.isNull(row);
+      if (isNull) {
+        target.setNull(row);
+      } else {
+        target.setIndexDefined(row);
+      }
+    }
+    target.setValueCount(n);
+  }
+
+  private static boolean containsListed(Field struct, Map<Integer, RoaringBitmap> structNulls) {
+    for (Field d : struct.preorder()) {
+      if (d.isStruct() && structNulls.containsKey(d.id())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static InvalidArgumentException rowCountMismatch(Fragment fragment, Schema columns, String found) {

@@ -2,6 +2,7 @@ package io.quiver.dataset;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.file.DataFileMetadata;
+import io.quiver.file.StructValidityBits;
 import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
@@ -26,6 +27,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.StructVector;
 import org.roaringbitmap.PeekableIntIterator;
+import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /**
@@ -39,7 +41,10 @@ import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
  * field contains the offset supplies the value (a covered null is a null), otherwise the base value does.
  * A struct's validity at an offset comes from the newest overlay covering any of the struct's atomic
  * descendants there (from the row of the first such descendant in the overlay file's field order), else
- * from the base files.
+ * from the base data file that stores the struct's first live atomic descendant in table-schema order,
+ * whichever members are projected (docs/format.md §5): a projection that does not read that descendant
+ * reads only the struct's validity buffer from its file, not its values. Every projection, {@code take},
+ * update, column write and compaction reads through here, so they all see the same struct nulls.
  */
 final class FragmentReader implements AutoCloseable {
   private final TableIo io;
@@ -53,9 +58,28 @@ final class FragmentReader implements AutoCloseable {
   private final Map<DataFile, OpenBatch> open = new HashMap<>();
   /** Overlays that touch the projection, oldest first. */
   private final List<OverlayFile> overlays = new ArrayList<>();
+  /** Projected struct id → the base column whose struct ancestor carries its validity (absent: none stored). */
+  private final Map<Integer, ValiditySource> validityByStruct = new HashMap<>();
+  /** Validity read on its own (the source column is not read for values), by source: the batch loaded. */
+  private final Map<ValiditySource, LoadedBits> validityBits = new HashMap<>();
+  /** Only struct validity is wanted: no atomic values are read. */
+  private final boolean validityOnly;
 
   /** Where an atomic field's values come from: a file and its atomic column index. */
   private record Source(DataFile file, int column) {}
+
+  /**
+   * Where a struct's base validity comes from: the struct ancestor at {@code depth} of atomic column
+   * {@code column} of {@code file}, the file storing the struct's first live atomic descendant.
+   */
+  private record ValiditySource(DataFile file, int column, int depth) {}
+
+  private record LoadedBits(int batch, StructValidityBits bits) {}
+
+  /** The base answer to "is the struct null" for the rows of one chunk, before overlays. */
+  private interface BaseValidity {
+    boolean isNull(int row);
+  }
 
   private record OpenBatch(int batch, VectorSchemaRoot root, Map<Integer, FieldVector> atomicByColumn,
       Map<Integer, List<StructVector>> ancestorsByColumn) {}
@@ -64,26 +88,24 @@ final class FragmentReader implements AutoCloseable {
   record Chunk(long start, int length) {}
 
   /**
-   * A reader whose struct validity considers only projected struct members. Prefer the constructor
-   * taking the table schema, which gives every projection the same struct validity.
-   */
-  FragmentReader(TableIo io, Fragment fragment, Schema projected, BufferAllocator allocator) {
-    this(io, fragment, projected, projected, allocator);
-  }
-
-  /**
    * @param projected the fields to read
-   * @param table the table schema the projection was taken from (to know every member of a projected
-   *     struct, since an overlay on any member decides the struct's validity)
+   * @param table the table schema the projection was taken from: every member of a projected struct
+   *     counts for its validity (the first live one's base file, or an overlay on any), projected or not
    */
   FragmentReader(TableIo io, Fragment fragment, Schema projected, Schema table, BufferAllocator allocator) {
+    this(io, fragment, projected, table, allocator, false);
+  }
+
+  private FragmentReader(TableIo io, Fragment fragment, Schema projected, Schema table, BufferAllocator allocator,
+      boolean validityOnly) {
     this.io = io;
     this.fragment = fragment;
     this.projected = projected;
     this.table = table;
     this.allocator = allocator;
+    this.validityOnly = validityOnly;
     Map<DataFile, TreeSet<Integer>> columns = new LinkedHashMap<>();
-    for (Field field : projected.atomicFields()) {
+    for (Field field : validityOnly ? List.<Field>of() : projected.atomicFields()) {
       for (DataFile file : fragment.files()) {
         int column = file.columnOf(field.id());
         if (column >= 0) {
@@ -94,7 +116,12 @@ final class FragmentReader implements AutoCloseable {
       }
     }
     columns.forEach((file, set) -> columnsByFile.put(file, set.stream().mapToInt(Integer::intValue).toArray()));
-    for (DataFile file : columnsByFile.keySet()) {
+    for (Field field : projected.fields()) {
+      planValidity(field, 0);
+    }
+    Set<DataFile> needed = new java.util.LinkedHashSet<>(columnsByFile.keySet());
+    validityByStruct.values().forEach(v -> needed.add(v.file()));
+    for (DataFile file : needed) {
       DataFileMetadata md = checkedMetadata(file);
       if (md.rowCount() != fragment.physicalRows()) {
         throw new CorruptFileException(
@@ -112,6 +139,76 @@ final class FragmentReader implements AutoCloseable {
         overlays.add(reader);
       }
     }
+  }
+
+  /**
+   * The offsets at which each of {@code structIds} (structs reached from the top level through structs
+   * only) is null in {@code fragment}, by the same rule every read applies; reads only struct validity
+   * buffers (and overlay rows that carry struct validity), never member values.
+   */
+  static Map<Integer, RoaringBitmap> structNulls(TableIo io, Fragment fragment, Schema table,
+      java.util.Collection<Integer> structIds, BufferAllocator allocator) {
+    Map<Integer, RoaringBitmap> out = new LinkedHashMap<>();
+    if (structIds.isEmpty()) {
+      return out;
+    }
+    structIds.forEach(id -> out.put(id, new RoaringBitmap()));
+    try (FragmentReader reader = new FragmentReader(io, fragment, table.project(structIds), table, allocator, true)) {
+      for (Chunk chunk : reader.plan(Scanner.DEFAULT_BATCH_SIZE)) {
+        for (OverlayFile overlay : reader.overlays) {
+          overlay.load(chunk);
+        }
+        for (int id : structIds) {
+          boolean[] nulls = reader.structNulls(table.field(id), chunk);
+          RoaringBitmap into = out.get(id);
+          for (int row = 0; row < nulls.length; row++) {
+            if (nulls[row]) {
+              into.add((int) (chunk.start() + row));
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Records where each struct reached through structs from {@code field} takes its base validity. */
+  private void planValidity(Field field, int depth) {
+    if (!field.isStruct()) {
+      return;
+    }
+    Field full = table.findField(field.id()).orElse(field);
+    search:
+    for (Field member : full.preorder()) {
+      if (member.isStruct()) {
+        continue;
+      }
+      for (DataFile file : fragment.files()) {
+        int column = file.columnOf(member.id());
+        if (column >= 0) {
+          validityByStruct.put(field.id(), new ValiditySource(file, sameStructColumn(field, file, column), depth));
+          break search;
+        }
+      }
+    }
+    for (Field child : field.children()) {
+      planValidity(child, depth + 1);
+    }
+  }
+
+  /**
+   * A file holds one node per struct, shared by all the struct's members it stores: when a projected
+   * descendant of {@code struct} is read from {@code file} anyway, its column carries the same validity
+   * as {@code column} and costs no extra read.
+   */
+  private int sameStructColumn(Field struct, DataFile file, int column) {
+    for (Field member : struct.preorder()) {
+      Source source = sourceByField.get(member.id());
+      if (source != null && source.file().equals(file)) {
+        return source.column();
+      }
+    }
+    return column;
   }
 
   private DataFileMetadata checkedMetadata(DataFile file) {
@@ -177,18 +274,9 @@ final class FragmentReader implements AutoCloseable {
       for (int i = 0; i < field.children().size(); i++) {
         fill((FieldVector) struct.getChildByOrdinal(i), field.children().get(i), chunk);
       }
-      StructVector validity = structSource(field, chunk);
-      int baseOffset = validity == null ? 0 : rowInBatch(field, chunk, 0);
-      Sources covered = structCoverage(field, chunk);
+      boolean[] nulls = structNulls(field, chunk);
       for (int row = 0; row < n; row++) {
-        boolean isNull;
-        if (covered != null && covered.overlay[row] >= 0) {
-          OverlayFile o = overlays.get(covered.overlay[row]);
-          isNull = o.structIsNull(covered.field[row], depthOf(field), covered.row[row]);
-        } else {
-          isNull = validity == null || validity.isNull(baseOffset + row);
-        }
-        if (isNull) {
+        if (nulls[row]) {
           struct.setNull(row);
         } else {
           struct.setIndexDefined(row);
@@ -370,28 +458,54 @@ final class FragmentReader implements AutoCloseable {
     return s;
   }
 
-  /** The struct vector (in some file) that carries this struct's validity: the first descendant's file. */
-  private StructVector structSource(Field struct, Chunk chunk) {
-    for (Field leaf : struct.preorder()) {
-      Source source = sourceByField.get(leaf.id());
-      if (source != null && leaf.isAtomic()) {
-        List<StructVector> ancestors = open.get(source.file()).ancestorsByColumn().get(source.column());
-        int depth = depthOf(struct);
-        return depth < ancestors.size() ? ancestors.get(depth) : null;
+  /**
+   * Per row of the chunk, whether the struct is null: the newest overlay covering any of its atomic
+   * descendants decides, else its validity source in the base files (null when no base file stores a
+   * live descendant).
+   */
+  private boolean[] structNulls(Field struct, Chunk chunk) {
+    int n = chunk.length();
+    boolean[] out = new boolean[n];
+    BaseValidity base = baseValidity(struct, chunk);
+    Sources covered = structCoverage(struct, chunk);
+    int depth = depthOf(struct);
+    for (int row = 0; row < n; row++) {
+      if (covered != null && covered.overlay[row] >= 0) {
+        out[row] = overlays.get(covered.overlay[row]).structIsNull(covered.field[row], depth, covered.row[row]);
+      } else {
+        out[row] = base.isNull(row);
       }
     }
-    return null;
+    return out;
   }
 
-  private int rowInBatch(Field struct, Chunk chunk, int row) {
-    for (Field leaf : struct.preorder()) {
-      Source source = sourceByField.get(leaf.id());
-      if (source != null && leaf.isAtomic()) {
-        OpenBatch batch = open.get(source.file());
-        return (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch())) + row;
-      }
+  private BaseValidity baseValidity(Field struct, Chunk chunk) {
+    ValiditySource source = validityByStruct.get(struct.id());
+    if (source == null) {
+      return row -> true;
     }
-    return row;
+    DataFileMetadata md = metadata.get(source.file());
+    int batch = batchOf(md, chunk.start());
+    int offset = (int) (chunk.start() - md.batchStart(batch));
+    int[] read = columnsByFile.get(source.file());
+    if (read != null && Arrays.binarySearch(read, source.column()) >= 0) {
+      // The source column is read for its values anyway: its loaded ancestors carry the validity.
+      StructVector vector = open.get(source.file()).ancestorsByColumn().get(source.column()).get(source.depth());
+      return row -> vector.isNull(offset + row);
+    }
+    LoadedBits loaded = validityBits.get(source);
+    if (loaded == null || loaded.batch() != batch) {
+      loaded = new LoadedBits(batch, io.dataFiles().readStructValidity(source.file().path(), batch, source.column(),
+          source.depth()));
+      validityBits.put(source, loaded);
+    }
+    StructValidityBits bits = loaded.bits();
+    if (bits.length() != md.batchRowCount(batch)) {
+      throw new CorruptFileException(io.store().locationOf(source.file().path()),
+          "batch " + batch + " has " + md.batchRowCount(batch) + " rows but the validity of struct '"
+              + table.pathOf(struct.id()) + "' has " + bits.length() + "; rewrite the file");
+    }
+    return row -> bits.isNull(offset + row);
   }
 
   private int depthOf(Field field) {
@@ -399,7 +513,7 @@ final class FragmentReader implements AutoCloseable {
     int parent = field.parentId();
     while (parent >= 0) {
       depth++;
-      parent = projected.field(parent).parentId();
+      parent = table.field(parent).parentId();
     }
     return depth;
   }
@@ -496,7 +610,7 @@ final class FragmentReader implements AutoCloseable {
         }
       }
       Set<Integer> values = new HashSet<>();
-      for (Field f : owner.projected.atomicFields()) {
+      for (Field f : owner.validityOnly ? List.<Field>of() : owner.projected.atomicFields()) {
         if (positions.containsKey(f.id())) {
           values.add(f.id());
         }

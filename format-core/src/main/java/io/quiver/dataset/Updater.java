@@ -35,9 +35,10 @@ import org.roaringbitmap.RoaringBitmap;
  * the matched offsets (Shared coverage). Nothing is committed here; {@link Prepared} carries the
  * operation and the files written, so the caller can commit it or delete the files.
  *
- * <p>Struct ancestors of updated fields are written valid where they are valid now or where a new value
- * under them is non-null (setting {@code s.x} in a row whose {@code s} is null makes {@code s} a struct),
- * and null otherwise.
+ * <p>An update never changes a struct's validity (docs/format.md §5): the struct ancestors of updated
+ * members are written with the struct's current validity, so setting {@code s.x} in a row whose {@code s}
+ * is null stores the value under the null struct, where every read keeps it hidden. Making a struct valid
+ * or null is a write of the whole struct (replaceColumns or a staged write targeting {@code s}).
  */
 final class Updater {
   /** Rows read per chunk while looking for matches. */
@@ -520,7 +521,7 @@ final class Updater {
     return java.util.Arrays.copyOf(out, n);
   }
 
-  /** The overlay rows for the matched rows: new values, and struct validity as described above. */
+  /** The overlay rows for the matched rows: new values, and each struct's current validity. */
   private VectorSchemaRoot overlayBatch(Schema overlaySchema, VectorSchemaRoot read, Schema readSchema, int[] rows,
       Values values) {
     VectorSchemaRoot batch = VectorSchemaRoot.create(overlaySchema.toArrow(), allocator);
@@ -540,18 +541,8 @@ final class Updater {
         }
         StructVector struct = (StructVector) targets.get(f.id());
         FieldVector now = readById.get(f.id());
-        List<FieldVector> members = new ArrayList<>();
-        for (Field d : f.preorder()) {
-          if (d.isAtomic()) {
-            members.add(targets.get(d.id()));
-          }
-        }
         for (int i = 0; i < rows.length; i++) {
-          boolean valid = !now.isNull(rows[i]);
-          for (int m = 0; m < members.size() && !valid; m++) {
-            valid = !members.get(m).isNull(i);
-          }
-          if (valid) {
+          if (!now.isNull(rows[i])) {
             struct.setIndexDefined(i);
           } else {
             struct.setNull(i);

@@ -44,7 +44,12 @@ public record ValidationReport(long version, List<Problem> problems, long filesC
     /** Overlays are not in non-decreasing committed-version order, or one is newer than the version. */
     OVERLAY_ORDER,
     /** Fragment order or ids, or the max fragment / field id high-water marks, are inconsistent. */
-    ID_INCONSISTENT
+    ID_INCONSISTENT,
+    /**
+     * Two data files of a fragment that store members of one struct disagree on where the struct is
+     * null (possible in tables written before the struct validity rule of docs/format.md §5).
+     */
+    STRUCT_VALIDITY_MISMATCH
   }
 
   /**

@@ -17,6 +17,7 @@ import io.quiver.store.Keys;
 import io.quiver.store.ObjectInfo;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,10 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * manifest records; data files store atomic fields of the schema at column indices whose types match,
  * with one row per physical row; deletion files decode, hold the recorded count and stay in range;
  * overlays stay in range, are ordered by committed version and hold one row per covered offset; ids and
- * high-water marks are consistent. Only footers are read, never data bodies.
+ * high-water marks are consistent; and where a fragment stores a struct's members in more than one data
+ * file, the files agree on where the struct is null. Only footers are read, plus, for that last check,
+ * the struct validity buffers of those files (one ranged read of {@code rows / 8} bytes per file and
+ * record batch), never member values.
  */
 final class Validator {
   private final TableIo io;
@@ -100,13 +104,19 @@ final class Validator {
 
   private void checkFragment(Fragment fragment) {
     String where = "fragment " + fragment.id();
+    Map<DataFile, DataFileMetadata> sound = new HashMap<>();
     for (DataFile file : fragment.files()) {
       checkDataFile(fragment, file, false).ifPresent(md -> {
         if (md.rowCount() != fragment.physicalRows()) {
           problem(Kind.ROW_COUNT_MISMATCH, file.path(),
               "holds " + md.rowCount() + " rows but " + where + " has " + fragment.physicalRows() + " physical rows");
+        } else {
+          sound.put(file, md);
         }
       });
+    }
+    for (Field top : manifest.schema().fields()) {
+      checkStructValidity(fragment, top, 0, sound);
     }
     for (Field f : atomicById.values()) {
       if (!nullableFromRoot(manifest.schema(), f) && fragment.physicalRows() > 0 && fragment.fileOf(f.id()).isEmpty()) {
@@ -142,6 +152,80 @@ final class Validator {
         }
       });
     }
+  }
+
+  /**
+   * A struct whose live members the fragment stores in several data files: every file's copy of the
+   * struct's validity must equal the copy reads use, that of the file storing its first live member
+   * (docs/format.md §5). Writers keep them equal; tables written before that rule may not. Files whose
+   * footer failed a check are skipped (already reported).
+   */
+  private void checkStructValidity(Fragment fragment, Field struct, int depth, Map<DataFile, DataFileMetadata> sound) {
+    if (!struct.isStruct()) {
+      return;
+    }
+    Map<DataFile, Field> firstMemberByFile = new LinkedHashMap<>(); // the source first: schema order
+    for (Field member : struct.preorder()) {
+      if (member.isStruct()) {
+        continue;
+      }
+      for (DataFile file : fragment.files()) {
+        if (file.columnOf(member.id()) >= 0) {
+          firstMemberByFile.putIfAbsent(file, member);
+          break;
+        }
+      }
+    }
+    if (firstMemberByFile.size() > 1 && sound.keySet().containsAll(firstMemberByFile.keySet())) {
+      Schema schema = manifest.schema();
+      List<Map.Entry<DataFile, Field>> files = new ArrayList<>(firstMemberByFile.entrySet());
+      DataFile source = files.get(0).getKey();
+      String sourceMember = schema.pathOf(files.get(0).getValue().id());
+      try {
+        RoaringBitmap expected = nullOffsets(source, files.get(0).getValue(), depth, sound.get(source));
+        for (Map.Entry<DataFile, Field> other : files.subList(1, files.size())) {
+          RoaringBitmap found = nullOffsets(other.getKey(), other.getValue(), depth, sound.get(other.getKey()));
+          RoaringBitmap differ = RoaringBitmap.xor(expected, found);
+          if (!differ.isEmpty()) {
+            problem(Kind.STRUCT_VALIDITY_MISMATCH, other.getKey().path(),
+                "struct '" + schema.pathOf(struct.id()) + "' (id " + struct.id() + ") of fragment " + fragment.id()
+                    + " is null at different offsets in data file " + source.path() + " (storing '" + sourceMember
+                    + "', its first live member, whose copy every read uses) and in this file (storing '"
+                    + schema.pathOf(other.getValue().id()) + "'): they differ at " + differ.getLongCardinality()
+                    + " offsets, first at offset " + Integer.toUnsignedLong(differ.first()) + " (null in "
+                    + (expected.contains(differ.first()) ? source.path() : other.getKey().path()) + "). Reads are"
+                    + " consistent, but dropping '" + sourceMember + "' would switch them to another file's copy;"
+                    + " compact the fragment (it is rewritten with the validity reads see), or write the struct"
+                    + " whole to choose its validity");
+          }
+        }
+      } catch (QuiverException e) {
+        problem(Kind.CORRUPT_FILE, "fragment " + fragment.id(),
+            "the validity of struct '" + schema.pathOf(struct.id()) + "' could not be read: " + e.getMessage());
+      }
+    }
+    for (Field child : struct.children()) {
+      checkStructValidity(fragment, child, depth + 1, sound);
+    }
+  }
+
+  /** Offsets where the struct ancestor at {@code depth} of {@code member}'s column in {@code file} is null. */
+  private RoaringBitmap nullOffsets(DataFile file, Field member, int depth, DataFileMetadata md) {
+    RoaringBitmap out = new RoaringBitmap();
+    int column = file.columnOf(member.id());
+    for (int b = 0; b < md.batchCount(); b++) {
+      long start = md.batchStart(b);
+      io.quiver.file.StructValidityBits bits = io.dataFiles().readStructValidity(file.path(), b, column, depth);
+      if (bits.nullCount() == 0) {
+        continue;
+      }
+      for (int row = 0; row < bits.length(); row++) {
+        if (bits.isNull(row)) {
+          out.add((int) (start + row));
+        }
+      }
+    }
+    return out;
   }
 
   /** Rows an overlay file holds: one per offset covered by any of its fields. */

@@ -161,6 +161,53 @@ public final class DataFileReader {
   }
 
   /**
+   * The validity of the struct that is the ancestor at {@code depth} (0 = a top-level field) of atomic
+   * column {@code atomicColumn}, in one record batch: one ranged read of that struct's validity buffer
+   * (none when the batch metadata says it has no nulls, or only nulls), never the members' values.
+   *
+   * @throws InvalidArgumentException if the column index is out of range, or the column has no struct
+   *     ancestor at that depth
+   * @throws CorruptFileException if the buffer is shorter than the batch's rows need
+   */
+  public StructValidityBits readStructValidity(String key, int batch, int atomicColumn, int depth) {
+    DataFileMetadata md = metadata(key);
+    md.checkBatch(batch);
+    SchemaLayout layout = md.layout();
+    if (atomicColumn < 0 || atomicColumn >= layout.atomicField.length) {
+      throw new InvalidArgumentException(
+          "atomic column " + atomicColumn + " of " + md.location() + " does not exist; the file has "
+              + layout.atomicField.length + " atomic columns");
+    }
+    int node = layout.atomicField[atomicColumn];
+    while (node >= 0 && layout.depth[node] > depth) {
+      node = layout.parent[node];
+    }
+    if (node < 0 || layout.depth[node] != depth || !SchemaLayout.isStruct(layout.fields[node])
+        || node == layout.atomicField[atomicColumn]) {
+      throw new InvalidArgumentException(
+          "atomic column " + atomicColumn + " ('" + layout.atomicPath[atomicColumn] + "') of " + md.location()
+              + " has no struct ancestor at depth " + depth);
+    }
+    long length = md.nodeLength(batch, node);
+    long nulls = md.nodeNullCount(batch, node);
+    int buffer = layout.bufferStart[node]; // a struct's only buffer is its validity
+    long bytes = md.bufferLength(batch, buffer);
+    if (nulls == 0 || nulls == length || length == 0) {
+      return new StructValidityBits((int) length, nulls, null);
+    }
+    long need = (length + 7) / 8;
+    if (bytes < need) {
+      throw new CorruptFileException(
+          md.location(),
+          "batch " + batch + " struct '" + layout.path(node) + "' has a validity buffer of " + bytes
+              + " bytes for " + length + " rows with " + nulls + " nulls (" + need + " needed); rewrite the file");
+    }
+    byte[] bits = readExact(store, key, md.location(), md.bodyOffset(batch) + md.bufferOffset(batch, buffer),
+        (int) need);
+    return new StructValidityBits((int) length, nulls, bits);
+  }
+
+  /**
    * Checks fetched buffers against their nodes before Arrow sees them: buffers large enough for the
    * value count, offsets non-decreasing and inside their values. Arrow trusts these when loading (a list's
    * last offset becomes its child's value count, and it reallocates to fit), so a hostile file must be
