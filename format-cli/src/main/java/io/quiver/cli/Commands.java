@@ -74,6 +74,9 @@ final class Commands {
         out.println("fragments: " + m.fragments().size());
         out.println("rows:      " + m.liveRows() + (deleted > 0 ? " (" + deleted + " deleted)" : ""));
         out.println("bytes:     " + bytes + " (" + human(bytes) + ")");
+        out.println("ledger:    " + m.ledger().map(l -> l.keys().size() + " idempotence keys, " + l.sequences().size()
+            + " application watermarks, complete from version " + l.completeFromVersion())
+            .orElse("none (format 1.0; the next commit adds it)"));
         out.println("schema:");
         List<String[]> rows = new ArrayList<>();
         Schema schema = m.schema();

@@ -87,7 +87,8 @@ class CliCommandsTest {
   @Test
   void importInfersTypesAndInfoShowsThemWithFieldIds() {
     String out = ok("info", table).out();
-    assertThat(out).contains("version:   1").contains("fragments: 1").contains("rows:      3").contains("bytes:");
+    assertThat(out).contains("version:   1").contains("fragments: 1").contains("rows:      3").contains("bytes:")
+        .contains("ledger:    0 idempotence keys, 0 application watermarks, complete from version 1");
     assertThat(out).containsPattern("id\\s+int64\\s+nullable\\s+field id 1")
         .containsPattern("name\\s+string\\s+nullable\\s+field id 2")
         .containsPattern("age\\s+int64").containsPattern("score\\s+float64").containsPattern("joined\\s+date");

@@ -170,13 +170,19 @@ public final class ExactlyOnceScenarios {
         s.expected(new long[][] {{0, 15}, {50, 52}}));
   }
 
-  /** E4: case C2 (table commit done, checkpoint not marked), then a cleanup, then recovery. */
+  /**
+   * E4: case C2 (table commit done, checkpoint not marked) for checkpoint 1 and case C1 (sealed, table commit
+   * failed) for checkpoint 2, then a cleanup down to the latest version, then recovery from a new process:
+   * checkpoint 1 is found in the ledger and only marked, checkpoint 2 is committed once.
+   */
   public static void e4_checkpointCommittedButNotMarkedThenCleanupRecoversThroughTheLedger(ScenarioTable t) {
     ExactlyOnceScenarios s = new ExactlyOnceScenarios(t);
     CheckpointStore checkpoints = new ObjectStoreCheckpointStore(t.faults());
     checkpoints.stage("job-e4", "1", "t0", List.of(s.worker(10, 5)));
     checkpoints.stage("job-e4", "1", "t1", List.of(s.worker(15, 7)));
     checkpoints.seal("job-e4", "1");
+    checkpoints.stage("job-e4", "2", "t0", List.of(s.worker(300, 4)));
+    checkpoints.seal("job-e4", "2");
     t.faults().arm(Op.PUT_IF_ABSENT, k -> k.endsWith("/committed.qvc"), Fault.FAIL_BEFORE, 1);
     try (Dataset ds = t.open()) {
       CheckpointedWriter driver =
@@ -192,13 +198,16 @@ public final class ExactlyOnceScenarios {
       CheckpointStore reopened = new ObjectStoreCheckpointStore(t.faults());
       CheckpointedWriter driver =
           CheckpointedWriter.create(ds, reopened, WriteMode.APPEND, t.options().commitOptions());
-      assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY)), driver.recover("job-e4"));
+      assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY), new Finalized("2", 8, Outcome.COMMITTED)),
+          driver.recover("job-e4"));
       assertEquals(State.COMMITTED, reopened.status("job-e4", "1").state());
+      assertEquals(State.COMMITTED, reopened.status("job-e4", "2").state());
       assertEquals(List.of(), driver.recover("job-e4"));
-      assertEquals(7, ds.latestVersion(), "no second commit");
+      assertEquals(new Finalized("2", 8, Outcome.ALREADY_MARKED), driver.finalize("job-e4", "2"));
+      assertEquals(8, ds.latestVersion(), "one commit, for checkpoint 2 only");
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
-        s.expected(new long[][] {{0, 22}, {200, 205}}));
+        s.expected(new long[][] {{0, 22}, {200, 205}, {300, 304}}));
   }
 
   /** E5: application sequences re-delivered in order, out of order, after a restore and after a cleanup. */
