@@ -192,8 +192,8 @@ public final class ConformanceReportListener implements TestExecutionListener {
     md.append("passed and the affected fields scanned back correctly);\n");
     md.append("`FAIL`: it did not; `not run`: the store's suite did not run in the recorded build.\n\n");
     md.append("The same build runs the property suites on every fixture: the model-based histories\n");
-    md.append("(`*ModelBased*`) and the fault schedules (`*FaultSchedule*`), at the quick depth CI runs;\n");
-    md.append("`mvn -B verify -Pconformance-long` runs them deep (more tries, longer histories). The broken\n");
+    md.append("(`*ModelBased*`) and the fault schedules (`*FaultSchedule*`), at the ci depth CI runs (fixed\n");
+    md.append("seeds); `mvn -B verify -Pconformance-long` runs them deep (more tries, longer histories). The broken\n");
     md.append("variants of `io.quiver.conformance.broken` (a non-atomic `putIfAbsent`, a commit that skips the\n");
     md.append("witness check) must make the suite fail, and are not part of this table.\n\n");
     md.append("| id | test |");

@@ -241,10 +241,14 @@ public final class Dataset implements AutoCloseable {
    * concurrent change to a column the predicate read fails the delete with a retryable conflict.
    *
    * <p>When no live row matches, nothing is committed: the result holds this handle's version and 0 rows.
+   * That answer is still checked against the versions committed since this handle's version, as the delete
+   * would have been (docs/conflict-matrix.md): if one of them dropped a column the predicate read, or
+   * overwrote or restored the table, the empty delete fails with the same conflict.
    *
    * @throws io.quiver.exceptions.InvalidArgumentException if the predicate names a column the table lacks
    *     or compares a column with a literal of another type
-   * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents the delete
+   * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents the delete, even
+   *     one that matched nothing
    */
   public DeleteResult delete(io.quiver.predicate.Predicate predicate) {
     if (predicate == null) {
@@ -260,7 +264,8 @@ public final class Dataset implements AutoCloseable {
    * Deletes the rows at the given addresses (fragment id << 32 | offset, as scans with {@code
    * withRowAddress} return them) and moves this handle to the committed version. Addresses of rows already
    * deleted are accepted and not counted. When every address names a deleted row, nothing is committed:
-   * the result holds this handle's version and 0 rows.
+   * the result holds this handle's version and 0 rows (checked against the versions committed since, like
+   * an empty {@link #delete(io.quiver.predicate.Predicate) delete by predicate}).
    *
    * @throws io.quiver.exceptions.NotFoundException if an address names a fragment or offset this version
    *     does not have (nothing is deleted then)
@@ -400,7 +405,8 @@ public final class Dataset implements AutoCloseable {
     columns.forEach(c -> values.add(newValues.get(c)));
     Updater.Matcher matcher = updater.addresses(rowAddresses);
     try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
-      return commitUpdate(base, updater, updater.run(matcher, targets, literals, java.util.Set.of()));
+      return commitUpdate(base, updater, targets, java.util.Set.of(),
+          updater.run(matcher, targets, literals, java.util.Set.of()));
     }
   }
 
@@ -408,10 +414,13 @@ public final class Dataset implements AutoCloseable {
    * Sets columns of every live row for which {@code where} is true (unknown is not true) to literal
    * values and moves this handle to the committed version. Only the predicate's columns and the updated
    * columns are read. See {@link #update(long[], Map)} for values, errors and what is written; when no
-   * row matches, nothing is committed and the result holds this handle's version and 0 rows.
+   * row matches, nothing is committed and the result holds this handle's version and 0 rows, after the
+   * same check as an empty {@link #delete(io.quiver.predicate.Predicate) delete}: a column the predicate
+   * read or one being set dropped by a concurrent commit (or an overwrite or restore) is a conflict.
    *
    * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column the
-   *     predicate read or one being set, in a fragment this update touches, or compacted such a fragment
+   *     predicate read or one being set, in a fragment this update touches, or compacted such a fragment;
+   *     or dropped one of these columns (even when no row matched)
    */
   public UpdateResult update(io.quiver.predicate.Predicate where, Map<String, Object> newValues) {
     Manifest base = manifest;
@@ -422,7 +431,8 @@ public final class Dataset implements AutoCloseable {
     columns.forEach(c -> values.add(newValues.get(c)));
     Updater.Matcher matcher = updater.matching(where);
     try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
-      return commitUpdate(base, updater, updater.run(matcher, targets, literals, matcher.fieldIds()));
+      return commitUpdate(base, updater, targets, matcher.fieldIds(),
+          updater.run(matcher, targets, literals, matcher.fieldIds()));
     }
   }
 
@@ -431,7 +441,8 @@ public final class Dataset implements AutoCloseable {
    * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
    * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
    * UpdateFunction} for the shape of its input and output. Struct validity is never changed (see {@link
-   * #update(long[], Map)}). When no row matches, nothing is committed.
+   * #update(long[], Map)}). When no row matches, nothing is committed (after the check an empty {@link
+   * #update(io.quiver.predicate.Predicate, Map) update} gets; input columns count as read).
    *
    * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
    *     than the output columns', or a null for a non-nullable column (nothing is committed)
@@ -452,7 +463,7 @@ public final class Dataset implements AutoCloseable {
     Updater.Values values = updater.computed(inputColumns, targets, fn);
     java.util.Set<Integer> read = new java.util.TreeSet<>(matcher.fieldIds());
     read.addAll(values.inputFieldIds());
-    return commitUpdate(base, updater, updater.run(matcher, targets, values, read));
+    return commitUpdate(base, updater, targets, read, updater.run(matcher, targets, values, read));
   }
 
   /** Compacts with {@link CompactionOptions#defaults()}. */
@@ -492,8 +503,15 @@ public final class Dataset implements AutoCloseable {
     }
   }
 
-  private UpdateResult commitUpdate(Manifest base, Updater updater, Updater.Prepared prepared) {
+  private UpdateResult commitUpdate(Manifest base, Updater updater, List<io.quiver.schema.Field> targets,
+      java.util.Set<Integer> read, Updater.Prepared prepared) {
     if (prepared.op() == null) {
+      // Nothing matched at the read version: still checked against what was committed since, as the
+      // update would have been. With no overlay it writes no file, so the columns it sets count as used
+      // (read) here: a concurrent drop of one of them, like a drop of a predicate column, is a conflict.
+      java.util.Set<Integer> used = new java.util.TreeSet<>(read);
+      targets.forEach(t -> used.add(t.id()));
+      NothingToCommit.check(io, base, new Operation.Update(List.of(), used));
       return new UpdateResult(base.version(), 0);
     }
     Transaction txn = newTransaction(base.version(), prepared.op(), options);

@@ -157,7 +157,8 @@ final class Deleter {
 
   /**
    * Writes the deletion files for {@code added} and commits them, rebasing onto concurrent deletes of the
-   * same fragments. Empty when there is nothing to delete (nothing is written or committed then). When the
+   * same fragments. Empty when there is nothing to delete (nothing is written or committed then, after
+   * {@link NothingToCommit#check} found no conflicting commit since the read version). When the
    * commit fails with a conflict, nothing was committed and the files written are removed (best effort).
    */
   Optional<Outcome> commit(Map<Long, RoaringBitmap> added, Set<Integer> readFieldIds, String predicate,
@@ -166,6 +167,9 @@ final class Deleter {
     try {
       Optional<Operation.Delete> op = write(added, readFieldIds, predicate, written);
       if (op.isEmpty()) {
+        // Nothing to delete at the read version: still checked against what was committed since, as the
+        // delete would have been (a dropped predicate column makes even an empty delete retryable).
+        NothingToCommit.check(io, base, new Operation.Delete(List.of(), readFieldIds, predicate));
         return Optional.empty();
       }
       Transaction txn = new Transaction(UUID.randomUUID().toString(), base.version(), op.get(),

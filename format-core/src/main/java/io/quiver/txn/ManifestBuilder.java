@@ -61,6 +61,7 @@ public final class ManifestBuilder {
           "cannot " + op.name() + " a table that has no version; create it first");
     }
     Manifest base = current.get();
+    checkReadFields(base.schema(), op.readFieldIds(), txn);
     State s = new State(base);
     long version = base.version() + 1;
     if (op instanceof Operation.Append a) {
@@ -248,6 +249,24 @@ public final class ManifestBuilder {
       }
     }
     return s.build(base.version() + 1, p.schema(), base.maxFieldId(), base.config(), txn, timestamp);
+  }
+
+  /**
+   * Every field the operation read (a predicate's columns, an update's or added column's inputs) is still
+   * a field of the schema built on: values computed from a column that no longer exists mean nothing.
+   * The resolver refuses this already for every projection committed since the read version; this is
+   * the builder's own check of the same precondition.
+   */
+  private static void checkReadFields(Schema schema, Set<Integer> ids, Transaction txn) {
+    for (int id : ids) {
+      if (schema.findField(id).isEmpty()) {
+        throw new RetryableConflictException(
+            "transaction " + txn.uuid() + " (" + txn.operation().name() + ") read field id " + id
+                + ", which is not a field of the table schema at the version being built; it was dropped since"
+                + " version " + txn.readVersion() + ". Nothing was committed; re-open the latest version and redo"
+                + " the change.");
+      }
+    }
   }
 
   private static void checkAtomicFields(Schema schema, Set<Integer> ids, Transaction txn) {

@@ -33,9 +33,10 @@ class DatasetModelBasedTest {
   }
 
   /**
-   * Fixed seed, so the build is deterministic. {@code -Pconformance-long} runs 1,000 histories of up to 45
-   * steps instead of 250 of up to 30; for a random search beyond that remove the seed, and set the length
-   * with {@code -Dquiver.model.steps=N}. Histories it finds go to {@link ModelHistoriesTest}.
+   * The seed is this property's at the quick depth (250 histories of up to 30 steps, the same every run);
+   * the default ci depth runs 750 of up to 37 and {@code -Pconformance-long} 1,000 of up to 45, both with a
+   * new seed every run (see {@link ConformanceDepth}; {@code -Dquiver.conformance.seed=N} pins it). Set
+   * the length with {@code -Dquiver.model.steps=N}. Histories it finds go to {@link ModelHistoriesTest}.
    */
   @Property(seed = "20261129")
   @DepthTries(quick = 250, deep = 1000)

@@ -137,4 +137,64 @@ class ManifestBuilderTest {
     assertThat(resolver.check(txn(1, new Operation.Overwrite(SCHEMA, List.of(), Map.of())), List.of()).isCompatible())
         .isTrue();
   }
+
+  // ---- a change computed from a field that is gone (issue 13 §5): the builder's own precondition, and
+  // the resolver's verdict for the same change when it has nothing to write (an empty delete or update)
+
+  /** Version 2: version 1 with {@code name} (field 2) dropped. */
+  private Manifest withNameDropped(Manifest v1) {
+    return builder.build(Optional.of(v1),
+        txn(1, Operation.Project.between(SCHEMA, SCHEMA.project(List.of(1)))), T);
+  }
+
+  private static List<Operation> changesThatRead(int fieldId) {
+    Fragment f = fragment(5);
+    return List.of(
+        new Operation.Delete(List.of(new Operation.FragmentDeletion(0, Optional.empty(),
+            new io.quiver.manifest.DeletionFile("_deletions/0-1-x.bin", 1, 10),
+            org.roaringbitmap.buffer.ImmutableRoaringBitmap.bitmapOf(0))), java.util.Set.of(fieldId), "name = 'x'"),
+        new Operation.Delete(List.of(), java.util.Set.of(fieldId), "name = 'x'"),
+        new Operation.Update(List.of(), java.util.Set.of(fieldId)),
+        new Operation.DataReplacement(List.of(new Operation.Replacement(0,
+            DataFile.of("data/r.arrow", List.of(1), 10))), java.util.Set.of(fieldId)),
+        new Operation.AddColumns(SCHEMA.project(List.of(1)), List.of(), java.util.Set.of(fieldId)));
+  }
+
+  @Test
+  void aChangeThatReadADroppedFieldIsNotBuilt() {
+    Manifest v2 = withNameDropped(create());
+    for (Operation op : changesThatRead(2)) {
+      RetryableConflictException e = assertThrows(RetryableConflictException.class,
+          () -> builder.build(Optional.of(v2), txn(1, op), T), op.name());
+      assertThat(e.getMessage()).contains("read field id 2").contains("Nothing was committed");
+    }
+  }
+
+  @Test
+  void aDeleteThatReadAKeptFieldIsBuiltAfterTheDrop() {
+    Manifest v2 = withNameDropped(create());
+    Operation delete = changesThatRead(1).get(0);
+    Manifest v3 = builder.build(Optional.of(v2), txn(1, delete), T);
+    assertEquals(4, v3.liveRows());
+  }
+
+  @Test
+  void theResolverRefusesEveryChangeThatReadADroppedFieldEvenWithNothingToWrite() {
+    Manifest v1 = create();
+    Transaction drop = txn(1, Operation.Project.between(SCHEMA, SCHEMA.project(List.of(1))));
+    List<CommittedTransaction> since = List.of(new CommittedTransaction(2, drop));
+    for (Operation op : changesThatRead(2)) {
+      assertThrows(RetryableConflictException.class, () -> resolver.check(txn(1, op), since), op.name());
+    }
+    // The same changes reading only the kept field: the delete, update and replacement go through.
+    for (Operation op : changesThatRead(1)) {
+      if (op instanceof Operation.AddColumns) {
+        // add-columns against a projection is retryable whatever it read: the schema it extends changed.
+        assertThrows(RetryableConflictException.class, () -> resolver.check(txn(1, op), since));
+      } else {
+        assertThat(resolver.check(txn(1, op), since).isCompatible()).as(op.name()).isTrue();
+      }
+    }
+    assertEquals(1, v1.version());
+  }
 }

@@ -26,8 +26,10 @@ abstract class FixtureFaultSchedule {
     return FaultSchedules.writers();
   }
 
+  // On an emulator a try costs seconds: the ci depth adds few tries here (its rotating seed is what
+  // explores new cases every run); the commit logic gets its tries on memory in format-core.
   @Property(seed = "20261129")
-  @DepthTries(quick = 8, deep = 80)
+  @DepthTries(quick = 8, ci = 12, deep = 80)
   void committedDataIsNeverLostOrDuplicatedAndCleanupLeavesExactlyTheReferencedFiles(
       @ForAll("writers") List<Writer> writers) {
     StoreFixture fixture = fixture();

@@ -37,11 +37,13 @@ abstract class FixtureModelBased {
 
   @Provide
   Arbitrary<ActionChain<ModelWorld>> histories() {
-    return chains().chains(ConformanceDepth.pick(15, 30));
+    return chains().chains(ConformanceDepth.pick(15, 15, 30));
   }
 
+  // On an emulator a try costs seconds: the ci depth adds few tries here (its rotating seed is what
+  // explores new cases every run); the commit logic gets its tries on memory in format-core.
   @Property(seed = "20261129")
-  @DepthTries(quick = 5, deep = 40)
+  @DepthTries(quick = 5, ci = 8, deep = 40)
   void everyVersionScansAsTheModelSays(@ForAll("histories") ActionChain<ModelWorld> history) {
     chains().run(history);
   }
