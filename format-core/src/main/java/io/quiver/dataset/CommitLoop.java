@@ -118,13 +118,18 @@ final class CommitLoop {
       // Catch up with everything committed since the newest version we know.
       long known = latest.map(Manifest::version).orElse(0L);
       List<Long> newer = io.commitStore().versionsAfter(known);
+      Optional<Manifest> newest = newer.isEmpty() ? Optional.empty()
+          : Optional.of(io.load(newer.get(newer.size() - 1)).manifest());
+      if (newest.isPresent()) {
+        // The ledger of the version we would build on answers first: it knows the key's or the sequence's
+        // commit (and the watermark's version) whatever the versions in between say or whether they exist.
+        Optional<Idempotence.Already> already = Idempotence.inLedger(txn, newest.get(), io.location());
+        if (already.isPresent()) {
+          return alreadyCommitted(txn, newest.get(), already.get());
+        }
+      }
       if (!newer.isEmpty() && newer.get(0) != known + 1) {
         // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
-        Manifest newest = io.load(newer.get(newer.size() - 1)).manifest();
-        Optional<Idempotence.Already> already = Idempotence.inLedger(txn, newest, io.location());
-        if (already.isPresent()) {
-          return alreadyCommitted(txn, newest, already.get());
-        }
         {
           throw new StaleReadVersionException(
               known, newer.get(0),
@@ -133,7 +138,7 @@ final class CommitLoop {
                       : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
                   + " committed after version " + known
                   + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
-                  + " re-open the latest version (" + newest.version() + "), redo the change and commit again."
+                  + " re-open the latest version (" + newest.get().version() + "), redo the change and commit again."
                   + (tracked(txn) ? " Its idempotence key or application sequence is not in the latest version's"
                       + " ledger; findCommit tells whether an earlier attempt may have committed." : ""));
         }
@@ -151,8 +156,8 @@ final class CommitLoop {
         }
         committedSince.add(new CommittedTransaction(version, committed));
       }
-      if (!newer.isEmpty()) {
-        latest = Optional.of(io.load(newer.get(newer.size() - 1)).manifest());
+      if (newest.isPresent()) {
+        latest = newest;
       }
       if (latest.isPresent()) {
         checkWriterFeatures(latest.get());

@@ -674,6 +674,17 @@ public final class Dataset implements AutoCloseable {
     DistributedCommits.fragments(results);
     long read = DistributedCommits.readVersion(results);
     Optional<String> digest = Idempotence.rowsDigest(mode == WriteMode.OVERWRITE ? "overwrite" : "append", results);
+    // Already committed under its key or sequence? The latest ledger says so before anything is checked
+    // against the results' read version, which may be gone, or whose schema may have changed since.
+    Optional<Idempotence.Already> already =
+        Idempotence.inLatestLedger(io, results, mode, commitOptions, digest, commitOptions.properties());
+    if (already.isPresent()) {
+      Manifest latest = io.load(io.commitStore().latestVersion().orElseThrow()).manifest();
+      if (latest.version() > manifest.version()) {
+        manifest = latest;
+      }
+      return already.get().version();
+    }
     Manifest base = DistributedCommits.base(io, manifest, read, results, mode, commitOptions);
     Operation op = DistributedCommits.operation(io, base, results, mode);
     // A base other than the read version: the read version is gone, and the append was shown safe on the

@@ -86,6 +86,33 @@ final class Idempotence {
   }
 
   /**
+   * Whether the results' commit under {@code options}' key or sequence is already in the latest version's
+   * ledger; empty when there is no key or sequence, no ledger, or no entry.
+   *
+   * @throws IdempotenceKeyConflictException when the ledger holds the key with another digest
+   */
+  static Optional<Already> inLatestLedger(TableIo io, List<WriteResult> results, WriteMode mode,
+      CommitOptions options, Optional<String> rowsDigest, Map<String, String> properties) {
+    if (options.idempotenceKey().isEmpty() && options.applicationSequence().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Long> latestVersion = io.commitStore().latestVersion();
+    if (latestVersion.isEmpty()) {
+      return Optional.empty();
+    }
+    Manifest latest = io.load(latestVersion.get()).manifest();
+    if (latest.ledger().isEmpty()) {
+      return Optional.empty();
+    }
+    List<io.quiver.manifest.Fragment> fragments = DistributedCommits.fragments(results);
+    Operation op = mode == WriteMode.OVERWRITE
+        ? new Operation.Overwrite(results.get(0).schema(), fragments, Map.of())
+        : new Operation.Append(fragments);
+    Transaction probe = tag(new Transaction("0", 0, op, properties), options, rowsDigest);
+    return inLedger(probe, latest, io.location());
+  }
+
+  /**
    * Whether {@code committed} (at {@code version}, a version after {@code txn}'s read version) is {@code
    * txn}'s commit by key or application sequence: the history check for versions whose ledger cannot
    * answer (tables written before the ledger).

@@ -61,7 +61,10 @@ public final class ManifestBuilder {
           "cannot " + op.name() + " a table that has no version; create it first");
     }
     Manifest base = current.get();
-    checkReadFields(base.schema(), op.readFieldIds(), txn);
+    if (!(op instanceof Operation.WriteColumns)) {
+      // Staged column writes check their inputs themselves, naming the input and the fragment.
+      checkReadFields(base.schema(), op.readFieldIds(), txn);
+    }
     State s = new State(base);
     long version = base.version() + 1;
     if (op instanceof Operation.Append a) {
