@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.state.Action;
 import net.jqwik.api.state.ActionChain;
@@ -46,27 +47,36 @@ public final class ModelChains {
   /** Chains of up to {@code maxSteps} steps over a fresh table. */
   public ActionChainArbitrary<ModelWorld> chains(int maxSteps) {
     return ActionChain.<ModelWorld>startWith(this::newWorld)
-        .withAction(4, action(append()))
-        .withAction(3, action(deleteIds()))
-        .withAction(1, action(deleteBelow()))
-        .withAction(3, action(update()))
-        .withAction(1, action(handle().map(h -> step("h" + h + " add null column", w -> w.addNullColumn(h)))))
-        .withAction(1, action(handle().map(h -> step("h" + h + " add computed column",
+        .withAction(8, action(append()))
+        .withAction(6, action(deleteIds()))
+        .withAction(2, action(deleteBelow()))
+        .withAction(6, action(update()))
+        .withAction(2, action(handle().map(h -> step("h" + h + " add null column", w -> w.addNullColumn(h)))))
+        .withAction(2, action(handle().map(h -> step("h" + h + " add computed column",
             w -> w.addComputedColumn(h)))))
-        .withAction(1, action(Combinators.combine(handle(), columnIndex()).as((h, k) ->
+        .withAction(2, action(Combinators.combine(handle(), columnIndex()).as((h, k) ->
             step("h" + h + " drop column #" + k, w -> w.drop(h, k)))))
-        .withAction(2, action(handle().map(h -> step("h" + h + " staged write of a new column",
+        .withAction(4, action(handle().map(h -> step("h" + h + " staged write of a new column",
             w -> w.stagedNewColumn(h)))))
-        .withAction(2, action(Combinators.combine(handle(), columnIndex()).as((h, k) ->
+        .withAction(4, action(Combinators.combine(handle(), columnIndex()).as((h, k) ->
             step("h" + h + " staged rewrite of column #" + k, w -> w.stagedRewrite(h, k)))))
-        .withAction(2, action(Combinators.combine(handle(), columnIndex()).as((h, k) ->
+        .withAction(4, action(Combinators.combine(handle(), columnIndex()).as((h, k) ->
             step("h" + h + " replace column #" + k, w -> w.replace(h, k)))))
-        .withAction(2, action(handle().map(h -> step("h" + h + " compact", w -> w.compact(h)))))
-        .withAction(1, action(Combinators.combine(handle(), pick()).as((h, p) ->
-            step("h" + h + " restore version #" + p, w -> w.restore(h, p)))))
+        .withAction(4, action(handle().map(h -> step("h" + h + " compact", w -> w.compact(h)))))
         .withAction(2, action(Combinators.combine(handle(), pick()).as((h, p) ->
+            step("h" + h + " restore version #" + p, w -> w.restore(h, p)))))
+        .withAction(4, action(Combinators.combine(handle(), pick()).as((h, p) ->
             step("h" + h + " checkout version #" + p, w -> w.checkout(h, p)))))
-        .withAction(3, action(handle().map(h -> step("h" + h + " refresh", w -> w.refresh(h)))))
+        .withAction(6, action(handle().map(h -> step("h" + h + " refresh", w -> w.refresh(h)))))
+        .withAction(7, action(keyedAppend()))
+        .withAction(3, action(crash()))
+        .withAction(5, action(sequenced()))
+        .withAction(2, action(Arbitraries.integers().between(0, ModelWorld.KEYS - 1).map(k ->
+            step("restarted driver commits the saved results of k" + k, w -> w.commitSaved(k)))))
+        .withAction(2, action(Combinators.combine(handle(), Arbitraries.integers().between(1, 3)).as((h, hours) ->
+            step("h" + h + " cleanup down to the latest after +" + hours + "h", w -> w.cleanup(h, hours)))))
+        .withAction(2, action(handle().map(h -> step("h" + h + " restart", w -> w.restart(h)))))
+        .withAction(1, action(Arbitraries.just(step("clock past the idempotence retention", ModelWorld::expire))))
         .withMaxTransformations(maxSteps);
   }
 
@@ -116,6 +126,47 @@ public final class ModelChains {
   /** A position among the committed versions, oldest first, taken modulo their number. */
   private static Arbitrary<Integer> pick() {
     return Arbitraries.integers().between(0, 12);
+  }
+
+  /** A handle, or (the last value) a new process opening the table for one action. */
+  private static Arbitrary<Integer> process() {
+    return Arbitraries.integers().between(0, ModelWorld.NEW_PROCESS);
+  }
+
+  private static String who(int h) {
+    return h == ModelWorld.NEW_PROCESS ? "new process" : "h" + h;
+  }
+
+  private static Arbitrary<Step> keyedAppend() {
+    return Combinators.combine(process(), Arbitraries.integers().between(0, ModelWorld.KEYS - 1),
+        Arbitraries.integers().between(1, 5), Arbitraries.frequency(Tuple.of(2, true), Tuple.of(1, false)),
+        Arbitraries.of(false, true), Arbitraries.integers().between(0, 5))
+        .as((h, k, n, retry, distributed, split) -> step(who(h) + " keyed append k" + k + " "
+            + (retry ? "retry (else " + n + " rows)" : n + " new rows") + (distributed ? " via workers" : " via append")
+            + " split " + split, w -> w.keyedAppend(h, k, n, retry, distributed, split)));
+  }
+
+  private static Arbitrary<Step> crash() {
+    return Combinators.combine(process(), Arbitraries.integers().between(0, ModelWorld.KEYS - 1),
+        Arbitraries.integers().between(1, 5), Arbitraries.of(true, false), Arbitraries.of(false, true),
+        Arbitraries.integers().between(0, 5), Arbitraries.of(false, true))
+        .as((h, k, n, afterCommit, distributed, split, reuse) -> step(who(h) + " keyed append k" + k + " (" + n
+            + " rows if new) crashes " + (afterCommit ? "after" : "before") + " committing"
+            + (distributed ? " via workers" : " via append") + " split " + split + ", restarts and recovers"
+            + (reuse && !afterCommit ? " committing the saved results" : ""),
+            w -> w.crash(h, k, n, afterCommit, distributed, split, reuse)));
+  }
+
+  private static Arbitrary<Step> sequenced() {
+    return Combinators.combine(process(), Arbitraries.integers().between(0, ModelWorld.APPLICATIONS - 1),
+        Arbitraries.frequency(Tuple.of(4, 0), Tuple.of(2, 1), Tuple.of(2, 2), Tuple.of(2, 3)),
+        Arbitraries.integers().between(1, 4), Arbitraries.of(false, true), Arbitraries.integers().between(0, 5),
+        Arbitraries.of(false, true))
+        .as((h, a, mode, n, distributed, split, newDriver) -> step(who(h) + " append " + n + " rows as app" + a + " "
+            + List.of("next sequence", "sequence jumping ahead", "watermark sequence again", "older sequence").get(mode)
+            + (distributed ? " via workers" + (newDriver && h < ModelWorld.NEW_PROCESS ? " committed by a new driver" : "")
+                : " via append") + " split " + split,
+            w -> w.sequenced(h, a, mode, n, distributed, split, newDriver)));
   }
 
   private static Arbitrary<Step> append() {

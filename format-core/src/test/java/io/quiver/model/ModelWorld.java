@@ -1,5 +1,26 @@
 package io.quiver.model;
 
+import io.quiver.dataset.CleanupOptions;
+import io.quiver.dataset.CleanupReport;
+import io.quiver.dataset.CommitLookup;
+import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.DistributedWriter;
+import io.quiver.dataset.Session;
+import io.quiver.dataset.VersionInfo;
+import io.quiver.dataset.WriteResult;
+import io.quiver.exceptions.IdempotenceKeyConflictException;
+import io.quiver.manifest.CommitLedger;
+import io.quiver.txn.LedgerUpdate;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
@@ -10,6 +31,7 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.manifest.Fragment;
 import io.quiver.predicate.Predicate;
 import java.io.ByteArrayInputStream;
@@ -68,6 +90,11 @@ public final class ModelWorld implements AutoCloseable {
   private static final int SAMPLED_VERSIONS = 1;
 
   private final RootAllocator allocator = new RootAllocator();
+  private final ModelClock clock = new ModelClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+  private final String uri;
+  private final DatasetOptions opts;
+  /** Versions a cleanup has not removed (the model keeps every state: stale handles build on removed ones). */
+  private final TreeSet<Long> live = new TreeSet<>();
   private final Dataset[] roots = new Dataset[HANDLES];
   private final Dataset[] views = new Dataset[HANDLES];
   private final TreeMap<Long, ModelState> states = new TreeMap<>();
@@ -83,7 +110,8 @@ public final class ModelWorld implements AutoCloseable {
    * handles. {@code options} builds the dataset options around the world's leak-checking allocator.
    */
   public ModelWorld(String uri, Function<BufferAllocator, DatasetOptions> options) {
-    DatasetOptions opts = options.apply(allocator);
+    this.uri = uri;
+    this.opts = options.apply(allocator).toBuilder().clock(clock).build();
     try {
       Map<Long, Map<String, Object>> rows = newRows(INITIAL_ROWS, List.of("id", "a"));
       try (VectorSchemaRoot batch = batch(SCHEMA, rows)) {
@@ -94,6 +122,7 @@ public final class ModelWorld implements AutoCloseable {
       }
       System.arraycopy(roots, 0, views, 0, HANDLES);
       states.put(roots[0].version(), new ModelState(List.of("id", "a"), new TreeMap<>(rows)));
+      live.add(roots[0].version());
       history.add("create ids 0.." + (INITIAL_ROWS - 1) + " -> v" + roots[0].version());
     } catch (RuntimeException e) {
       close();
@@ -105,7 +134,7 @@ public final class ModelWorld implements AutoCloseable {
 
   /** Appends {@code n} new rows through handle {@code h}, with the handle's schema. */
   void append(int h, int n) {
-    attempt(h, "append " + n + " rows", (ds, base) -> {
+    attempt("h" + h, views[h], "append " + n + " rows", (ds, base) -> {
       List<String> cols = names(ds);
       Map<Long, Map<String, Object>> rows = newRows(n, cols);
       try (VectorSchemaRoot batch = batch(ds.schema().toArrow(), rows)) {
@@ -230,7 +259,7 @@ public final class ModelWorld implements AutoCloseable {
 
   /** Restores the version at position {@code pick} (modulo) of the committed versions. */
   void restore(int h, int pick) {
-    List<Long> versions = new ArrayList<>(states.keySet());
+    List<Long> versions = new ArrayList<>(live);
     long target = versions.get(Math.floorMod(pick, versions.size()));
     attempt(h, "restore v" + target, (ds, base) -> {
       ds.restore(target);
@@ -241,7 +270,7 @@ public final class ModelWorld implements AutoCloseable {
 
   /** Moves handle {@code h} to the version at position {@code pick} (modulo) of the committed versions. */
   void checkout(int h, int pick) {
-    List<Long> versions = new ArrayList<>(states.keySet());
+    List<Long> versions = new ArrayList<>(live);
     long target = versions.get(Math.floorMod(pick, versions.size()));
     replaceView(h, roots[h].checkout(target));
     history.add("h" + h + " checkout v" + target);
@@ -253,9 +282,551 @@ public final class ModelWorld implements AutoCloseable {
     history.add("h" + h + " refresh -> v" + views[h].version());
   }
 
+  // ---------------------------------------------------------------- exactly-once: keys, sequences, crashes, restarts, cleanups
+
+  /** The handle index of "a new process": a fresh {@code Dataset.open} (its own session) for one action. */
+  public static final int NEW_PROCESS = HANDLES;
+  /** Idempotence keys in the pool (per generation), so that keys are reused. */
+  public static final int KEYS = 4;
+  /** Application ids in the pool (per generation). */
+  public static final int APPLICATIONS = 2;
+
+  private enum Expect { COMMIT, ALREADY, ALREADY_OR_CONFLICT, CONFLICT }
+
+  /** What the model knows of one idempotence key. */
+  private static final class KeyRecord {
+    final String key;
+    /** The rows of the attempt that committed, or else of the latest attempt (a retry writes them again). */
+    Map<Long, Map<String, Object>> rows;
+    /** The columns the committed rows were written with: a keyed append's digest covers the schema. */
+    List<String> columns;
+    /** The committed version, or null. */
+    Long version;
+    Set<Long> committedIds = Set.of();
+    /** The ids of every attempt's rows. */
+    final Set<Long> everyId = new HashSet<>();
+    /** The latest version when the clock passed the retention: the next commit expires the key. */
+    Long expiredAfter;
+    /** The encoded workers' results of the key's latest attempt through workers, kept by its driver. */
+    List<byte[]> saved;
+    Map<Long, Map<String, Object>> savedRows;
+    List<String> savedColumns;
+    long savedRead;
+
+    KeyRecord(String key) {
+      this.key = key;
+    }
+  }
+
+  /** What the model knows of one application's sequence watermark. */
+  private static final class AppRecord {
+    final String app;
+    long sequence = -1;
+    long version;
+    Long expiredAfter;
+    /** Every committed sequence of the application, by version. */
+    final Map<Long, Long> commits = new HashMap<>();
+
+    AppRecord(String app) {
+      this.app = app;
+    }
+  }
+
+  private final Map<String, KeyRecord> keys = new LinkedHashMap<>();
+  /** The encoded results of the latest {@link #write} through workers. */
+  private List<byte[]> lastResults;
+  private final Map<String, AppRecord> apps = new LinkedHashMap<>();
+  /** Bumped by {@link #expire}: keys and applications of earlier generations are never used again. */
+  private int generation;
+
+  private String key(int k) {
+    return "g" + generation + "/k" + Math.floorMod(k, KEYS);
+  }
+
+  private String app(int a) {
+    return "g" + generation + "/app" + Math.floorMod(a, APPLICATIONS);
+  }
+
+  /**
+   * A keyed append of the {@code k}-th key of the pool through handle {@code h} (or {@link #NEW_PROCESS}):
+   * with {@code retry}, the rows of the key's earlier attempt again (written into new files, in another order
+   * or split), else {@code n} new rows; through {@code append(batches, withIdempotenceKey)}, or with {@code
+   * distributed} through workers' {@code WriteResult}s (split after row {@code split}) and {@code
+   * commitWriteResults}. The model expects: a key never committed commits (or fails with a typed conflict);
+   * the committed key's rows again return its version and publish nothing; other rows under a committed
+   * key raise {@link IdempotenceKeyConflictException} and publish nothing.
+   */
+  void keyedAppend(int h, int k, int n, boolean retry, boolean distributed, int split) {
+    String key = key(k);
+    onHandle(h, (who, ds) -> keyed(who, ds, key, n, retry, distributed, split));
+  }
+
+  private void keyed(String who, Dataset ds, String key, int n, boolean retry, boolean distributed, int split) {
+    KeyRecord rec = keys.computeIfAbsent(key, KeyRecord::new);
+    boolean same = retry && rec.rows != null;
+    String what = "keyed append " + key + (same ? " retry" : " " + n + " new rows") + via(distributed, split);
+    attempt(who, ds, what, (d, base) -> {
+      List<String> cols = names(d);
+      Map<Long, Map<String, Object>> rows = same ? project(rec.rows, cols) : newRows(n, cols);
+      Expect expect = rec.version == null ? Expect.COMMIT
+          : !same ? Expect.CONFLICT
+          : cols.equals(rec.columns) ? Expect.ALREADY : Expect.ALREADY_OR_CONFLICT;
+      note("ids " + rows.keySet() + ", expect " + expect);
+      if (rec.version == null) {
+        rec.rows = rows;
+        rec.columns = cols;
+      }
+      rec.everyId.addAll(rows.keySet());
+      CommitOptions options = opts.commitOptions().withIdempotenceKey(key);
+      lastResults = null;
+      try {
+        return expectKeyed(d, base, rec, expect, rows, () -> write(d, d, rows, options, distributed, split));
+      } finally {
+        if (lastResults != null) {
+          save(rec, lastResults, rows, cols, d.version());
+        }
+      }
+    });
+  }
+
+  private UnaryOperator<ModelState> expectKeyed(Dataset d, ModelState baseState, KeyRecord rec, Expect expect,
+      Map<Long, Map<String, Object>> rows, LongSupplier commit) {
+    return expectKeyed(d, baseState, rec, expect, rows, commit, false);
+  }
+
+  /** With {@code savedFromRemovedVersion}: the commit is one of saved results whose read version was removed. */
+  private UnaryOperator<ModelState> expectKeyed(Dataset d, ModelState baseState, KeyRecord rec, Expect expect,
+      Map<Long, Map<String, Object>> rows, LongSupplier commit, boolean savedFromRemovedVersion) {
+    long base = d.version();
+    long before = latestVersion();
+    long returned;
+    try {
+      returned = commit.getAsLong();
+    } catch (IdempotenceKeyConflictException e) {
+      if (expect != Expect.CONFLICT && expect != Expect.ALREADY_OR_CONFLICT) {
+        throw failure("key '" + rec.key + "' raised " + e + ", but the model expects " + expect
+            + (rec.version == null ? " (the key was never committed)" : ""));
+      }
+      if (e.committedVersion() != rec.version) {
+        throw failure("the conflict of key '" + rec.key + "' names v" + e.committedVersion() + ", the key committed v"
+            + rec.version);
+      }
+      pendingOutcome = "key conflict";
+      return latest -> latest;
+    } catch (CommitConflictException | SchemaMismatchException e) {
+      if (expect == Expect.COMMIT) {
+        throw e; // a typed failure of a first commit: the attempt checks that nothing was published
+      }
+      if (expect == Expect.ALREADY_OR_CONFLICT && e instanceof SchemaMismatchException) {
+        pendingOutcome = "schema mismatch"; // results written with another schema than the latest one
+        return latest -> latest;
+      }
+      throw failure("key '" + rec.key + "' (committed at v" + rec.version + ") again, expecting " + expect + ", failed with "
+          + e);
+    }
+    long after = latestVersion();
+    if (expect == Expect.COMMIT) {
+      if (after == before) {
+        throw failure("a keyed append of key '" + rec.key + "', never committed, published nothing (it returned v"
+            + returned + ")");
+      }
+      if (returned != after) {
+        throw failure("a keyed append published v" + after + " but returned v" + returned);
+      }
+      rec.version = after;
+      rec.committedIds = Set.copyOf(rows.keySet());
+      return latest -> latest.withRows(landed(rows, latest));
+    }
+    if (expect == Expect.CONFLICT) {
+      throw failure("key '" + rec.key + "' (committed at v" + rec.version + ") reused with other rows returned v"
+          + returned + (after != before ? " and published v" + after : "")
+          + " instead of raising IdempotenceKeyConflictException");
+    }
+    if (after != before) {
+      throw failure("a retry of key '" + rec.key + "' with the same rows (committed at v" + rec.version
+          + ") published v" + after + " (it returned v" + returned + ")");
+    }
+    if (returned != rec.version) {
+      throw failure("a retry of key '" + rec.key + "' returned v" + returned + ", but the key committed v" + rec.version);
+    }
+    if (d.version() < Math.max(base, rec.version) || d.version() > after) {
+      throw failure("a retry of key '" + rec.key + "' found committed at v" + rec.version + " left its handle at v"
+          + d.version() + " (it was at v" + base + ", the latest is v" + after + ")");
+    }
+    pendingOutcome = "already committed";
+    return latest -> latest;
+  }
+
+  /**
+   * An append of {@code n} new rows under the {@code a}-th application's sequence, through handle {@code h}
+   * (or {@link #NEW_PROCESS}): {@code mode} 0 the watermark's next sequence, 1 a jump ahead, 2 the
+   * watermark's own sequence again, 3 an older one. With {@code newDriver} (and {@code distributed}), the
+   * workers run on handle {@code h}'s version and a new process (the restarted driver) commits their
+   * results. The model expects a sequence above the watermark to
+   * commit (or fail with a typed conflict) and one at or below it to return the watermark's version and
+   * publish nothing.
+   */
+  void sequenced(int h, int a, int mode, int n, boolean distributed, int split, boolean newDriver) {
+    String app = app(a);
+    AppRecord rec = apps.computeIfAbsent(app, AppRecord::new);
+    long seq = switch (Math.floorMod(mode, 4)) {
+      case 0 -> rec.sequence + 1;
+      case 1 -> rec.sequence + 3;
+      case 2 -> Math.max(0, rec.sequence);
+      default -> Math.max(0, rec.sequence - 2);
+    };
+    boolean handOver = newDriver && distributed && h < HANDLES;
+    Dataset workers = handOver ? views[h] : null;
+    onHandle(handOver ? NEW_PROCESS : h, (who, ds) -> attempt(handOver ? "new driver (workers at h" + h + "@v"
+        + workers.version() + ")" : who, ds, "append " + n + " rows as " + app + " sequence " + seq
+        + via(distributed, split), (d, base) -> {
+          boolean replay = seq <= rec.sequence;
+          Map<Long, Map<String, Object>> rows = newRows(n, names(handOver ? workers : d));
+          note("ids " + rows.keySet() + ", watermark " + (rec.sequence < 0 ? "none" : rec.sequence + " at v" + rec.version));
+          long before = latestVersion();
+          long from = d.version();
+          long returned;
+          try {
+            returned = write(handOver ? workers : d, d, rows, opts.commitOptions().withApplicationSequence(app, seq),
+                distributed, split);
+          } catch (CommitConflictException | SchemaMismatchException e) {
+            if (!replay) {
+              throw e;
+            }
+            throw failure("a replay of " + app + " sequence " + seq + " (watermark " + rec.sequence + " at v" + rec.version
+                + ") failed with " + e + " instead of returning v" + rec.version);
+          }
+          long after = latestVersion();
+          if (replay) {
+            if (after != before) {
+              throw failure("a replay of " + app + " sequence " + seq + " (watermark " + rec.sequence + ") published v"
+                  + after);
+            }
+            if (returned != rec.version) {
+              throw failure("a replay of " + app + " sequence " + seq + " returned v" + returned + ", but the watermark "
+                  + rec.sequence + " is at v" + rec.version);
+            }
+            pendingOutcome = "already committed";
+            return latest -> latest;
+          }
+          if (after == before || returned != after) {
+            throw failure(app + " sequence " + seq + " above the watermark " + rec.sequence + " returned v" + returned
+                + " and the latest version went from v" + before + " to v" + after);
+          }
+          rec.sequence = seq;
+          rec.version = after;
+          rec.commits.put(after, seq);
+          return latest -> latest.withRows(landed(rows, latest));
+        }));
+  }
+
+  /**
+   * A driver crash. Handle {@code h}'s driver (or a {@link #NEW_PROCESS}'s) runs a keyed append of the key's
+   * rows (those of its earlier attempt, or {@code n} new ones) and dies: with {@code afterCommit} after the
+   * commit, before learning its outcome; else after writing its files, before committing. The process
+   * restarts (handle {@code h} is re-opened) and the restarted driver asks {@code findCommit(key,
+   * attemptReadVersion)}, which must say COMMITTED at the key's version or NOT_COMMITTED, and follows the
+   * documented protocol: it retries with the same key and rows from a newly opened handle — which must
+   * publish nothing when the key committed, and commit otherwise. With {@code reuse}, a driver that crashed
+   * before committing commits its workers' saved results (read at the crashed attempt's version) instead of
+   * re-running them.
+   */
+  void crash(int h, int k, int n, boolean afterCommit, boolean distributed, int split, boolean reuse) {
+    String key = key(k);
+    KeyRecord rec = keys.computeIfAbsent(key, KeyRecord::new);
+    long[] readVersion = new long[1];
+    List<byte[]> saved = new ArrayList<>();
+    List<Map<Long, Map<String, Object>>> savedRows = new ArrayList<>();
+    List<List<String>> savedColumns = new ArrayList<>();
+    onHandle(h, (who, ds) -> {
+      readVersion[0] = ds.version();
+      if (afterCommit) {
+        keyed(who, ds, key, n, true, distributed, split);
+        history.add(who + " crashed before learning the outcome");
+        return;
+      }
+      List<String> cols = names(ds);
+      Map<Long, Map<String, Object>> rows = rec.rows != null ? project(rec.rows, cols) : newRows(n, cols);
+      if (rec.version == null) {
+        rec.rows = rows;
+        rec.columns = cols;
+      }
+      rec.everyId.addAll(rows.keySet());
+      try (DistributedWriter worker = ds.newFragmentWriter();
+          VectorSchemaRoot batch = batch(ds.schema().toArrow(), rows)) {
+        saved.add(worker.write(List.of(batch)).encode());
+      }
+      save(rec, saved, rows, cols, ds.version());
+      savedRows.add(rows);
+      savedColumns.add(cols);
+      history.add(who + "@v" + ds.version() + " keyed append " + key + ": wrote ids " + rows.keySet()
+          + ", crashed before committing");
+    });
+    if (h < HANDLES) {
+      restart(h);
+    }
+    try (Dataset restarted = Dataset.open(uri, restarted())) {
+      CommitLookup found = restarted.findCommit(key, readVersion[0]);
+      history.add("restarted driver: findCommit(" + key + ", " + readVersion[0] + ") -> " + found.status()
+          + (found.isCommitted() ? " v" + found.version() : ""));
+      expectLookup(rec, readVersion[0], found, "after a crash");
+      if (reuse && !saved.isEmpty()) {
+        // The driver kept its workers' results (a checkpoint): it commits them instead of re-running the workers.
+        attempt("restarted driver", restarted, "keyed append " + key + ": commit the crashed attempt's saved results"
+            + " (read at v" + readVersion[0] + ")", (d, base) -> {
+              Expect expect = rec.version == null ? Expect.COMMIT
+                  : savedColumns.get(0).equals(rec.columns) ? Expect.ALREADY : Expect.ALREADY_OR_CONFLICT;
+              note("ids " + savedRows.get(0).keySet() + ", expect " + expect);
+              List<WriteResult> results = List.of(WriteResult.decode(saved.get(0)));
+              return expectKeyed(d, base, rec, expect, savedRows.get(0),
+                  () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(key)));
+            });
+      } else {
+        keyed("restarted driver", restarted, key, n, true, !distributed, split + 1);
+      }
+    }
+  }
+
+  private static void save(KeyRecord rec, List<byte[]> results, Map<Long, Map<String, Object>> rows,
+      List<String> columns, long read) {
+    rec.saved = List.copyOf(results);
+    rec.savedRows = rows;
+    rec.savedColumns = columns;
+    rec.savedRead = read;
+  }
+
+  /**
+   * A restarted driver (a new process) commits the workers' results it kept from the {@code k}-th key's
+   * latest attempt through workers — possibly read at a version a cleanup removed, under another schema.
+   * The model expects: a key never committed commits them (or a typed conflict); the committed rows again
+   * are recognised (publish nothing); other rows raise IdempotenceKeyConflictException. (A cleanup discards
+   * the results of keys not committed: their files may be gone.)
+   */
+  void commitSaved(int k) {
+    KeyRecord rec = keys.get(key(k));
+    if (rec == null || rec.saved == null) {
+      history.add("restarted driver: no saved results of " + key(k));
+      return;
+    }
+    try (Dataset driver = Dataset.open(uri, restarted())) {
+      attempt("restarted driver", driver, "keyed append " + rec.key + ": commit saved results read at v" + rec.savedRead,
+          (d, base) -> {
+            boolean sameRows = rec.version != null && rec.committedIds.equals(rec.savedRows.keySet());
+            Expect expect = rec.version == null ? Expect.COMMIT
+                : !sameRows ? Expect.CONFLICT
+                : rec.savedColumns.equals(rec.columns) ? Expect.ALREADY : Expect.ALREADY_OR_CONFLICT;
+            note("ids " + rec.savedRows.keySet() + ", expect " + expect);
+            if (rec.version == null) {
+              rec.rows = rec.savedRows;
+              rec.columns = rec.savedColumns;
+            }
+            List<WriteResult> results = rec.saved.stream().map(WriteResult::decode).toList();
+            return expectKeyed(d, base, rec, expect, rec.savedRows,
+                () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(rec.key)),
+                !live.contains(rec.savedRead));
+          });
+    }
+  }
+
+  /** Closes handle {@code h} and opens it again at the latest version, as a restarted process (a new session). */
+  void restart(int h) {
+    if (views[h] != roots[h]) {
+      views[h].close();
+    }
+    views[h] = null;
+    Dataset old = roots[h];
+    roots[h] = null;
+    old.close();
+    roots[h] = Dataset.open(uri, restarted());
+    views[h] = roots[h];
+    history.add("h" + h + " restarts (new process, new session) -> v" + roots[h].version());
+  }
+
+  /**
+   * Advances the clock {@code hours} (well within the idempotence retention) and cleans up, through handle
+   * {@code h}, every version but the latest; every file no longer referenced goes too.
+   */
+  void cleanup(int h, int hours) {
+    clock.advance(Duration.ofHours(hours));
+    long latest = latestVersion();
+    CleanupReport report = views[h].cleanup(
+        CleanupOptions.builder().before(clock.instant()).safetyWindow(Duration.ofMinutes(30)).build());
+    List<Long> remaining = roots[0].versions().stream().map(VersionInfo::version).toList();
+    history.add("h" + h + " cleanup after +" + hours + "h: removed " + report.versionsRemoved().size() + " versions, "
+        + report.filesRemoved() + " files");
+    if (!remaining.equals(List.of(latest))) {
+      throw failure("after a cleanup down to the latest version v" + latest + ", the versions are " + remaining);
+    }
+    live.clear();
+    live.add(latest);
+    // Unreferenced files went too: results kept for keys never committed no longer have their files.
+    keys.values().stream().filter(r -> r.version == null).forEach(r -> r.saved = null);
+  }
+
+  /**
+   * Advances the clock past the idempotence retention: every key and watermark committed so far expires
+   * with the next commit (after which findCommit must say UNKNOWN for them, never NOT_COMMITTED). The key
+   * and application pools move to a new generation, never used before.
+   */
+  void expire() {
+    clock.advance(LedgerUpdate.DEFAULT_RETENTION.plusHours(1));
+    long latest = latestVersion();
+    keys.values().stream().filter(r -> r.expiredAfter == null).forEach(r -> r.expiredAfter = latest);
+    apps.values().stream().filter(r -> r.expiredAfter == null).forEach(r -> r.expiredAfter = latest);
+    generation++;
+    history.add("clock +" + LedgerUpdate.DEFAULT_RETENTION.plusHours(1).toHours() + "h, past the retention: keys and"
+        + " watermarks so far expire with the next commit after v" + latest + "; new keys are g" + generation + "/...");
+  }
+
+  private void onHandle(int h, BiConsumer<String, Dataset> body) {
+    if (h < HANDLES) {
+      body.accept("h" + h, views[h]);
+      return;
+    }
+    try (Dataset fresh = Dataset.open(uri, restarted())) {
+      body.accept("new process", fresh);
+    }
+  }
+
+  /** The options of a restarted process: the same store and clock, a new session (cold caches). */
+  private DatasetOptions restarted() {
+    return opts.toBuilder().session(new Session(4 << 20)).build();
+  }
+
+  private static String via(boolean distributed, int split) {
+    return distributed ? " via workers split at " + split : " via append rotated by " + split;
+  }
+
+  /**
+   * Appends {@code rows} with {@code options}: one batch through {@code d.append}, rotated by {@code split}
+   * rows; or, {@code distributed}, two results of workers on {@code workers}' version (split after row {@code
+   * split}, encoded and decoded as a driver receives them) committed with {@code d.commitWriteResults}.
+   */
+  private long write(Dataset workers, Dataset d, Map<Long, Map<String, Object>> rows, CommitOptions options,
+      boolean distributed, int split) {
+    List<Map.Entry<Long, Map<String, Object>>> order = new ArrayList<>(rows.entrySet());
+    Schema schema = workers.schema().toArrow();
+    if (!distributed) {
+      Collections.rotate(order, split);
+      try (VectorSchemaRoot batch = batch(schema, ordered(order))) {
+        return d.append(List.of(batch), options);
+      }
+    }
+    int cut = Math.floorMod(split, order.size() + 1);
+    List<WriteResult> results = new ArrayList<>();
+    for (List<Map.Entry<Long, Map<String, Object>>> part : List.of(order.subList(0, cut),
+        order.subList(cut, order.size()))) {
+      if (part.isEmpty()) {
+        continue;
+      }
+      try (DistributedWriter worker = workers.newFragmentWriter();
+          VectorSchemaRoot batch = batch(schema, ordered(part))) {
+        results.add(WriteResult.decode(worker.write(List.of(batch)).encode()));
+      }
+    }
+    lastResults = results.stream().map(WriteResult::encode).toList();
+    return d.commitWriteResults(results, options);
+  }
+
+  private static Map<Long, Map<String, Object>> ordered(List<Map.Entry<Long, Map<String, Object>>> entries) {
+    Map<Long, Map<String, Object>> out = new LinkedHashMap<>();
+    entries.forEach(e -> out.put(e.getKey(), e.getValue()));
+    return out;
+  }
+
+  /** {@code rows} with exactly {@code columns} (a column they lack is null). */
+  private static Map<Long, Map<String, Object>> project(Map<Long, Map<String, Object>> rows, List<String> columns) {
+    Map<Long, Map<String, Object>> out = new LinkedHashMap<>();
+    rows.forEach((id, row) -> {
+      Map<String, Object> r = new HashMap<>();
+      columns.forEach(c -> r.put(c, row.get(c)));
+      out.put(id, r);
+    });
+    return out;
+  }
+
+  /** Appended {@code rows} as they read in {@code latest}'s schema. */
+  private static Map<Long, Map<String, Object>> landed(Map<Long, Map<String, Object>> rows, ModelState latest) {
+    return project(rows, latest.columns());
+  }
+
+  /**
+   * What findCommit must answer for {@code rec}'s key and an attempt read at {@code attemptRead}: COMMITTED at
+   * the key's version; UNKNOWN once it expired (the model asks only with read versions before the key's
+   * commit); for a key never committed NOT_COMMITTED — or UNKNOWN when an expiry may have made the ledger
+   * incomplete since {@code attemptRead}, never COMMITTED.
+   */
+  private void expectLookup(KeyRecord rec, long attemptRead, CommitLookup found, String context) {
+    long latest = latestVersion();
+    String call = "findCommit(" + rec.key + ", " + attemptRead + ") " + context + " -> " + found + "; ";
+    boolean expired = rec.expiredAfter != null && latest > rec.expiredAfter;
+    if (rec.version != null && !expired) {
+      if (!found.isCommitted() || found.version() != rec.version) {
+        throw failure(call + "the model says committed at v" + rec.version);
+      }
+    } else if (rec.version != null) {
+      if (found.status() != CommitLookup.Status.UNKNOWN) {
+        throw failure(call + "the key committed at v" + rec.version + " and expired after v" + rec.expiredAfter
+            + ": the model expects UNKNOWN");
+      }
+    } else if (found.isCommitted()) {
+      throw failure(call + "the key was never committed");
+    } else if (found.status() == CommitLookup.Status.UNKNOWN && (attemptRead >= latest || !anyExpiry())) {
+      throw failure(call + "the key was never committed and nothing expired since the attempt's read version:"
+          + " the model expects NOT_COMMITTED");
+    }
+  }
+
+  private boolean anyExpiry() {
+    return generation > 0;
+  }
+
+  /** The rows of every key's attempts: only those of its commit may be in the table, each once. */
+  private void checkKeyedRows(ModelState latest) {
+    for (KeyRecord rec : keys.values()) {
+      List<Long> stray = rec.everyId.stream()
+          .filter(id -> latest.rows().containsKey(id) && !rec.committedIds.contains(id)).sorted().toList();
+      if (!stray.isEmpty()) {
+        throw failure("rows of key '" + rec.key + "' that its commit" + (rec.version == null ? " (none)"
+            : " (v" + rec.version + ", ids " + new TreeSet<>(rec.committedIds) + ")") + " did not write are in the"
+            + " table: ids " + stray);
+      }
+    }
+  }
+
+  /** Every key's findCommit answers and every application's watermark, from the latest version's ledger. */
+  private void checkLedger(long latest) {
+    Dataset ds = roots[0];
+    for (KeyRecord rec : keys.values()) {
+      expectLookup(rec, 0, ds.findCommit(rec.key), "after the step");
+      if (rec.version != null) {
+        expectLookup(rec, rec.version - 1, ds.findCommit(rec.key, rec.version - 1), "after the step");
+      } else {
+        expectLookup(rec, latest, ds.findCommit(rec.key, latest), "after the step");
+      }
+    }
+    KeyRecord never = new KeyRecord("g" + generation + "/never");
+    expectLookup(never, 0, ds.findCommit(never.key), "after the step");
+    expectLookup(never, latest, ds.findCommit(never.key, latest), "after the step");
+    for (AppRecord rec : apps.values()) {
+      Optional<CommitLedger.SequenceWatermark> mark = ds.applicationWatermark(rec.app);
+      boolean expired = rec.expiredAfter != null && latest > rec.expiredAfter;
+      if (rec.sequence < 0 || expired) {
+        if (mark.isPresent()) {
+          throw failure("the watermark of " + rec.app + " is " + mark.get() + "; the model expects none"
+              + (expired ? " (it expired after v" + rec.expiredAfter + ")" : ""));
+        }
+      } else if (mark.isEmpty() || mark.get().sequence() != rec.sequence || mark.get().version() != rec.version) {
+        throw failure("the watermark of " + rec.app + " is " + mark + "; the model's is sequence " + rec.sequence + " at v"
+            + rec.version);
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- the protocol of one write
 
   private String pendingNote;
+  private String pendingOutcome;
 
   private void note(String text) {
     pendingNote = pendingNote == null ? text : pendingNote + ", " + text;
@@ -266,12 +837,33 @@ public final class ModelWorld implements AutoCloseable {
    * computed from the state of the handle's version, to apply to the latest state if Quiver committed.
    */
   private void attempt(int h, String what, BiFunction<Dataset, ModelState, UnaryOperator<ModelState>> op) {
-    Dataset ds = views[h];
+    readable(h);
+    attempt("h" + h, views[h], what, op);
+  }
+
+  /**
+   * Moves handle {@code h} to the latest version if a cleanup removed its version: an operation that reads
+   * the table's data cannot run on a removed version (its files may be gone). Appends write only, so they
+   * run from removed versions, and must then commit safely or fail with a typed conflict.
+   */
+  private void readable(int h) {
+    if (!live.contains(views[h].version())) {
+      long was = views[h].version();
+      replaceView(h, roots[h].checkoutLatest());
+      history.add("h" + h + " refresh (v" + was + " was removed) -> v" + views[h].version());
+    }
+  }
+
+  /** {@link #attempt(int, String, BiFunction)} on any handle ({@code who} names it in the history). */
+  private void attempt(String who, Dataset ds, String what,
+      BiFunction<Dataset, ModelState, UnaryOperator<ModelState>> op) {
+    clock.advance(Duration.ofSeconds(1));
     long base = ds.version();
     long before = latestVersion();
     ModelState baseState = states.get(base);
-    String line = "h" + h + "@v" + base + " " + what;
+    String line = who + "@v" + base + " " + what;
     pendingNote = null;
+    pendingOutcome = null;
     UnaryOperator<ModelState> change;
     try {
       change = op.apply(ds, baseState);
@@ -294,8 +886,9 @@ public final class ModelWorld implements AutoCloseable {
     }
     long after = latestVersion();
     if (after == before) {
-      history.add(line + notes() + " -> nothing to commit");
-      outcomes.add(kind(what) + " -> nothing to commit");
+      String outcome = pendingOutcome == null ? "nothing to commit" : pendingOutcome;
+      history.add(line + notes() + " -> " + outcome);
+      outcomes.add(kind(what) + " -> " + outcome);
       ModelState expected = change.apply(baseState);
       if (!expected.equals(baseState)) {
         throw failure(what + " committed nothing, but the model expects a change at v" + base + ": "
@@ -312,6 +905,7 @@ public final class ModelWorld implements AutoCloseable {
       throw failure("the committing handle is at v" + ds.version() + ", not at its commit v" + after);
     }
     states.put(after, change.apply(states.get(before)));
+    live.add(after);
   }
 
   private String notes() {
@@ -330,17 +924,18 @@ public final class ModelWorld implements AutoCloseable {
       throw failure("latest version is " + latest + ", the model's is " + states.lastKey());
     }
     List<Long> toScan = new ArrayList<>(List.of(latest));
-    Long previous = states.lowerKey(latest);
+    Long previous = live.lower(latest);
     if (previous != null) {
       toScan.add(previous);
     }
-    List<Long> older = new ArrayList<>(states.headMap(previous == null ? latest : previous).keySet());
+    List<Long> older = new ArrayList<>(live.headSet(previous == null ? latest : previous));
     for (int i = 0; i < SAMPLED_VERSIONS && !older.isEmpty(); i++) {
       toScan.add(older.remove(sampler.nextInt(older.size())));
     }
     for (long v : toScan) {
       try (Dataset at = roots[0].checkout(v)) {
-        String diff = states.get(v).diff(scan(at));
+        ModelState actual = scan(at);
+        String diff = states.get(v).diff(actual);
         if (diff != null) {
           throw failure("version " + v + " differs from the model: " + diff);
         }
@@ -349,9 +944,11 @@ public final class ModelWorld implements AutoCloseable {
           if (!report.isValid()) {
             throw failure("validate() failed at v" + v + ": " + report);
           }
+          checkKeyedRows(actual);
         }
       }
     }
+    checkLedger(latest);
   }
 
   private AssertionError failure(String message) {
