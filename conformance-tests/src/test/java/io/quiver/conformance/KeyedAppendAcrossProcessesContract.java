@@ -22,22 +22,25 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * E1 and E3 with real processes on the local filesystem: a driver JVM commits a keyed append and exits
+ * E1 and E3 with real processes on a store: a driver JVM commits a keyed append and exits
  * (it never reports back, as if it crashed); a second JVM — nothing shared but the table — retries the
  * same key and rows, and a third reuses the key for other rows. Then the same after 20 commits and a
  * cleanup down to the latest version (E2).
  */
-class KeyedAppendAcrossProcessesTest {
+public abstract class KeyedAppendAcrossProcessesContract {
   @TempDir Path tempDir;
 
-  private String child(Path table, long from, int rows, String key) throws Exception {
+  /** The store under test; its table must be reachable from another JVM (so not the memory store). */
+  protected abstract StoreFixture fixture();
+
+  private String child(String uri, long from, int rows, String key) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Path err = tempDir.resolve("child-" + System.nanoTime() + ".err");
-    Process p = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-        "-cp", System.getProperty("java.class.path"), KeyedAppendChild.class.getName(), table.toUri().toString(),
-        Long.toString(from), Integer.toString(rows), key)
-        .redirectError(err.toFile())
-        .start();
+    List<String> command = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+        KeyedAppendChild.class.getName(), uri, Long.toString(from), Integer.toString(rows), key));
+    fixture().storeOptions().forEach((k, v) -> command.add(k + "=" + v));
+    Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
     String out = new String(p.getInputStream().readAllBytes(), UTF_8).trim();
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child did not exit");
     assertEquals(0, p.exitValue(), () -> "child failed: " + read(err));
@@ -54,17 +57,17 @@ class KeyedAppendAcrossProcessesTest {
 
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void aKeyedAppendRetriedFromAnotherProcessCommitsOnce() throws Exception {
-    Path table = tempDir.resolve("table");
-    String uri = table.toUri().toString();
+  void e1_aKeyedAppendRetriedFromAnotherProcessCommitsOnceAlsoAfterACleanup() throws Exception {
+    String uri = fixture().newTableUri();
     try (RootAllocator allocator = new RootAllocator()) {
-      DatasetOptions options = DatasetOptions.builder().allocator(allocator).build();
+      DatasetOptions options = DatasetOptions.builder().allocator(allocator).storeOptions(fixture().storeOptions())
+          .build();
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
         Dataset.create(uri, SampleTable.SCHEMA, List.of(b), options).close();
       }
-      assertEquals("VERSION 2", child(table, 10, 12, "job-x/1"));
-      assertEquals("VERSION 2", child(table, 10, 12, "job-x/1"), "the retry from a new process is recognised");
-      assertEquals("CONFLICT 2", child(table, 50, 3, "job-x/1"), "the key reused for other rows");
+      assertEquals("VERSION 2", child(uri, 10, 12, "job-x/1"));
+      assertEquals("VERSION 2", child(uri, 10, 12, "job-x/1"), "the retry from a new process is recognised");
+      assertEquals("CONFLICT 2", child(uri, 50, 3, "job-x/1"), "the key reused for other rows");
       try (Dataset ds = Dataset.open(uri, options)) {
         assertEquals(2, ds.latestVersion());
         assertEquals(2, ds.findCommit("job-x/1").version());
@@ -77,7 +80,7 @@ class KeyedAppendAcrossProcessesTest {
         ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
         assertEquals(1, ds.versions().size());
       }
-      assertEquals("VERSION 2", child(table, 10, 12, "job-x/1"), "recognised after 20 commits and a cleanup");
+      assertEquals("VERSION 2", child(uri, 10, 12, "job-x/1"), "recognised after 20 commits and a cleanup");
       try (Dataset ds = Dataset.open(uri, options)) {
         assertEquals(22, ds.latestVersion());
         assertTrue(ds.validate().isValid());
