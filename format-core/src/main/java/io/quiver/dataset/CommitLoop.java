@@ -130,18 +130,16 @@ final class CommitLoop {
       }
       if (!newer.isEmpty() && newer.get(0) != known + 1) {
         // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
-        {
-          throw new StaleReadVersionException(
-              known, newer.get(0),
-              "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
-                  + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
-                      : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
-                  + " committed after version " + known
-                  + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
-                  + " re-open the latest version (" + newest.get().version() + "), redo the change and commit again."
-                  + (tracked(txn) ? " Its idempotence key or application sequence is not in the latest version's"
-                      + " ledger; findCommit tells whether an earlier attempt may have committed." : ""));
-        }
+        throw new StaleReadVersionException(
+            known, newer.get(0),
+            "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
+                + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
+                    : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
+                + " committed after version " + known
+                + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
+                + " re-open the latest version (" + newest.get().version() + "), redo the change and commit again."
+                + (tracked(txn) ? " Its idempotence key or application sequence is not in the latest version's"
+                    + " ledger; findCommit tells whether an earlier attempt may have committed." : ""));
       }
       // Only transactions are needed to check each version; only the newest manifest is built upon.
       for (long version : newer) {
@@ -161,15 +159,14 @@ final class CommitLoop {
       }
       if (latest.isPresent()) {
         checkWriterFeatures(latest.get());
-        Optional<Idempotence.Already> already = Idempotence.inLedger(txn, latest.get(), io.location());
-        if (already.isPresent()) {
-          return alreadyCommitted(txn, latest.get(), already.get());
-        }
         if (latest.get().ledger().isEmpty() && latest.get().version() != seededFor) {
           // A table written before the ledger: start it from the history still present.
           seededFor = latest.get().version();
           latest = Optional.of(latest.get().withLedger(Idempotence.seed(io, latest.get())));
-          already = Idempotence.inLedger(txn, latest.get(), io.location());
+        }
+        if (newest.isEmpty() || latest.get().version() == seededFor) {
+          // Nothing newer was read this attempt (or the ledger was just seeded): ask the base's ledger.
+          Optional<Idempotence.Already> already = Idempotence.inLedger(txn, latest.get(), io.location());
           if (already.isPresent()) {
             return alreadyCommitted(txn, latest.get(), already.get());
           }
