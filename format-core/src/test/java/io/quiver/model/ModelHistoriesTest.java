@@ -196,8 +196,8 @@ class ModelHistoriesTest {
   }
 
   /**
-   * Known bug 3 (found by the model-based property, seed 20261129, try 9, shrunk to these four steps; not
-   * fixed): a restarted driver commits, under the same idempotence key, the very results already committed
+   * Known bug 3 (found by the model-based property, seed 20261129, quick depth, try 9, shrunk to these four
+   * steps; not fixed): a restarted driver commits, under the same idempotence key, the very results already committed
    * (v2), read at a version a cleanup removed, after a schema change: {@code commitWriteResults} fails with
    * SchemaMismatchException ("rewrite the data with writers opened at one version") instead of returning
    * v2. Rewriting at the latest schema then raises IdempotenceKeyConflictException (the digest covers the
@@ -222,6 +222,15 @@ class ModelHistoriesTest {
       w.cleanup(0, 1);
       w.addComputedColumn(0);
       w.commitSaved(0);
+      w.check();
+    }
+    // The same found by the long run (seed 20261129, -Pconformance-long, try 174, shrunk to 4 steps): h1's
+    // driver, at v1, wrote k2's rows again and crashed; restarted, it commits those results after the cleanup.
+    try (ModelWorld w = world().strict()) {
+      w.crash(0, 2, 1, true, false, 0, false); // k2 at v2; the recovery retry is recognised
+      w.cleanup(0, 1);
+      w.addNullColumn(0);
+      w.crash(1, 2, 1, false, false, 0, true);
       w.check();
     }
   }

@@ -407,11 +407,12 @@ public final class ModelWorld implements AutoCloseable {
       rec.everyId.addAll(rows.keySet());
       CommitOptions options = opts.commitOptions().withIdempotenceKey(key);
       lastResults = null;
+      long read = d.version();
       try {
         return expectKeyed(d, base, rec, expect, rows, () -> write(d, d, rows, options, distributed, split));
       } finally {
         if (lastResults != null) {
-          save(rec, lastResults, rows, cols, d.version());
+          save(rec, lastResults, rows, cols, read);
         }
       }
     });
@@ -621,7 +622,8 @@ public final class ModelWorld implements AutoCloseable {
               note("ids " + savedRows.get(0).keySet() + ", expect " + expect);
               List<WriteResult> results = List.of(WriteResult.decode(saved.get(0)));
               return expectKeyed(d, base, rec, expect, savedRows.get(0),
-                  () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(key)));
+                  () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(key)),
+                  !live.contains(readVersion[0]));
             });
       } else {
         keyed("restarted driver", restarted, key, n, true, !distributed, split + 1);
