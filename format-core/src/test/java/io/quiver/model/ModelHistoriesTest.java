@@ -217,6 +217,15 @@ class ModelHistoriesTest {
       w.commitSaved(0);
       w.check();
     }
+    // The same found by the long run (seed 20261129, -Pconformance-long, try 174, shrunk to 4 steps): h1's
+    // driver, at v1, wrote k2's rows again and crashed; restarted, it commits those results after the cleanup.
+    try (ModelWorld w = world()) {
+      w.crash(0, 2, 1, true, false, 0, false); // k2 at v2; the recovery retry is recognised
+      w.cleanup(0, 1);
+      w.addNullColumn(0);
+      w.crash(1, 2, 1, false, false, 0, true);
+      w.check();
+    }
   }
 
   /** Committed keyed results kept by the driver are recognised from a removed read version (same schema). */

@@ -78,6 +78,16 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * actions add ({@code c1}, {@code c2}, ...; names are never reused, so a name identifies one field). A
  * cell's value is a function of its row id and column (and, for rewrites, a salt), so the model never
  * needs Quiver's data to know what a cell should hold.
+ *
+ * <p>Exactly-once: keyed appends (keys from a small pool per generation, through {@code append} or workers'
+ * results; retried with the same rows, reused with others), application sequences, driver crashes
+ * recovered through {@code findCommit}, restarted processes (new handles with their own session), cleanups
+ * down to the latest version and expiry of the idempotence ledger. Time is the world's {@link ModelClock}
+ * (commit times, cleanup cutoffs, ledger expiry): a second per step, 1 to 3 hours per cleanup (well within
+ * {@code idempotence.retention}), and past the retention only in {@link #expire}. After every step, besides
+ * the scans: every key's rows appear at most once and only those of its commit, {@code findCommit} answers
+ * COMMITTED at the key's version (UNKNOWN once expired, never NOT_COMMITTED), NOT_COMMITTED for keys never
+ * committed, and every application's watermark is the model's highest committed sequence.
  */
 public final class ModelWorld implements AutoCloseable {
   public static final int HANDLES = 3;
@@ -379,11 +389,12 @@ public final class ModelWorld implements AutoCloseable {
       rec.everyId.addAll(rows.keySet());
       CommitOptions options = opts.commitOptions().withIdempotenceKey(key);
       lastResults = null;
+      long read = d.version();
       try {
         return expectKeyed(d, base, rec, expect, rows, () -> write(d, d, rows, options, distributed, split));
       } finally {
         if (lastResults != null) {
-          save(rec, lastResults, rows, cols, d.version());
+          save(rec, lastResults, rows, cols, read);
         }
       }
     });
@@ -391,12 +402,6 @@ public final class ModelWorld implements AutoCloseable {
 
   private UnaryOperator<ModelState> expectKeyed(Dataset d, ModelState baseState, KeyRecord rec, Expect expect,
       Map<Long, Map<String, Object>> rows, LongSupplier commit) {
-    return expectKeyed(d, baseState, rec, expect, rows, commit, false);
-  }
-
-  /** With {@code savedFromRemovedVersion}: the commit is one of saved results whose read version was removed. */
-  private UnaryOperator<ModelState> expectKeyed(Dataset d, ModelState baseState, KeyRecord rec, Expect expect,
-      Map<Long, Map<String, Object>> rows, LongSupplier commit, boolean savedFromRemovedVersion) {
     long base = d.version();
     long before = latestVersion();
     long returned;
@@ -622,8 +627,7 @@ public final class ModelWorld implements AutoCloseable {
             }
             List<WriteResult> results = rec.saved.stream().map(WriteResult::decode).toList();
             return expectKeyed(d, base, rec, expect, rec.savedRows,
-                () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(rec.key)),
-                !live.contains(rec.savedRead));
+                () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(rec.key)));
           });
     }
   }
