@@ -2,52 +2,53 @@ package io.quiver.model;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
+import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.CommitLookup;
 import io.quiver.dataset.CommitOptions;
-import io.quiver.dataset.DistributedWriter;
-import io.quiver.dataset.Session;
-import io.quiver.dataset.VersionInfo;
-import io.quiver.dataset.WriteResult;
-import io.quiver.exceptions.IdempotenceKeyConflictException;
-import io.quiver.manifest.CommitLedger;
-import io.quiver.txn.LedgerUpdate;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.BiConsumer;
-import java.util.function.LongSupplier;
-import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.DistributedWriter;
+import io.quiver.dataset.Session;
 import io.quiver.dataset.StagedColumnWrite;
 import io.quiver.dataset.ValidationReport;
+import io.quiver.dataset.VersionInfo;
+import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CommitConflictException;
+import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StaleReadVersionException;
+import io.quiver.manifest.CommitLedger;
 import io.quiver.manifest.Fragment;
 import io.quiver.predicate.Predicate;
+import io.quiver.scenario.ScenarioTable.ManualClock;
+import io.quiver.txn.LedgerUpdate;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -82,7 +83,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p>Exactly-once: keyed appends (keys from a small pool per generation, through {@code append} or workers'
  * results; retried with the same rows, reused with others), application sequences, driver crashes
  * recovered through {@code findCommit}, restarted processes (new handles with their own session), cleanups
- * down to the latest version and expiry of the idempotence ledger. Time is the world's {@link ModelClock}
+ * down to the latest version and expiry of the idempotence ledger. Time is the world's {@link ManualClock}
  * (commit times, cleanup cutoffs, ledger expiry): a second per step, 1 to 3 hours per cleanup (well within
  * {@code idempotence.retention}), and past the retention only in {@link #expire}. After every step, besides
  * the scans: every key's rows appear at most once and only those of its commit, {@code findCommit} answers
@@ -100,7 +101,7 @@ public final class ModelWorld implements AutoCloseable {
   private static final int SAMPLED_VERSIONS = 1;
 
   private final RootAllocator allocator = new RootAllocator();
-  private final ModelClock clock = new ModelClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+  private final ManualClock clock = new ManualClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
   private final String uri;
   private final DatasetOptions opts;
   /** Versions a cleanup has not removed (the model keeps every state: stale handles build on removed ones). */
