@@ -2,7 +2,6 @@ package io.quiver.bench;
 
 import io.quiver.bench.data.BenchData;
 import io.quiver.bench.lance.LanceTable;
-import java.util.List;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
@@ -17,6 +16,7 @@ import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;

@@ -2,8 +2,8 @@ package io.quiver.conformance;
 
 import io.quiver.scenario.CheckpointScenarios;
 import io.quiver.scenario.CommitScenarios;
-import io.quiver.scenario.ExactlyOnceScenarios;
 import io.quiver.scenario.DerivedColumnScenarios;
+import io.quiver.scenario.ExactlyOnceScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.scenario.StructValidityScenarios;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.ObjectInfo;
-import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStore.ObjectWriter;
+import io.quiver.store.ObjectStore;
 import io.quiver.store.local.LocalObjectStore;
 import java.io.IOException;
 import java.nio.charset.Charset;

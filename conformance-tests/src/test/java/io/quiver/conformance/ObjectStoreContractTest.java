@@ -10,14 +10,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
-import io.quiver.store.CommitStore;
 import io.quiver.store.CommitStore.ClaimResult;
+import io.quiver.store.CommitStore;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
-import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStore.ObjectWriter;
 import io.quiver.store.ObjectStore.PutResult;
+import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import java.io.IOException;
 import java.util.ArrayList;

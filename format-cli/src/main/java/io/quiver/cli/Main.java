@@ -7,10 +7,10 @@ import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 /**
  * The {@code quiver} command. Exit codes, decided in one place ({@link #exitCode}):

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.sun.net.httpserver.HttpServer;
-import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import java.io.IOException;
 import java.io.OutputStream;

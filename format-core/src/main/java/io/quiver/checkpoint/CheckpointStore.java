@@ -1,6 +1,9 @@
 package io.quiver.checkpoint;
 
+import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.WriteResult;
+import io.quiver.internal.checkpoint.ObjectStoreCheckpointStore;
+import io.quiver.store.ObjectStore;
 import java.util.List;
 
 /**
@@ -12,8 +15,28 @@ import java.util.List;
  * <p>Life of a checkpoint: tasks {@link #stage} their results (atomic per task, safe to repeat); the engine
  * {@link #seal}s it once every task of the checkpoint has staged; the driver commits the sealed results
  * (see {@link CheckpointedWriter#finalize}) and {@link #markCommitted marks} it committed.
+ *
+ * <p>{@link #open} and {@link #in} give the store Quiver provides, under {@code _staging/} of an object
+ * store; every object is created with a conditional put, so concurrent or repeated calls converge. In the
+ * table's own store (the table URI), {@link io.quiver.dataset.Dataset#cleanup cleanup} knows the staged
+ * checkpoints and never removes the data files of a sealed, uncommitted one. A store at another URI is not
+ * seen by cleanup: then the table's safety window must exceed the longest time between a worker's write
+ * and the driver's commit.
  */
-public interface CheckpointStore {
+public interface CheckpointStore extends AutoCloseable {
+
+  /**
+   * The checkpoint store under {@code uri}'s {@code _staging/} (normally the table URI), opened with
+   * {@code options}' store registry and options. Close it when done: it closes the store it opened.
+   */
+  static CheckpointStore open(String uri, DatasetOptions options) {
+    return ObjectStoreCheckpointStore.open(uri, options);
+  }
+
+  /** The checkpoint store under {@code store}'s {@code _staging/}; closing it does not close {@code store}. */
+  static CheckpointStore in(ObjectStore store) {
+    return new ObjectStoreCheckpointStore(store);
+  }
 
   /**
    * Stages one task's results, atomically: either all of them are staged or none. Staging the same
@@ -47,4 +70,8 @@ public interface CheckpointStore {
 
   /** Where the checkpoint stands. */
   CheckpointStatus status(String jobId, String checkpointId);
+
+  /** Releases what {@link #open} opened; a no-op for a store over a caller's {@link ObjectStore}. */
+  @Override
+  default void close() {}
 }

@@ -1,8 +1,8 @@
 package io.quiver.checkpoint;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
-import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.CommitLookup;
+import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.CommitRecord;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.WriteMode;
@@ -10,6 +10,7 @@ import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CheckpointStateException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.checkpoint.StagingLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

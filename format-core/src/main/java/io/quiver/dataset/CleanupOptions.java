@@ -68,7 +68,7 @@ public final class CleanupOptions {
   }
 
   /** The cutoff instant given the current time: versions committed strictly before it may be removed. */
-  Instant cutoff(Instant now) {
+  public Instant cutoff(Instant now) {
     return before.orElseGet(() -> now.minus(olderThan));
   }
 

@@ -24,7 +24,7 @@ public final class ColumnSchema {
   private final Set<Integer> newFieldIds;
   private final Schema inputs;
 
-  ColumnSchema(String tableLocation, long readVersion, Schema contract, Set<Integer> newFieldIds, Schema inputs) {
+  public ColumnSchema(String tableLocation, long readVersion, Schema contract, Set<Integer> newFieldIds, Schema inputs) {
     this.tableLocation = tableLocation;
     this.readVersion = readVersion;
     this.contract = contract;

@@ -32,11 +32,11 @@ public record CommitLookup(
   /** The three answers. */
   public enum Status { COMMITTED, NOT_COMMITTED, UNKNOWN }
 
-  static CommitLookup committed(CommitRecord record, long latest, long completeFrom, long attemptReadVersion) {
+  static public CommitLookup committed(CommitRecord record, long latest, long completeFrom, long attemptReadVersion) {
     return new CommitLookup(Status.COMMITTED, Optional.of(record), latest, completeFrom, attemptReadVersion);
   }
 
-  static CommitLookup absent(long latest, long completeFrom, long attemptReadVersion) {
+  static public CommitLookup absent(long latest, long completeFrom, long attemptReadVersion) {
     Status status = completeFrom <= attemptReadVersion + 1 ? Status.NOT_COMMITTED : Status.UNKNOWN;
     return new CommitLookup(status, Optional.empty(), latest, completeFrom, attemptReadVersion);
   }

@@ -1,8 +1,8 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.txn.LedgerUpdate;
-import io.quiver.txn.LedgerUpdate.ApplicationSequence;
+import io.quiver.internal.txn.LedgerUpdate.ApplicationSequence;
+import io.quiver.internal.txn.LedgerUpdate;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -76,7 +76,7 @@ public record CommitOptions(
       }
     });
     for (String key : properties.keySet()) {
-      if (key.startsWith(io.quiver.txn.Transaction.RESERVED_PROPERTY_PREFIX)) {
+      if (key.startsWith(io.quiver.internal.txn.Transaction.RESERVED_PROPERTY_PREFIX)) {
         throw new InvalidArgumentException(
             "transaction property '" + key + "' uses the reserved prefix 'quiver.'; choose another key");
       }

@@ -1,16 +1,33 @@
 package io.quiver.dataset;
 
-import io.quiver.codec.MetadataCodec.ManifestAndTransaction;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.exceptions.TableAlreadyExistsException;
+import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.internal.maintenance.Cleaner;
+import io.quiver.internal.maintenance.Validator;
+import io.quiver.internal.ops.ColumnEvolution;
+import io.quiver.internal.ops.ColumnWrites;
+import io.quiver.internal.ops.Compactor;
+import io.quiver.internal.ops.Deleter;
+import io.quiver.internal.ops.NothingToCommit;
+import io.quiver.internal.ops.Updater;
+import io.quiver.internal.read.Take;
+import io.quiver.internal.schema.FieldIdAllocator;
+import io.quiver.internal.table.CommitLoop;
+import io.quiver.internal.table.DistributedCommits;
+import io.quiver.internal.table.Idempotence;
+import io.quiver.internal.table.TableConfig;
+import io.quiver.internal.table.TableIo;
+import io.quiver.internal.txn.Operation;
+import io.quiver.internal.txn.Transaction;
+import io.quiver.internal.txn.TransactionRebaser;
+import io.quiver.internal.write.ArrowInput;
+import io.quiver.internal.write.FragmentWriter;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
-import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import io.quiver.store.ObjectStore;
-import io.quiver.txn.Operation;
-import io.quiver.txn.Transaction;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -332,7 +349,7 @@ public final class Dataset implements AutoCloseable {
    * survive {@link #cleanup}.
    */
   public Tags tags() {
-    return new Tags(io, options.clock());
+    return new Tags(new io.quiver.internal.table.TagStore(io, options.clock()));
   }
 
   /**
@@ -729,14 +746,6 @@ public final class Dataset implements AutoCloseable {
     return io.load(latest).manifest().ledger().flatMap(l -> l.watermark(applicationId));
   }
 
-  /**
-   * A checkpoint store in this table's {@code _staging/}, sharing this handle's store: staged results there
-   * are known to {@link #cleanup}, which never removes the files of a sealed, uncommitted checkpoint.
-   */
-  public io.quiver.checkpoint.ObjectStoreCheckpointStore checkpointStore() {
-    return new io.quiver.checkpoint.ObjectStoreCheckpointStore(io.store());
-  }
-
   // ---------------------------------------------------------------- writing
 
   /** Appends rows and moves this handle to the committed version. Returns that version. */
@@ -851,7 +860,7 @@ public final class Dataset implements AutoCloseable {
    */
   public long setNullable(String column, boolean nullable) {
     Manifest base = manifest;
-    return commit(evolution().setNullable(base, column, nullable, this), base);
+    return commit(evolution().setNullable(base, column, nullable, id -> newScan().fieldIds(List.of(id)).open()), base);
   }
 
   private ColumnEvolution evolution() {

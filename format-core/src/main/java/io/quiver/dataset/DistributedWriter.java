@@ -1,14 +1,17 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.StoreException;
+import io.quiver.internal.table.TableIo;
+import io.quiver.internal.write.FragmentWriter;
+import io.quiver.internal.write.RowDigest;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.ObjectStore;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Optional;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -133,7 +136,7 @@ public final class DistributedWriter implements AutoCloseable {
     List<Fragment> fragments = writer.write(batches);
     RowDigest rows = writer.rows();
     return new WriteResult(io.location(), manifest.version(), manifest.schema(), fragments,
-        Optional.of(new io.quiver.codec.WriteResultCodec.RowsDigest(rows.rows(), rows.sumA(), rows.sumB())));
+        Optional.of(new io.quiver.internal.codec.WriteResultCodec.RowsDigest(rows.rows(), rows.sumA(), rows.sumB())));
   }
 
   @Override

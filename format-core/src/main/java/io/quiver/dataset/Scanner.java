@@ -1,6 +1,8 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.read.ScanReader;
+import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.Manifest;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
@@ -30,7 +32,7 @@ public final class Scanner {
   private boolean withRowAddress;
   private BufferAllocator allocator;
 
-  Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator) {
+  public Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator) {
     this.io = io;
     this.manifest = manifest;
     this.defaultAllocator = defaultAllocator;
@@ -89,7 +91,7 @@ public final class Scanner {
         io, manifest, projectedSchema(), withRowAddress, batchSize, allocator != null ? allocator : defaultAllocator);
   }
 
-  static Schema project(Schema schema, List<String> columns, List<Integer> fieldIds) {
+  static public Schema project(Schema schema, List<String> columns, List<Integer> fieldIds) {
     List<Integer> ids = new ArrayList<>();
     if (columns != null) {
       for (String name : columns) {

@@ -1,6 +1,6 @@
 package io.quiver.dataset;
 
-import io.quiver.file.MetadataCache;
+import io.quiver.internal.file.MetadataCache;
 
 /**
  * Caches that several {@link Dataset} handles share: parsed manifests and data-file footers. Files are

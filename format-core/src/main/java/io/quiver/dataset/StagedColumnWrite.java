@@ -1,10 +1,10 @@
 package io.quiver.dataset;
 
-import io.quiver.codec.StagedWriteCodec;
+import io.quiver.internal.codec.StagedWriteCodec;
+import io.quiver.internal.txn.FieldBacking;
+import io.quiver.internal.txn.Operation;
 import io.quiver.manifest.DataFile;
 import io.quiver.schema.Schema;
-import io.quiver.txn.FieldBacking;
-import io.quiver.txn.Operation;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -24,7 +24,7 @@ public final class StagedColumnWrite {
   private final long readVersion;
   private final Operation.ColumnWrite write;
 
-  StagedColumnWrite(String tableLocation, long readVersion, Operation.ColumnWrite write) {
+  public StagedColumnWrite(String tableLocation, long readVersion, Operation.ColumnWrite write) {
     this.tableLocation = Objects.requireNonNull(tableLocation, "tableLocation");
     this.readVersion = readVersion;
     this.write = Objects.requireNonNull(write, "write");
@@ -85,7 +85,7 @@ public final class StagedColumnWrite {
     return write.inputs().stream().map(Operation.ColumnInput::backing).toList();
   }
 
-  Operation.ColumnWrite write() {
+  public Operation.ColumnWrite write() {
     return write;
   }
 

@@ -1,19 +1,11 @@
 package io.quiver.dataset;
 
-import io.quiver.codec.RefCodec;
-import io.quiver.codec.RefCodec.TagRef;
 import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.TagAlreadyExistsException;
 import io.quiver.exceptions.TagNotFoundException;
 import io.quiver.exceptions.VersionNotFoundException;
-import io.quiver.store.ObjectInfo;
-import io.quiver.store.ObjectStore;
-import java.time.Clock;
-import java.util.Collections;
+import io.quiver.internal.table.TagStore;
 import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * Named references to versions of a table, stored at {@code _refs/tags/{name}.tag}. A tag is created
@@ -23,32 +15,10 @@ import java.util.regex.Pattern;
  * <p>Obtained from {@link Dataset#tags()}; shares the handle's store, so use it while the handle is open.
  */
 public final class Tags {
-  /** Prefix under which tag files live. */
-  public static final String TAGS_PREFIX = "_refs/tags/";
+  private final TagStore tags;
 
-  private static final String SUFFIX = ".tag";
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
-
-  private final TableIo io;
-  private final Clock clock;
-
-  Tags(TableIo io, Clock clock) {
-    this.io = io;
-    this.clock = clock;
-  }
-
-  /** The key of a tag's file. */
-  static String keyOf(String name) {
-    return TAGS_PREFIX + checkName(name) + SUFFIX;
-  }
-
-  private static String checkName(String name) {
-    if (name == null || !NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
-      throw new InvalidArgumentException(
-          "invalid tag name '" + name + "': tag names are 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-'"
-              + " (and not '.' or '..')");
-    }
-    return name;
+  Tags(TagStore tags) {
+    this.tags = tags;
   }
 
   /**
@@ -59,58 +29,21 @@ public final class Tags {
    * @throws VersionNotFoundException if the version was never committed or has been cleaned up
    */
   public void create(String name, long version) {
-    String key = keyOf(name);
-    io.load(version); // VersionNotFoundException when absent
-    byte[] bytes = RefCodec.encodeTag(new TagRef(version, clock.instant()));
-    if (io.store().putIfAbsent(key, bytes) == ObjectStore.PutResult.ALREADY_EXISTS) {
-      String existing;
-      try {
-        existing = "version " + read(name, key).version();
-      } catch (RuntimeException e) {
-        existing = "another version";
-      }
-      throw new TagAlreadyExistsException(
-          name,
-          "tag '" + name + "' of table " + io.location() + " already exists and names " + existing
-              + "; tags are never moved: delete it first, or choose another name");
-    }
-    // A cleanup that listed the tags before this one existed may have removed the version meanwhile;
-    // check again (bypassing the cache) so a tag never names a version that is gone.
-    if (io.commitStore().read(version).isEmpty()) {
-      io.store().delete(key);
-      throw new VersionNotFoundException(
-          version,
-          "version " + version + " of table " + io.location() + " was removed by a cleanup while tag '" + name
-              + "' was being created; the tag was not created. Tag a version that still exists.");
-    }
+    tags.create(name, version);
   }
 
-  /** The version a tag names. */
+  /**
+   * The version a tag names.
+   *
+   * @throws TagNotFoundException if no tag has that name
+   */
   public long version(String name) {
-    return read(name, keyOf(name)).version();
+    return tags.version(name);
   }
 
   /** Every tag, name → version, sorted by name. */
   public SortedMap<String, Long> list() {
-    SortedMap<String, Long> out = new TreeMap<>();
-    for (ObjectInfo info : io.store().listAll(TAGS_PREFIX)) {
-      String key = info.key();
-      if (!key.endsWith(SUFFIX)) {
-        continue;
-      }
-      String name = key.substring(TAGS_PREFIX.length(), key.length() - SUFFIX.length());
-      if (!NAME.matcher(name).matches()) {
-        continue;
-      }
-      byte[] bytes;
-      try {
-        bytes = io.store().read(key);
-      } catch (ObjectNotFoundException e) {
-        continue; // deleted since the listing
-      }
-      out.put(name, RefCodec.decodeTag(bytes, io.store().locationOf(key)).version());
-    }
-    return Collections.unmodifiableSortedMap(out);
+    return tags.list();
   }
 
   /**
@@ -119,23 +52,6 @@ public final class Tags {
    * @throws TagNotFoundException if no tag has that name
    */
   public void delete(String name) {
-    String key = keyOf(name);
-    if (io.store().head(key).isEmpty()) {
-      throw notFound(name);
-    }
-    io.store().delete(key);
-  }
-
-  private TagRef read(String name, String key) {
-    try {
-      return RefCodec.decodeTag(io.store().read(key), io.store().locationOf(key));
-    } catch (ObjectNotFoundException e) {
-      throw notFound(name);
-    }
-  }
-
-  private TagNotFoundException notFound(String name) {
-    return new TagNotFoundException(
-        name, "no tag '" + name + "' in table " + io.location() + "; list the tags with tags().list()");
+    tags.delete(name);
   }
 }

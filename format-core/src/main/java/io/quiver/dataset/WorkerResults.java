@@ -1,7 +1,7 @@
 package io.quiver.dataset;
 
-import io.quiver.codec.StagedWriteCodec;
-import io.quiver.codec.WriteResultCodec;
+import io.quiver.internal.codec.StagedWriteCodec;
+import io.quiver.internal.codec.WriteResultCodec;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,6 +1,7 @@
 package io.quiver.dataset;
 
-import io.quiver.codec.WriteResultCodec;
+import io.quiver.internal.codec.WriteResultCodec;
+import io.quiver.internal.table.Idempotence;
 import io.quiver.manifest.Fragment;
 import io.quiver.schema.Schema;
 import java.util.List;
@@ -85,7 +86,7 @@ public final class WriteResult {
   }
 
   /** The digest of this result's rows, absent for results encoded by format 1.0 writers. */
-  Optional<WriteResultCodec.RowsDigest> rowsDigest() {
+  public Optional<WriteResultCodec.RowsDigest> rowsDigest() {
     return rowsDigest;
   }
 

@@ -1,6 +1,8 @@
 package io.quiver.predicate;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.predicate.Literals;
+import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;

@@ -1,6 +1,9 @@
 package io.quiver.schema;
 
 import io.quiver.exceptions.InvalidSchemaException;
+import io.quiver.internal.schema.ArrowConverter;
+import io.quiver.internal.schema.FieldIdAllocator;
+import io.quiver.internal.schema.TypeRules;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -100,7 +103,7 @@ public record Field(
     return ArrowConverter.toArrow(this, true);
   }
 
-  FieldType arrowFieldType(Map<String, String> meta) {
+  public FieldType arrowFieldType(Map<String, String> meta) {
     return new FieldType(nullable, type, null, meta.isEmpty() ? null : meta);
   }
 

@@ -2,6 +2,9 @@ package io.quiver.schema;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
+import io.quiver.internal.schema.ArrowConverter;
+import io.quiver.internal.schema.FieldIdAllocator;
+import io.quiver.internal.schema.FieldPaths;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;

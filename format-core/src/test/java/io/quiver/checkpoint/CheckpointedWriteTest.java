@@ -18,6 +18,7 @@ import io.quiver.exceptions.CheckpointStateException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StagedResultConflictException;
+import io.quiver.internal.checkpoint.StagingLayout;
 import io.quiver.scenario.CheckpointScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
@@ -353,7 +354,7 @@ class CheckpointedWriteTest {
   @Test
   void aTaskWhoseStagingRacedWithTheSealLearnsItWasNotIncluded() {
     io.quiver.store.ObjectStore racing = new SealingBeforePutStore(fx.store, JOB, "1");
-    CheckpointStore checkpoints = new ObjectStoreCheckpointStore(racing);
+    CheckpointStore checkpoints = CheckpointStore.in(racing);
     checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3)));
     ((SealingBeforePutStore) racing).armed = true;
     CheckpointStateException e = assertThrows(CheckpointStateException.class,
@@ -380,7 +381,7 @@ class CheckpointedWriteTest {
     public PutResult putIfAbsent(String key, byte[] data) {
       if (armed && key.contains("/task-")) {
         armed = false;
-        new ObjectStoreCheckpointStore(delegate).seal(job, checkpoint);
+        CheckpointStore.in(delegate).seal(job, checkpoint);
       }
       return delegate.putIfAbsent(key, data);
     }

@@ -52,8 +52,8 @@ final class Fixture implements AutoCloseable {
     return Dataset.open(URI_, options);
   }
 
-  ObjectStoreCheckpointStore checkpoints() {
-    return new ObjectStoreCheckpointStore(store);
+  CheckpointStore checkpoints() {
+    return CheckpointStore.in(store);
   }
 
   CheckpointedWriter driver(Dataset ds, CheckpointStore checkpoints) {

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.exceptions.CommitOutcomeUnknownException;
 import io.quiver.exceptions.StoreException;
-import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStores;

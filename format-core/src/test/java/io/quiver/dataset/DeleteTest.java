@@ -19,6 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
+import io.quiver.internal.table.TableIo;
+import io.quiver.internal.txn.Operation;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.predicate.Predicate;
@@ -28,7 +30,6 @@ import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
 import io.quiver.store.TestStores;
-import io.quiver.txn.Operation;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,18 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quiver.codec.MetadataCodec;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.internal.codec.MetadataCodec;
+import io.quiver.internal.txn.LedgerUpdate;
 import io.quiver.manifest.CommitLedger;
 import io.quiver.manifest.Manifest;
 import io.quiver.scenario.ScenarioTable.ManualClock;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.TestStores;
-import io.quiver.txn.LedgerUpdate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -220,7 +220,7 @@ class IdempotenceLedgerTest {
           features, m.ledger());
       var txn = ds.checkoutLatest().manifest();
       byte[] bytes = MetadataCodec.encodeManifest(future,
-          io.quiver.codec.MetadataCodec.decodeManifest(store.read(ObjectStoreCommitStore.manifestKey(1)), "v1")
+          io.quiver.internal.codec.MetadataCodec.decodeManifest(store.read(ObjectStoreCommitStore.manifestKey(1)), "v1")
               .transaction());
       store.putIfAbsent(ObjectStoreCommitStore.manifestKey(2), bytes);
       try (Dataset latest = Dataset.open(URI_, options)) {

@@ -1,7 +1,13 @@
 package io.quiver.dataset;
 
-import io.quiver.file.DataFileWriter;
-import io.quiver.file.WrittenFile;
+import io.quiver.internal.file.DataFileWriter;
+import io.quiver.internal.file.WrittenFile;
+import io.quiver.internal.read.Deletions;
+import io.quiver.internal.table.CommitLoop;
+import io.quiver.internal.table.TableIo;
+import io.quiver.internal.txn.Operation;
+import io.quiver.internal.txn.Transaction;
+import io.quiver.internal.write.FragmentWriter;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
@@ -12,8 +18,6 @@ import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
 import io.quiver.store.TestStores;
-import io.quiver.txn.Operation;
-import io.quiver.txn.Transaction;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

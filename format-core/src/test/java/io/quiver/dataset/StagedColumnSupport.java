@@ -1,7 +1,7 @@
 package io.quiver.dataset;
 
+import io.quiver.internal.txn.Operation;
 import io.quiver.schema.Schema;
-import io.quiver.txn.Operation;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

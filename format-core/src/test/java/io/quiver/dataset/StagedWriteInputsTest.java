@@ -8,13 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quiver.codec.MetadataCodec;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.codec.MetadataCodec;
+import io.quiver.internal.txn.Operation;
+import io.quiver.internal.txn.Transaction;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.txn.Operation;
-import io.quiver.txn.Transaction;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -121,7 +121,7 @@ class StagedWriteInputsTest {
     ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v", "empty", "s"));
     StagedColumnWrite w = stage(schema, 1, 2, 3, 4);
     assertEquals(4, w.inputWitness().size());
-    io.quiver.txn.FieldBacking v = w.inputWitness().stream().filter(b -> b.fieldId() == id("v")).findFirst()
+    io.quiver.internal.txn.FieldBacking v = w.inputWitness().stream().filter(b -> b.fieldId() == id("v")).findFirst()
         .orElseThrow();
     assertTrue(v.base().isPresent());
     assertEquals(1, v.overlays().size());

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.quiver.codec.RefCodec;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.exceptions.TagAlreadyExistsException;
 import io.quiver.exceptions.TagNotFoundException;
 import io.quiver.exceptions.VersionNotFoundException;
+import io.quiver.internal.codec.RefCodec;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
@@ -122,7 +122,7 @@ class TagsTest {
       assertEquals(4, e.version());
       assertThrows(VersionNotFoundException.class, () -> ds.tags().create("zero", 0));
       assertEquals(Map.of(), ds.tags().list());
-      assertThat(store.listAll(Tags.TAGS_PREFIX)).isEmpty();
+      assertThat(store.listAll(io.quiver.internal.table.TagStore.TAGS_PREFIX)).isEmpty();
     }
   }
 

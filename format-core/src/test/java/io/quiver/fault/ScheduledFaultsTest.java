@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.exceptions.StoreException;
-import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.FaultInjectingObjectStore.CrashedException;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
+import io.quiver.store.FaultInjectingObjectStore;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStore.ObjectWriter;
 import io.quiver.store.ObjectStore.PutResult;

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.quiver.codec.ManifestBytes;
-import io.quiver.codec.MetadataCodec;
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
@@ -18,6 +16,8 @@ import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.internal.codec.ManifestBytes;
+import io.quiver.internal.codec.MetadataCodec;
 import io.quiver.manifest.Fragment;
 import io.quiver.predicate.Predicate;
 import io.quiver.store.ObjectInfo;
@@ -53,8 +53,8 @@ import org.junit.jupiter.api.TestInfo;
  * UnsupportedFormatException}), never an {@link OutOfMemoryError}, a hang, or a raw Arrow/protobuf exception.
  *
  * <p>File-level cases stay where they are (memory only): absurd buffer, batch, node and block lengths inside
- * data files in {@code io.quiver.file.CorruptFileTest}, arbitrary manifests in {@code
- * io.quiver.codec.MetadataCodecTest}. A new store gets this suite with a one-method subclass, like {@code
+ * data files in {@code io.quiver.internal.file.CorruptFileTest}, arbitrary manifests in {@code
+ * io.quiver.internal.codec.MetadataCodecTest}. A new store gets this suite with a one-method subclass, like {@code
  * MemoryHostileInputTest} here and {@code LocalHostileInputTest} in conformance-tests.
  *
  * <p>The table: v1 create ids 0..20, v2 append 20..30, v3 delete ids 3 and 5 (a deletion file), tag
@@ -272,7 +272,7 @@ public abstract class HostileInputContract {
 
   @Test
   void d1_damagedTagFileIsACorruptFileNamingIt() {
-    List<ObjectInfo> tags = store.listAll(io.quiver.dataset.Tags.TAGS_PREFIX);
+    List<ObjectInfo> tags = store.listAll(io.quiver.internal.table.TagStore.TAGS_PREFIX);
     assertEquals(1, tags.size());
     eachDamage(tags.get(0).key(), false, alloc -> {
       try (Dataset ds = Dataset.open(URI_, options(alloc)); Dataset at = ds.checkout("t")) {

@@ -10,11 +10,11 @@ import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.Tuple;
-import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.state.Action;
 import net.jqwik.api.state.ActionChain;
 import net.jqwik.api.state.ActionChainArbitrary;
 import net.jqwik.api.state.Transformer;
+import net.jqwik.api.statistics.Statistics;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**

@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.checkpoint.CheckpointStore;
-import io.quiver.checkpoint.CheckpointedWriter;
 import io.quiver.checkpoint.CheckpointedWriter.Finalized;
 import io.quiver.checkpoint.CheckpointedWriter.Outcome;
-import io.quiver.checkpoint.ObjectStoreCheckpointStore;
+import io.quiver.checkpoint.CheckpointedWriter;
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DistributedWriter;
@@ -43,7 +42,7 @@ public final class CheckpointScenarios {
   }
 
   private CheckpointStore checkpoints() {
-    return new ObjectStoreCheckpointStore(t.faults());
+    return CheckpointStore.in(t.faults());
   }
 
   private CheckpointedWriter driver(Dataset ds, CheckpointStore checkpoints) {

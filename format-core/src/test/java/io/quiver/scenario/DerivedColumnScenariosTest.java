@@ -2,8 +2,8 @@ package io.quiver.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.internal.txn.BrokenWitnessCheck;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.txn.BrokenWitnessCheck;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -8,10 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.checkpoint.CheckpointStore;
-import io.quiver.checkpoint.CheckpointedWriter;
 import io.quiver.checkpoint.CheckpointedWriter.Finalized;
 import io.quiver.checkpoint.CheckpointedWriter.Outcome;
-import io.quiver.checkpoint.ObjectStoreCheckpointStore;
+import io.quiver.checkpoint.CheckpointedWriter;
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CommitLookup;
 import io.quiver.dataset.CommitOptions;
@@ -177,7 +176,7 @@ public final class ExactlyOnceScenarios {
    */
   public static void e4_checkpointCommittedButNotMarkedThenCleanupRecoversThroughTheLedger(ScenarioTable t) {
     ExactlyOnceScenarios s = new ExactlyOnceScenarios(t);
-    CheckpointStore checkpoints = new ObjectStoreCheckpointStore(t.faults());
+    CheckpointStore checkpoints = CheckpointStore.in(t.faults());
     checkpoints.stage("job-e4", "1", "t0", List.of(s.worker(10, 5)));
     checkpoints.stage("job-e4", "1", "t1", List.of(s.worker(15, 7)));
     checkpoints.seal("job-e4", "1");
@@ -195,7 +194,7 @@ public final class ExactlyOnceScenarios {
     }
     s.cleanupToLatest();
     try (Dataset ds = s.restarted()) {
-      CheckpointStore reopened = new ObjectStoreCheckpointStore(t.faults());
+      CheckpointStore reopened = CheckpointStore.in(t.faults());
       CheckpointedWriter driver =
           CheckpointedWriter.create(ds, reopened, WriteMode.APPEND, t.options().commitOptions());
       assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY), new Finalized("2", 8, Outcome.COMMITTED)),

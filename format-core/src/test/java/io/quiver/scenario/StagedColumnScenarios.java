@@ -18,12 +18,12 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StaleColumnWriteException;
+import io.quiver.internal.txn.Operation;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.schema.Schema;
-import io.quiver.txn.Operation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -135,19 +135,19 @@ public final class StagedColumnScenarios implements AutoCloseable {
       latest = handle.manifest();
     }
     String uuid = java.util.UUID.randomUUID().toString();
-    io.quiver.txn.Transaction txn = new io.quiver.txn.Transaction(uuid, latest.version(),
+    io.quiver.internal.txn.Transaction txn = new io.quiver.internal.txn.Transaction(uuid, latest.version(),
         new Operation.UpdateConfig(Map.of("test.rewritten-in-place", uuid), java.util.Set.of()), Map.of());
-    Manifest built = new io.quiver.txn.ManifestBuilder("quiver-test").build(
+    Manifest built = new io.quiver.internal.txn.ManifestBuilder("quiver-test").build(
         java.util.Optional.of(latest), txn, java.time.Instant.now());
     List<Fragment> fragments = new ArrayList<>(built.fragments());
     fragments.set(0, change.apply(fragments.get(0)));
     Manifest edited = new Manifest(built.version(), built.schema(), fragments, built.maxFragmentId(),
         built.maxFieldId(), built.timestamp(), built.writerVersion(), built.config(), built.transactionUuid(),
         built.transactionPath(), built.readerFeatures(), built.writerFeatures());
-    t.store().write(txn.path(), io.quiver.codec.MetadataCodec.encodeTransaction(txn));
+    t.store().write(txn.path(), io.quiver.internal.codec.MetadataCodec.encodeTransaction(txn));
     assertEquals(io.quiver.store.CommitStore.ClaimResult.CLAIMED,
         new io.quiver.store.ObjectStoreCommitStore(t.store())
-            .claim(edited.version(), io.quiver.codec.MetadataCodec.encodeManifest(edited, txn)));
+            .claim(edited.version(), io.quiver.internal.codec.MetadataCodec.encodeManifest(edited, txn)));
   }
 
   public static void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted(ScenarioTable t) {

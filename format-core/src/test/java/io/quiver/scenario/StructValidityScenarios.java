@@ -8,13 +8,13 @@ import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.StagedColumnWrite;
 import io.quiver.dataset.ValidationReport;
-import io.quiver.file.DataFileWriter;
-import io.quiver.file.WrittenFile;
+import io.quiver.internal.file.DataFileWriter;
+import io.quiver.internal.file.WrittenFile;
+import io.quiver.internal.txn.Operation;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.schema.Schema;
-import io.quiver.txn.Operation;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -376,19 +376,19 @@ public final class StructValidityScenarios implements AutoCloseable {
 
   private void commitRaw(Manifest latest, Fragment edited) {
     String uuid = java.util.UUID.randomUUID().toString();
-    io.quiver.txn.Transaction txn = new io.quiver.txn.Transaction(uuid, latest.version(),
+    io.quiver.internal.txn.Transaction txn = new io.quiver.internal.txn.Transaction(uuid, latest.version(),
         new Operation.UpdateConfig(Map.of("test.rewritten-in-place", uuid), Set.of()), Map.of());
-    Manifest built = new io.quiver.txn.ManifestBuilder("quiver-test").build(
+    Manifest built = new io.quiver.internal.txn.ManifestBuilder("quiver-test").build(
         java.util.Optional.of(latest), txn, java.time.Instant.now());
     List<Fragment> fragments = new ArrayList<>(built.fragments());
     fragments.set(0, edited);
     Manifest manifest = new Manifest(built.version(), built.schema(), fragments, built.maxFragmentId(),
         built.maxFieldId(), built.timestamp(), built.writerVersion(), built.config(), built.transactionUuid(),
         built.transactionPath(), built.readerFeatures(), built.writerFeatures());
-    t.store().write(txn.path(), io.quiver.codec.MetadataCodec.encodeTransaction(txn));
+    t.store().write(txn.path(), io.quiver.internal.codec.MetadataCodec.encodeTransaction(txn));
     assertEquals(io.quiver.store.CommitStore.ClaimResult.CLAIMED,
         new io.quiver.store.ObjectStoreCommitStore(t.store())
-            .claim(manifest.version(), io.quiver.codec.MetadataCodec.encodeManifest(manifest, txn)));
+            .claim(manifest.version(), io.quiver.internal.codec.MetadataCodec.encodeManifest(manifest, txn)));
   }
 
   // ---------------------------------------------------------------- checks

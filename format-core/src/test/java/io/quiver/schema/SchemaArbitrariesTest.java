@@ -3,14 +3,15 @@ package io.quiver.schema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.quiver.internal.schema.FieldIdAllocator;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import net.jqwik.api.Example;
 import net.jqwik.api.RandomGenerator;
 import org.apache.arrow.vector.types.pojo.ArrowType.ArrowTypeID;
-import net.jqwik.api.Example;
 
 /** Guards the shared generator: other modules rely on it covering every supported shape. */
 class SchemaArbitrariesTest {

@@ -1,7 +1,7 @@
 package io.quiver.conformance.azure;
 
-import io.quiver.conformance.DatasetStoreContract;
 import io.quiver.conformance.AzureStoreFixture;
+import io.quiver.conformance.DatasetStoreContract;
 import java.util.Map;
 
 /** Dataset journeys on Azurite; tables are opened only by {@code az://} URI with the documented options. The emulator is shared by every suite of the JVM ({@link AzureStoreFixture}). */

@@ -1,7 +1,7 @@
 package io.quiver.conformance.azure;
 
-import io.quiver.conformance.CatalogueScenarios;
 import io.quiver.conformance.AzureStoreFixture;
+import io.quiver.conformance.CatalogueScenarios;
 import io.quiver.conformance.StoreFixture;
 
 /** The race catalogue on the Azure store. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import io.quiver.conformance.CatalogueScenarios;
-import io.quiver.txn.BrokenWitnessCheck;
+import io.quiver.internal.txn.BrokenWitnessCheck;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.quiver.conformance.fault;
 
 import io.quiver.conformance.StoreFixture;
-import io.quiver.fault.FaultSchedules;
 import io.quiver.fault.FaultSchedules.Writer;
+import io.quiver.fault.FaultSchedules;
 import io.quiver.store.ObjectStores;
 import io.quiver.testing.DepthTries;
 import java.util.List;

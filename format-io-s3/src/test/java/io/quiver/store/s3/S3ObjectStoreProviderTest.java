@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StoreException;
-import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStore.ObjectWriter;
+import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStores;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,0 +1,723 @@
+package io.quiver.internal.codec;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.format.proto.FieldCoverage;
+import io.quiver.format.proto.FormatVersion;
+import io.quiver.format.proto.ManifestFile;
+import io.quiver.internal.txn.FieldBacking;
+import io.quiver.internal.txn.Operation;
+import io.quiver.internal.txn.Transaction;
+import io.quiver.manifest.CommitLedger;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.zip.CRC32C;
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/**
+ * Encodes and decodes manifest and transaction files.
+ *
+ * <p>Every metadata file is an envelope: 4 bytes of magic ({@code QVM1} for manifests, {@code QVT1}
+ * for transactions), the CRC-32C of the payload as a big-endian 32-bit integer, then the protobuf
+ * payload ({@code quiver.v1.ManifestFile} or {@code quiver.v1.Transaction}). The checksum turns a
+ * truncated or bit-flipped file into a {@link CorruptFileException} instead of a plausible but wrong
+ * table state.
+ */
+public final class MetadataCodec {
+  private static final byte[] MANIFEST_MAGIC = "QVM1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] TRANSACTION_MAGIC = "QVT1".getBytes(StandardCharsets.US_ASCII);
+  private static final int HEADER = 8;
+
+  private MetadataCodec() {}
+
+  /** A decoded manifest file: the table state and the transaction committed as it. */
+  public record ManifestAndTransaction(Manifest manifest, Transaction transaction) {}
+
+  public static byte[] encodeManifest(Manifest manifest, Transaction transaction) {
+    if (!manifest.transactionUuid().equals(transaction.uuid())) {
+      throw new IllegalArgumentException(
+          "manifest records transaction " + manifest.transactionUuid() + " but " + transaction.uuid() + " was given");
+    }
+    ManifestFile file =
+        ManifestFile.newBuilder()
+            .setManifest(encode(manifest))
+            .setTransaction(encode(transaction))
+            .build();
+    return envelope(MANIFEST_MAGIC, deterministic(file));
+  }
+
+  /**
+   * Decodes a manifest file.
+   *
+   * @param location the file's store location, named in errors
+   * @throws CorruptFileException if the bytes are not a valid manifest file
+   * @throws UnsupportedFormatException if it needs a newer format or an unknown reader feature
+   */
+  public static ManifestAndTransaction decodeManifest(byte[] bytes, String location) {
+    byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
+    ManifestFile file;
+    try {
+      file = ManifestFile.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    if (!file.hasManifest() || !file.hasTransaction()) {
+      throw new CorruptFileException(location, "manifest file lacks its manifest or its transaction");
+    }
+    checkFormat(file.getManifest(), location);
+    try {
+      Manifest manifest = decode(file.getManifest());
+      Transaction transaction = decode(file.getTransaction());
+      if (!manifest.transactionUuid().equals(transaction.uuid())) {
+        throw new IllegalArgumentException(
+            "manifest names transaction " + manifest.transactionUuid() + " but carries " + transaction.uuid());
+      }
+      return new ManifestAndTransaction(manifest, transaction);
+    } catch (IllegalArgumentException | QuiverException e) {
+      if (e instanceof UnsupportedFormatException u) {
+        throw u;
+      }
+      throw new CorruptFileException(location, "invalid manifest content: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Decodes only the transaction of a manifest file, skipping the manifest's bytes without decoding them:
+   * what a committer needs of each version it catches up on (the manifest of every one but the newest
+   * is never used, and decoding it costs as much as the table is large). The envelope's checksum is
+   * still verified. Errors as for {@link #decodeManifest}.
+   */
+  public static Transaction decodeManifestTransaction(byte[] bytes, String location) {
+    byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
+    io.quiver.format.proto.Transaction proto = null;
+    try {
+      com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(payload);
+      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+        if (com.google.protobuf.WireFormat.getTagFieldNumber(tag) == ManifestFile.TRANSACTION_FIELD_NUMBER
+            && com.google.protobuf.WireFormat.getTagWireType(tag) == com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+          proto = in.readMessage(io.quiver.format.proto.Transaction.parser(),
+              com.google.protobuf.ExtensionRegistryLite.getEmptyRegistry());
+        } else if (!in.skipField(tag)) {
+          break;
+        }
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    } catch (java.io.IOException e) {
+      throw new CorruptFileException(location, "manifest payload cannot be read: " + e.getMessage(), e);
+    }
+    if (proto == null) {
+      throw new CorruptFileException(location, "manifest file lacks its transaction");
+    }
+    try {
+      return decode(proto);
+    } catch (IllegalArgumentException | QuiverException e) {
+      if (e instanceof UnsupportedFormatException u) {
+        throw u;
+      }
+      throw new CorruptFileException(location, "invalid transaction in manifest: " + e.getMessage(), e);
+    }
+  }
+
+  public static byte[] encodeTransaction(Transaction transaction) {
+    return envelope(TRANSACTION_MAGIC, deterministic(encode(transaction)));
+  }
+
+  /** Decodes a transaction file; errors as for {@link #decodeManifest}. */
+  public static Transaction decodeTransaction(byte[] bytes, String location) {
+    byte[] payload = open(TRANSACTION_MAGIC, bytes, location, "transaction");
+    try {
+      return decode(io.quiver.format.proto.Transaction.parseFrom(payload));
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "transaction payload is not valid protobuf: " + e.getMessage(), e);
+    } catch (IllegalArgumentException | QuiverException e) {
+      throw new CorruptFileException(location, "invalid transaction content: " + e.getMessage(), e);
+    }
+  }
+
+  // ---- envelope ----
+
+  /** Serializes with map entries sorted by key, so equal values always encode to equal bytes. */
+  static byte[] deterministic(com.google.protobuf.Message message) {
+    byte[] out = new byte[message.getSerializedSize()];
+    com.google.protobuf.CodedOutputStream stream = com.google.protobuf.CodedOutputStream.newInstance(out);
+    stream.useDeterministicSerialization();
+    try {
+      message.writeTo(stream);
+      stream.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("protobuf serialization into a sized array failed", e);
+    }
+    return out;
+  }
+
+  static byte[] envelope(byte[] magic, byte[] payload) {
+    CRC32C crc = new CRC32C();
+    crc.update(payload);
+    ByteBuffer out = ByteBuffer.allocate(HEADER + payload.length);
+    out.put(magic).putInt((int) crc.getValue()).put(payload);
+    return out.array();
+  }
+
+  static byte[] open(byte[] magic, byte[] bytes, String location, String what) {
+    if (bytes.length < HEADER) {
+      throw new CorruptFileException(
+          location, what + " file is " + bytes.length + " bytes; expected at least an " + HEADER + "-byte header");
+    }
+    if (!Arrays.equals(bytes, 0, 4, magic, 0, 4)) {
+      throw new CorruptFileException(
+          location,
+          "expected magic " + new String(magic, StandardCharsets.US_ASCII) + " for a " + what + " file, found "
+              + printable(Arrays.copyOf(bytes, 4)));
+    }
+    int expected = ByteBuffer.wrap(bytes, 4, 4).getInt();
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, HEADER, bytes.length - HEADER);
+    if ((int) crc.getValue() != expected) {
+      throw new CorruptFileException(
+          location,
+          "checksum mismatch (expected CRC-32C " + Integer.toHexString(expected) + ", computed "
+              + Long.toHexString(crc.getValue()) + "): the file is truncated or damaged");
+    }
+    return Arrays.copyOfRange(bytes, HEADER, bytes.length);
+  }
+
+  private static String printable(byte[] b) {
+    StringBuilder s = new StringBuilder("0x");
+    for (byte x : b) {
+      s.append(String.format("%02x", x));
+    }
+    return s.toString();
+  }
+
+  private static void checkFormat(io.quiver.format.proto.Manifest m, String location) {
+    if (!m.hasFormatVersion()) {
+      throw new CorruptFileException(location, "manifest has no format version");
+    }
+    int major = m.getFormatVersion().getMajor();
+    if (major != Manifest.FORMAT_MAJOR) {
+      throw new UnsupportedFormatException(
+          location + " is written in Quiver format " + major + "." + m.getFormatVersion().getMinor()
+              + " but this reader supports format " + Manifest.FORMAT_MAJOR
+              + ".x; upgrade Quiver to read this table");
+    }
+    for (String feature : m.getReaderFeaturesList()) {
+      if (!Manifest.KNOWN_FEATURES.contains(feature)) {
+        throw new UnsupportedFormatException(
+            location + " requires reader feature '" + feature + "', which this version of Quiver does not"
+                + " implement; upgrade Quiver to read this table");
+      }
+    }
+  }
+
+  // ---- manifest ----
+
+  private static io.quiver.format.proto.Manifest encode(Manifest m) {
+    io.quiver.format.proto.Manifest.Builder b =
+        io.quiver.format.proto.Manifest.newBuilder()
+            .setFormatVersion(
+                FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(Manifest.FORMAT_MINOR))
+            .addAllReaderFeatures(new TreeSet<>(m.readerFeatures()))
+            .addAllWriterFeatures(new TreeSet<>(m.writerFeatures()))
+            .setVersion(m.version())
+            .setSchema(SchemaCodec.encode(m.schema()))
+            .setMaxFieldId(m.maxFieldId())
+            .setTimestampMillis(m.timestamp().toEpochMilli())
+            .setWriterVersion(m.writerVersion())
+            .putAllConfig(m.config())
+            .setTransactionUuid(m.transactionUuid())
+            .setTransactionPath(m.transactionPath());
+    m.maxFragmentId().ifPresent(b::setMaxFragmentId);
+    for (Fragment f : m.fragments()) {
+      b.addFragments(encode(f));
+    }
+    m.ledger().ifPresent(l -> b.setLedger(encode(l)));
+    return b.build();
+  }
+
+  private static io.quiver.format.proto.CommitLedger encode(CommitLedger l) {
+    io.quiver.format.proto.CommitLedger.Builder b = io.quiver.format.proto.CommitLedger.newBuilder()
+        .setCompleteFromVersion(l.completeFromVersion())
+        .setLastReplaceVersion(l.lastReplaceVersion());
+    for (CommitLedger.KeyEntry e : l.keys().values()) {
+      b.addKeys(io.quiver.format.proto.LedgerKey.newBuilder()
+          .setKey(e.key())
+          .setVersion(e.version())
+          .setOperation(e.operation())
+          .setDigest(ByteString.copyFrom(HexFormat.of().parseHex(e.digest())))
+          .setTimestampMillis(e.timestampMillis())
+          .setTransactionUuid(e.transactionUuid()));
+    }
+    for (CommitLedger.SequenceWatermark w : l.sequences().values()) {
+      b.addSequences(io.quiver.format.proto.SequenceWatermark.newBuilder()
+          .setApplicationId(w.applicationId())
+          .setSequence(w.sequence())
+          .setVersion(w.version())
+          .setTimestampMillis(w.timestampMillis()));
+    }
+    return b.build();
+  }
+
+  private static CommitLedger decode(io.quiver.format.proto.CommitLedger l, long manifestVersion) {
+    Map<String, CommitLedger.KeyEntry> keys = new java.util.LinkedHashMap<>();
+    for (io.quiver.format.proto.LedgerKey k : l.getKeysList()) {
+      if (k.getVersion() < 1 || k.getVersion() > manifestVersion || k.getDigest().size() != 32
+          || keys.containsKey(k.getKey())) {
+        throw new IllegalArgumentException("ledger key '" + k.getKey() + "' is invalid (version " + k.getVersion()
+            + " in manifest " + manifestVersion + ", digest of " + k.getDigest().size() + " bytes, or listed twice)");
+      }
+      keys.put(k.getKey(), new CommitLedger.KeyEntry(k.getKey(), k.getVersion(), k.getOperation(),
+          HexFormat.of().formatHex(k.getDigest().toByteArray()), k.getTimestampMillis(), k.getTransactionUuid()));
+    }
+    Map<String, CommitLedger.SequenceWatermark> sequences = new java.util.TreeMap<>();
+    for (io.quiver.format.proto.SequenceWatermark w : l.getSequencesList()) {
+      if (w.getVersion() < 1 || w.getVersion() > manifestVersion || sequences.containsKey(w.getApplicationId())) {
+        throw new IllegalArgumentException("ledger watermark of application '" + w.getApplicationId()
+            + "' is invalid (version " + w.getVersion() + " in manifest " + manifestVersion + ", or listed twice)");
+      }
+      sequences.put(w.getApplicationId(), new CommitLedger.SequenceWatermark(
+          w.getApplicationId(), w.getSequence(), w.getVersion(), w.getTimestampMillis()));
+    }
+    if (l.getCompleteFromVersion() < 1 || l.getCompleteFromVersion() > manifestVersion + 1
+        || l.getLastReplaceVersion() > manifestVersion) {
+      throw new IllegalArgumentException("ledger of manifest " + manifestVersion + " is complete from version "
+          + l.getCompleteFromVersion() + " and replaced at " + l.getLastReplaceVersion() + ", beyond the manifest");
+    }
+    return new CommitLedger(keys, sequences, l.getCompleteFromVersion(), l.getLastReplaceVersion());
+  }
+
+  private static Manifest decode(io.quiver.format.proto.Manifest m) {
+    List<Fragment> fragments = new ArrayList<>();
+    for (io.quiver.format.proto.Fragment f : m.getFragmentsList()) {
+      fragments.add(decode(f));
+    }
+    return new Manifest(
+        m.getVersion(),
+        SchemaCodec.decode(m.getSchema()),
+        fragments,
+        m.hasMaxFragmentId() ? OptionalLong.of(m.getMaxFragmentId()) : OptionalLong.empty(),
+        m.getMaxFieldId(),
+        Instant.ofEpochMilli(m.getTimestampMillis()),
+        m.getWriterVersion(),
+        m.getConfigMap(),
+        m.getTransactionUuid(),
+        m.getTransactionPath(),
+        new TreeSet<>(m.getReaderFeaturesList()),
+        new TreeSet<>(m.getWriterFeaturesList()),
+        m.hasLedger() ? Optional.of(decode(m.getLedger(), m.getVersion())) : Optional.empty());
+  }
+
+  static io.quiver.format.proto.Fragment encode(Fragment f) {
+    io.quiver.format.proto.Fragment.Builder b =
+        io.quiver.format.proto.Fragment.newBuilder().setId(f.id()).setPhysicalRows(f.physicalRows());
+    for (DataFile file : f.files()) {
+      b.addFiles(encode(file));
+    }
+    f.deletionFile().ifPresent(d -> b.setDeletionFile(encode(d)));
+    for (Overlay o : f.overlays()) {
+      b.addOverlays(encode(o));
+    }
+    return b.build();
+  }
+
+  static Fragment decode(io.quiver.format.proto.Fragment f) {
+    List<DataFile> files = new ArrayList<>();
+    for (io.quiver.format.proto.DataFile file : f.getFilesList()) {
+      files.add(decode(file));
+    }
+    Optional<DeletionFile> deletion =
+        f.hasDeletionFile() ? Optional.of(decode(f.getDeletionFile())) : Optional.empty();
+    List<Overlay> overlays = new ArrayList<>();
+    for (io.quiver.format.proto.Overlay o : f.getOverlaysList()) {
+      overlays.add(decode(o));
+    }
+    return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays);
+  }
+
+  private static io.quiver.format.proto.DataFile encode(DataFile d) {
+    io.quiver.format.proto.DataFile.Builder b =
+        io.quiver.format.proto.DataFile.newBuilder()
+            .setPath(d.path())
+            .addAllFields(d.fieldIds())
+            .addAllColumnIndices(d.columnIndices())
+            .setFileMajor(d.formatMajor())
+            .setFileMinor(d.formatMinor())
+            .setSizeBytes(d.sizeBytes());
+    d.baseId().ifPresent(b::setBaseId);
+    return b.build();
+  }
+
+  private static DataFile decode(io.quiver.format.proto.DataFile d) {
+    if (d.getFileMajor() != DataFile.CURRENT_MAJOR) {
+      throw new UnsupportedFormatException(
+          "data file " + d.getPath() + " is in data-file format " + d.getFileMajor() + "." + d.getFileMinor()
+              + "; this reader supports " + DataFile.CURRENT_MAJOR + ".x; upgrade Quiver");
+    }
+    return new DataFile(
+        d.getPath(),
+        d.getFieldsList(),
+        d.getColumnIndicesList(),
+        d.getFileMajor(),
+        d.getFileMinor(),
+        d.getSizeBytes(),
+        d.hasBaseId() ? OptionalInt.of(d.getBaseId()) : OptionalInt.empty());
+  }
+
+  private static io.quiver.format.proto.Overlay encode(Overlay o) {
+    io.quiver.format.proto.Overlay.Builder b =
+        io.quiver.format.proto.Overlay.newBuilder()
+            .setDataFile(encode(o.dataFile()))
+            .setCommittedVersion(o.committedVersion());
+    if (o.coverage() instanceof Coverage.Shared shared) {
+      b.setSharedOffsets(bitmap(shared.offsets()));
+    } else if (o.coverage() instanceof Coverage.PerField perField) {
+      FieldCoverage.Builder fc = FieldCoverage.newBuilder();
+      for (ImmutableRoaringBitmap bm : perField.offsets()) {
+        fc.addOffsets(bitmap(bm));
+      }
+      b.setPerField(fc);
+    }
+    return b.build();
+  }
+
+  private static Overlay decode(io.quiver.format.proto.Overlay o) {
+    Coverage coverage =
+        switch (o.getCoverageCase()) {
+          case SHARED_OFFSETS -> new Coverage.Shared(bitmap(o.getSharedOffsets()));
+          case PER_FIELD -> {
+            List<ImmutableRoaringBitmap> list = new ArrayList<>();
+            for (ByteString bs : o.getPerField().getOffsetsList()) {
+              list.add(bitmap(bs));
+            }
+            yield new Coverage.PerField(list);
+          }
+          case COVERAGE_NOT_SET ->
+              throw new IllegalArgumentException("overlay " + o.getDataFile().getPath() + " has no coverage");
+        };
+    return new Overlay(decode(o.getDataFile()), coverage, o.getCommittedVersion());
+  }
+
+  /** Portable RoaringBitmap serialization. */
+  static ByteString bitmap(ImmutableRoaringBitmap bitmap) {
+    ByteBuffer buffer = ByteBuffer.allocate(bitmap.serializedSizeInBytes());
+    bitmap.serialize(buffer);
+    return ByteString.copyFrom(buffer.array());
+  }
+
+  static ImmutableRoaringBitmap bitmap(ByteString bytes) {
+    MutableRoaringBitmap bitmap = new MutableRoaringBitmap();
+    try {
+      bitmap.deserialize(new java.io.DataInputStream(bytes.newInput()));
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("coverage bitmap is not a portable RoaringBitmap: " + e.getMessage(), e);
+    }
+    return bitmap.toImmutableRoaringBitmap();
+  }
+
+  // ---- transaction ----
+
+  private static io.quiver.format.proto.Transaction encode(Transaction t) {
+    io.quiver.format.proto.Transaction.Builder b =
+        io.quiver.format.proto.Transaction.newBuilder()
+            .setReadVersion(t.readVersion())
+            .setUuid(t.uuid())
+            .putAllProperties(t.properties());
+    Operation op = t.operation();
+    if (op instanceof Operation.Append a) {
+      b.setAppend(io.quiver.format.proto.Append.newBuilder().addAllFragments(encodeFragments(a.fragments())));
+    } else if (op instanceof Operation.Overwrite o) {
+      b.setOverwrite(
+          io.quiver.format.proto.Overwrite.newBuilder()
+              .setSchema(SchemaCodec.encode(o.schema()))
+              .addAllFragments(encodeFragments(o.fragments()))
+              .putAllConfigUpserts(o.configUpserts()));
+    } else if (op instanceof Operation.Delete d) {
+      io.quiver.format.proto.Delete.Builder db =
+          io.quiver.format.proto.Delete.newBuilder()
+              .addAllReadFieldIds(d.readFieldIds())
+              .setPredicate(d.predicate());
+      for (Operation.FragmentDeletion fd : d.deletions()) {
+        io.quiver.format.proto.FragmentDeletion.Builder fb =
+            io.quiver.format.proto.FragmentDeletion.newBuilder()
+                .setFragmentId(fd.fragmentId())
+                .setDeletionFile(encode(fd.deletionFile()))
+                .setAddedOffsets(bitmap(fd.added()));
+        fd.previous().ifPresent(p -> fb.setPrevious(encode(p)));
+        db.addDeletions(fb);
+      }
+      b.setDelete(db);
+    } else if (op instanceof Operation.Update u) {
+      io.quiver.format.proto.Update.Builder ub =
+          io.quiver.format.proto.Update.newBuilder().addAllReadFieldIds(u.readFieldIds());
+      for (Operation.FragmentOverlays fo : u.overlays()) {
+        io.quiver.format.proto.FragmentOverlays.Builder fb =
+            io.quiver.format.proto.FragmentOverlays.newBuilder().setFragmentId(fo.fragmentId());
+        fo.overlays().forEach(o -> fb.addOverlays(encode(o)));
+        ub.addOverlays(fb);
+      }
+      b.setUpdate(ub);
+    } else if (op instanceof Operation.AddColumns a) {
+      io.quiver.format.proto.AddColumns.Builder ab =
+          io.quiver.format.proto.AddColumns.newBuilder()
+              .setSchema(SchemaCodec.encode(a.schema()))
+              .addAllReadFieldIds(a.readFieldIds());
+      for (Operation.FragmentFile ff : a.files()) {
+        ab.addFiles(
+            io.quiver.format.proto.FragmentFile.newBuilder().setFragmentId(ff.fragmentId()).setFile(encode(ff.file())));
+      }
+      b.setAddColumns(ab);
+    } else if (op instanceof Operation.Project p) {
+      b.setProject(
+          io.quiver.format.proto.Project.newBuilder()
+              .setSchema(SchemaCodec.encode(p.schema()))
+              .addAllDroppedFieldIds(p.droppedFieldIds())
+              .addAllTightenedFieldIds(p.tightenedFieldIds()));
+    } else if (op instanceof Operation.DataReplacement r) {
+      io.quiver.format.proto.DataReplacement.Builder rb =
+          io.quiver.format.proto.DataReplacement.newBuilder().addAllReadFieldIds(r.readFieldIds());
+      for (Operation.Replacement rep : r.replacements()) {
+        rb.addReplacements(
+            io.quiver.format.proto.Replacement.newBuilder()
+                .setFragmentId(rep.fragmentId())
+                .setFile(encode(rep.file())));
+      }
+      b.setDataReplacement(rb);
+    } else if (op instanceof Operation.Rewrite r) {
+      io.quiver.format.proto.Rewrite.Builder rb = io.quiver.format.proto.Rewrite.newBuilder();
+      for (Operation.RewriteGroup g : r.groups()) {
+        rb.addGroups(
+            io.quiver.format.proto.RewriteGroup.newBuilder()
+                .addAllOldFragmentIds(g.oldFragmentIds())
+                .addAllNewFragments(encodeFragments(g.newFragments())));
+      }
+      b.setRewrite(rb);
+    } else if (op instanceof Operation.Restore r) {
+      b.setRestore(
+          io.quiver.format.proto.Restore.newBuilder()
+              .setVersion(r.version())
+              .setSchema(SchemaCodec.encode(r.schema()))
+              .addAllFragments(encodeFragments(r.fragments()))
+              .putAllConfig(r.config()));
+    } else if (op instanceof Operation.UpdateConfig c) {
+      b.setUpdateConfig(
+          io.quiver.format.proto.UpdateConfig.newBuilder().putAllUpserts(c.upserts()).addAllDeletes(c.deletes()));
+    } else if (op instanceof Operation.WriteColumns w) {
+      io.quiver.format.proto.WriteColumns.Builder wb = io.quiver.format.proto.WriteColumns.newBuilder();
+      w.writes().forEach(cw -> wb.addWrites(encode(cw)));
+      b.setWriteColumns(wb);
+    } else {
+      throw new IllegalStateException("no encoding for operation " + op.name());
+    }
+    return b.build();
+  }
+
+  private static Transaction decode(io.quiver.format.proto.Transaction t) {
+    Operation op =
+        switch (t.getOperationCase()) {
+          case APPEND -> new Operation.Append(decodeFragments(t.getAppend().getFragmentsList()));
+          case OVERWRITE ->
+              new Operation.Overwrite(
+                  SchemaCodec.decode(t.getOverwrite().getSchema()),
+                  decodeFragments(t.getOverwrite().getFragmentsList()),
+                  t.getOverwrite().getConfigUpsertsMap());
+          case DELETE -> {
+            List<Operation.FragmentDeletion> deletions = new ArrayList<>();
+            for (io.quiver.format.proto.FragmentDeletion fd : t.getDelete().getDeletionsList()) {
+              deletions.add(
+                  new Operation.FragmentDeletion(
+                      fd.getFragmentId(),
+                      fd.hasPrevious() ? Optional.of(decode(fd.getPrevious())) : Optional.empty(),
+                      decode(fd.getDeletionFile()),
+                      bitmap(fd.getAddedOffsets())));
+            }
+            yield new Operation.Delete(
+                deletions, new TreeSet<>(t.getDelete().getReadFieldIdsList()), t.getDelete().getPredicate());
+          }
+          case UPDATE -> {
+            List<Operation.FragmentOverlays> overlays = new ArrayList<>();
+            for (io.quiver.format.proto.FragmentOverlays fo : t.getUpdate().getOverlaysList()) {
+              List<Overlay> list = new ArrayList<>();
+              fo.getOverlaysList().forEach(o -> list.add(decode(o)));
+              overlays.add(new Operation.FragmentOverlays(fo.getFragmentId(), list));
+            }
+            yield new Operation.Update(overlays, new TreeSet<>(t.getUpdate().getReadFieldIdsList()));
+          }
+          case ADD_COLUMNS -> {
+            List<Operation.FragmentFile> files = new ArrayList<>();
+            for (io.quiver.format.proto.FragmentFile ff : t.getAddColumns().getFilesList()) {
+              files.add(new Operation.FragmentFile(ff.getFragmentId(), decode(ff.getFile())));
+            }
+            yield new Operation.AddColumns(
+                SchemaCodec.decode(t.getAddColumns().getSchema()),
+                files,
+                new TreeSet<>(t.getAddColumns().getReadFieldIdsList()));
+          }
+          case PROJECT ->
+              new Operation.Project(
+                  SchemaCodec.decode(t.getProject().getSchema()),
+                  new TreeSet<>(t.getProject().getDroppedFieldIdsList()),
+                  new TreeSet<>(t.getProject().getTightenedFieldIdsList()));
+          case DATA_REPLACEMENT -> {
+            List<Operation.Replacement> replacements = new ArrayList<>();
+            for (io.quiver.format.proto.Replacement r : t.getDataReplacement().getReplacementsList()) {
+              replacements.add(new Operation.Replacement(r.getFragmentId(), decode(r.getFile())));
+            }
+            yield new Operation.DataReplacement(
+                replacements, new TreeSet<>(t.getDataReplacement().getReadFieldIdsList()));
+          }
+          case REWRITE -> {
+            List<Operation.RewriteGroup> groups = new ArrayList<>();
+            for (io.quiver.format.proto.RewriteGroup g : t.getRewrite().getGroupsList()) {
+              groups.add(new Operation.RewriteGroup(g.getOldFragmentIdsList(), decodeFragments(g.getNewFragmentsList())));
+            }
+            yield new Operation.Rewrite(groups);
+          }
+          case RESTORE ->
+              new Operation.Restore(
+                  t.getRestore().getVersion(),
+                  SchemaCodec.decode(t.getRestore().getSchema()),
+                  decodeFragments(t.getRestore().getFragmentsList()),
+                  t.getRestore().getConfigMap());
+          case UPDATE_CONFIG ->
+              new Operation.UpdateConfig(
+                  t.getUpdateConfig().getUpsertsMap(), new TreeSet<>(t.getUpdateConfig().getDeletesList()));
+          case WRITE_COLUMNS -> {
+            List<Operation.ColumnWrite> writes = new ArrayList<>();
+            t.getWriteColumns().getWritesList().forEach(cw -> writes.add(decode(cw)));
+            yield new Operation.WriteColumns(writes);
+          }
+          case OPERATION_NOT_SET ->
+              throw new UnsupportedFormatException(
+                  "transaction " + t.getUuid() + " has an operation this version of Quiver does not know;"
+                      + " upgrade Quiver");
+        };
+    return new Transaction(t.getUuid(), t.getReadVersion(), op, t.getPropertiesMap());
+  }
+
+  // ---- staged column writes ----
+
+  static io.quiver.format.proto.ColumnWrite encode(Operation.ColumnWrite w) {
+    io.quiver.format.proto.ColumnWrite.Builder b =
+        io.quiver.format.proto.ColumnWrite.newBuilder()
+            .setFragmentId(w.fragmentId())
+            .setPhysicalRows(w.physicalRows())
+            .addAllPreparedFiles(w.preparedFiles())
+            .setContract(SchemaCodec.encode(w.contract()))
+            .addAllNewFieldIds(w.newFieldIds())
+            .setFile(encode(w.file()));
+    w.witness().forEach(fb -> b.addWitness(encode(fb)));
+    // Field 8 is only emitted when there are inputs: a write without any encodes exactly as before.
+    for (Operation.ColumnInput in : w.inputs()) {
+      b.addInputs(io.quiver.format.proto.ColumnInput.newBuilder().setPath(in.path()).setBacking(encode(in.backing())));
+    }
+    return b.build();
+  }
+
+  private static io.quiver.format.proto.FieldBacking encode(FieldBacking fb) {
+    io.quiver.format.proto.FieldBacking.Builder pb =
+        io.quiver.format.proto.FieldBacking.newBuilder().setFieldId(fb.fieldId());
+    fb.base().ifPresent(c -> pb.setBase(encode(c)));
+    for (FieldBacking.OverlayBacking o : fb.overlays()) {
+      pb.addOverlays(
+          io.quiver.format.proto.OverlayBacking.newBuilder()
+              .setFile(encode(o.file()))
+              .setCommittedVersion(o.committedVersion())
+              .setCoverage(bitmap(o.coverage())));
+    }
+    return pb.build();
+  }
+
+  private static FieldBacking decode(io.quiver.format.proto.FieldBacking pb) {
+    List<FieldBacking.OverlayBacking> overlays = new ArrayList<>();
+    for (io.quiver.format.proto.OverlayBacking o : pb.getOverlaysList()) {
+      overlays.add(new FieldBacking.OverlayBacking(decode(o.getFile()), o.getCommittedVersion(),
+          bitmap(o.getCoverage())));
+    }
+    return new FieldBacking(pb.getFieldId(), pb.hasBase() ? Optional.of(decode(pb.getBase())) : Optional.empty(),
+        overlays);
+  }
+
+  static Operation.ColumnWrite decode(io.quiver.format.proto.ColumnWrite w) {
+    List<FieldBacking> witness = new ArrayList<>();
+    w.getWitnessList().forEach(pb -> witness.add(decode(pb)));
+    List<Operation.ColumnInput> inputs = new ArrayList<>();
+    for (io.quiver.format.proto.ColumnInput in : w.getInputsList()) {
+      if (!in.hasBacking()) {
+        throw new IllegalArgumentException("column write for fragment " + w.getFragmentId() + " has an input ('"
+            + in.getPath() + "') without its backing");
+      }
+      inputs.add(new Operation.ColumnInput(in.getPath(), decode(in.getBacking())));
+    }
+    if (!w.hasContract() || !w.hasFile()) {
+      throw new IllegalArgumentException("column write for fragment " + w.getFragmentId() + " lacks its "
+          + (w.hasContract() ? "file" : "contract"));
+    }
+    return new Operation.ColumnWrite(w.getFragmentId(), w.getPhysicalRows(), w.getPreparedFilesList(),
+        SchemaCodec.decode(w.getContract()), new TreeSet<>(w.getNewFieldIdsList()), decode(w.getFile()), witness,
+        inputs);
+  }
+
+  private static io.quiver.format.proto.FileColumn encode(FieldBacking.FileColumn c) {
+    io.quiver.format.proto.FileColumn.Builder b =
+        io.quiver.format.proto.FileColumn.newBuilder()
+            .setPath(c.path())
+            .setFileMajor(c.formatMajor())
+            .setFileMinor(c.formatMinor())
+            .setColumnIndex(c.columnIndex())
+            .setSizeBytes(c.sizeBytes());
+    c.baseId().ifPresent(b::setBaseId);
+    return b.build();
+  }
+
+  private static FieldBacking.FileColumn decode(io.quiver.format.proto.FileColumn c) {
+    return new FieldBacking.FileColumn(c.getPath(), c.hasBaseId() ? OptionalInt.of(c.getBaseId()) : OptionalInt.empty(),
+        c.getFileMajor(), c.getFileMinor(), c.getColumnIndex(), c.getSizeBytes());
+  }
+
+  private static List<io.quiver.format.proto.Fragment> encodeFragments(List<Fragment> fragments) {
+    List<io.quiver.format.proto.Fragment> out = new ArrayList<>();
+    fragments.forEach(f -> out.add(encode(f)));
+    return out;
+  }
+
+  private static List<Fragment> decodeFragments(List<io.quiver.format.proto.Fragment> protos) {
+    List<Fragment> out = new ArrayList<>();
+    for (io.quiver.format.proto.Fragment f : protos) {
+      out.add(decode(f));
+    }
+    return out;
+  }
+
+  private static io.quiver.format.proto.DeletionFile encode(DeletionFile d) {
+    return io.quiver.format.proto.DeletionFile.newBuilder()
+        .setPath(d.path())
+        .setDeletedRows(d.deletedRows())
+        .setSizeBytes(d.sizeBytes())
+        .build();
+  }
+
+  private static DeletionFile decode(io.quiver.format.proto.DeletionFile d) {
+    return new DeletionFile(d.getPath(), d.getDeletedRows(), d.getSizeBytes());
+  }
+}

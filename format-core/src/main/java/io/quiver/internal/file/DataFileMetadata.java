@@ -1,0 +1,264 @@
+package io.quiver.internal.file;
+
+import io.quiver.exceptions.InvalidArgumentException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Parsed, immutable metadata of one data file: footer, schema and every record batch's layout (field
+ * nodes and buffer ranges). With it a reader can fetch any column of any batch with ranged reads and no
+ * further metadata requests, so it is what {@link MetadataCache} holds. Safe to cache and share.
+ *
+ * <p>Every number in here was checked against the file size when parsed: buffer ranges lie inside their
+ * batch's body, bodies lie inside the file, lengths fit in an {@code int}.
+ */
+public final class DataFileMetadata implements MetadataCache.Weighable {
+  private final String location;
+  private final Schema schema;
+  private final SchemaLayout layout;
+  private final long fileSize;
+  private final int formatMajor;
+  private final int formatMinor;
+  private final int[] rows;
+  private final long[] starts;
+  private final long[] bodyOffsets;
+  private final long[] bodyLengths;
+  private final long[][] nodes; // per batch: length, nullCount per preorder field
+  private final long[][] buffers; // per batch: offset (relative to body), length per buffer
+  private final long rowCount;
+  private final long estimatedBytes;
+
+  DataFileMetadata(
+      String location,
+      Schema schema,
+      SchemaLayout layout,
+      long fileSize,
+      int formatMajor,
+      int formatMinor,
+      int[] rows,
+      long[] bodyOffsets,
+      long[] bodyLengths,
+      long[][] nodes,
+      long[][] buffers) {
+    this.location = location;
+    this.schema = schema;
+    this.layout = layout;
+    this.fileSize = fileSize;
+    this.formatMajor = formatMajor;
+    this.formatMinor = formatMinor;
+    this.rows = rows;
+    this.bodyOffsets = bodyOffsets;
+    this.bodyLengths = bodyLengths;
+    this.nodes = nodes;
+    this.buffers = buffers;
+    this.starts = new long[rows.length];
+    long total = 0;
+    for (int i = 0; i < rows.length; i++) {
+      starts[i] = total;
+      total += rows[i];
+    }
+    this.rowCount = total;
+    long est = 512 + 2L * location.length();
+    for (Field f : layout.fields) {
+      est += 160 + 2L * f.getName().length();
+    }
+    for (String p : layout.atomicPath) {
+      est += 48 + 2L * p.length();
+    }
+    est += 24L * rows.length * 2 + 32;
+    for (int b = 0; b < rows.length; b++) {
+      est += 32 + 8L * nodes[b].length + 8L * buffers[b].length;
+    }
+    this.estimatedBytes = est;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The store location this metadata was read from (for messages). */
+  public String location() {
+    return location;
+  }
+
+  public long fileSize() {
+    return fileSize;
+  }
+
+  /** Quiver data file format version recorded in the footer; 0.0 for Arrow files written elsewhere. */
+  public int formatMajor() {
+    return formatMajor;
+  }
+
+  public int formatMinor() {
+    return formatMinor;
+  }
+
+  public int batchCount() {
+    return rows.length;
+  }
+
+  public int batchRowCount(int batch) {
+    return rows[checkBatch(batch)];
+  }
+
+  public long rowCount() {
+    return rowCount;
+  }
+
+  /** Row offset (within the file) at which batch i starts. */
+  public long batchStart(int batch) {
+    return starts[checkBatch(batch)];
+  }
+
+  /**
+   * Number of "atomic columns": non-struct fields whose ancestors are all structs, numbered in
+   * depth-first preorder of the schema. A struct is never a column itself; list/large list/fixed-size
+   * list/map are one atomic column each (with their children). Atomic columns are the unit of
+   * projection because they are the smallest units whose buffers can be fetched independently.
+   */
+  public int atomicColumnCount() {
+    return layout.atomicField.length;
+  }
+
+  /** Dotted name path of atomic column i, e.g. "s.x". */
+  public String atomicColumnPath(int i) {
+    if (i < 0 || i >= layout.atomicPath.length) {
+      throw new InvalidArgumentException(
+          "atomic column " + i + " does not exist in " + location + ", which has "
+              + layout.atomicPath.length + " atomic columns (0.." + (layout.atomicPath.length - 1) + ")");
+    }
+    return layout.atomicPath[i];
+  }
+
+  /**
+   * Sum of the body bytes of the buffers a projected read of these atomic columns must fetch (including
+   * struct ancestors' validity buffers), across all batches. For tests and benchmarks.
+   */
+  public long projectedBodyBytes(int[] atomicColumns) {
+    boolean[] selected = selectFields(atomicColumns);
+    long total = 0;
+    for (int b = 0; b < rows.length; b++) {
+      for (int f = 0; f < selected.length; f++) {
+        if (selected[f]) {
+          for (int k = 0; k < layout.bufferCount[f]; k++) {
+            total += buffers[b][2 * (layout.bufferStart[f] + k) + 1];
+          }
+        }
+      }
+    }
+    return total;
+  }
+
+  /** Estimated heap bytes of this object (for the cache weigher). */
+  @Override
+  public long estimatedBytes() {
+    return estimatedBytes;
+  }
+
+  @Override
+  public String toString() {
+    return "DataFileMetadata[" + location + ", " + fileSize + " bytes, " + rowCount + " rows in "
+        + rows.length + " batches, " + atomicColumnCount() + " atomic columns]";
+  }
+
+  // ---- package-private access for the reader ----
+
+  SchemaLayout layout() {
+    return layout;
+  }
+
+  long bodyOffset(int batch) {
+    return bodyOffsets[batch];
+  }
+
+  long bodyLength(int batch) {
+    return bodyLengths[batch];
+  }
+
+  long nodeLength(int batch, int field) {
+    return nodes[batch][2 * field];
+  }
+
+  long nodeNullCount(int batch, int field) {
+    return nodes[batch][2 * field + 1];
+  }
+
+  long bufferOffset(int batch, int buffer) {
+    return buffers[batch][2 * buffer];
+  }
+
+  long bufferLength(int batch, int buffer) {
+    return buffers[batch][2 * buffer + 1];
+  }
+
+  int checkBatch(int batch) {
+    if (batch < 0 || batch >= rows.length) {
+      throw new InvalidArgumentException(
+          "batch " + batch + " does not exist in " + location + ", which has " + rows.length + " batches"
+              + (rows.length == 0 ? "" : " (0.." + (rows.length - 1) + ")"));
+    }
+    return batch;
+  }
+
+  /**
+   * The preorder fields a projection must load: each atomic column's whole subtree plus its struct
+   * ancestors.
+   */
+  boolean[] selectFields(int[] atomicColumns) {
+    if (atomicColumns == null) {
+      throw new InvalidArgumentException("atomicColumns must not be null; pass an empty array for none");
+    }
+    boolean[] selected = new boolean[layout.fieldCount()];
+    int previous = -1;
+    for (int c : atomicColumns) {
+      if (c < 0 || c >= layout.atomicField.length) {
+        throw new InvalidArgumentException(
+            "atomic column " + c + " does not exist in " + location + ", which has "
+                + layout.atomicField.length + " atomic columns; pass indices in 0.."
+                + (layout.atomicField.length - 1));
+      }
+      if (c <= previous) {
+        throw new InvalidArgumentException(
+            "atomic columns must be ascending and distinct, but " + c + " follows " + previous
+                + "; sort and deduplicate them");
+      }
+      previous = c;
+      int f = layout.atomicField[c];
+      for (int i = f; i < layout.subtreeEnd[f]; i++) {
+        selected[i] = true;
+      }
+      for (int p = layout.parent[f]; p >= 0; p = layout.parent[p]) {
+        selected[p] = true;
+      }
+    }
+    return selected;
+  }
+
+  /** The file schema restricted to the selected preorder fields (struct ancestors keep only those). */
+  Schema projectedSchema(boolean[] selected) {
+    List<Field> top = new ArrayList<>();
+    int[] cursor = {0};
+    for (Field f : schema.getFields()) {
+      Field p = project(f, selected, cursor);
+      if (p != null) {
+        top.add(p);
+      }
+    }
+    return new Schema(top, schema.getCustomMetadata());
+  }
+
+  private static Field project(Field f, boolean[] selected, int[] cursor) {
+    boolean me = selected[cursor[0]++];
+    List<Field> children = new ArrayList<>();
+    for (Field c : f.getChildren()) {
+      Field p = project(c, selected, cursor);
+      if (p != null) {
+        children.add(p);
+      }
+    }
+    return me ? new Field(f.getName(), f.getFieldType(), children) : null;
+  }
+}

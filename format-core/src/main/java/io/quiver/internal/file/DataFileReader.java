@@ -1,0 +1,691 @@
+package io.quiver.internal.file;
+
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.store.ObjectStore;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.flatbuf.Block;
+import org.apache.arrow.flatbuf.Footer;
+import org.apache.arrow.flatbuf.KeyValue;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.MetadataVersion;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.BufferLayout;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.pojo.ArrowType.ArrowTypeID;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Reads data files through ranged reads, fetching only the projected columns' buffers, so that reading
+ * one column of a wide table costs that column's bytes plus the (cached) metadata. Thread-safe.
+ *
+ * <p>Every number taken from a file is checked against the file size before anything is allocated from
+ * it, and loaded vectors are checked structurally (buffer sizes, offsets), so a truncated, bit-flipped or hostile file fails with {@link
+ * CorruptFileException} naming it rather than with an Arrow exception or an {@link OutOfMemoryError}.
+ * Flipped bytes inside data buffers can go unnoticed: Arrow IPC has no checksums.
+ */
+public final class DataFileReader {
+  /** Bytes read from the end of the file at once: usually the whole footer and the last batches' metadata. */
+  static final int TAIL_READ_BYTES = 64 * 1024;
+  /** Limits that no sane file reaches; beyond them a length is treated as corruption, not allocated. */
+  static final int MAX_FOOTER_BYTES = 64 << 20;
+  static final int MAX_BATCH_METADATA_BYTES = 64 << 20;
+  static final long MAX_TOTAL_METADATA_BYTES = 256L << 20;
+  private static final int MAX_SCHEMA_FIELDS = 1_000_000;
+  private static final int MAX_READ_CHUNK = 1 << 30;
+  /** Coalescing never builds a single read larger than this out of separate buffers. */
+  private static final long MAX_MERGED_DATA_RANGE = 256L << 20;
+  private static final byte[] MAGIC = "ARROW1".getBytes(StandardCharsets.US_ASCII);
+  /** Leading magic padded to 8 bytes, plus trailing int32 footer length and magic. */
+  private static final int MIN_FILE_BYTES = 8 + 4 + MAGIC.length;
+
+  private final ObjectStore store;
+  private final MetadataCache cache;
+  private final ReadOptions options;
+
+  public DataFileReader(ObjectStore store, MetadataCache cache, ReadOptions options) {
+    if (store == null || cache == null || options == null) {
+      throw new InvalidArgumentException("store, cache and options must not be null");
+    }
+    this.store = store;
+    this.cache = cache;
+    this.options = options;
+  }
+
+  /**
+   * Footer + every batch's metadata; cached under {@code store.locationOf(key)}. Corrupt, truncated or
+   * hostile files throw {@link CorruptFileException} naming {@code store.locationOf(key)}; a file written
+   * by a newer Quiver format major version throws {@link UnsupportedFormatException}.
+   */
+  public DataFileMetadata metadata(String key) {
+    String location = store.locationOf(key);
+    return cache.get(location, loc -> new Parser(key, loc).parse());
+  }
+
+  /**
+   * One record batch with only the given atomic columns (ascending, distinct indices; else {@link
+   * InvalidArgumentException}). The result's schema is the file schema projected to those columns: struct
+   * ancestors kept with only their projected descendants, in schema order. The caller owns (closes) the
+   * returned root. An empty projection gives a root with 0 columns and the batch's row count.
+   */
+  public VectorSchemaRoot readBatch(String key, int batch, int[] atomicColumns, BufferAllocator allocator) {
+    if (allocator == null) {
+      throw new InvalidArgumentException("allocator must not be null");
+    }
+    DataFileMetadata md = metadata(key);
+    md.checkBatch(batch);
+    boolean[] selected = md.selectFields(atomicColumns);
+    Schema projected = md.projectedSchema(selected);
+    int rows = md.batchRowCount(batch);
+    if (atomicColumns.length == 0) {
+      return new VectorSchemaRoot(projected, List.of(), rows);
+    }
+    SchemaLayout layout = md.layout();
+    List<ArrowFieldNode> nodes = new ArrayList<>();
+    List<long[]> wanted = new ArrayList<>(); // absolute offset, length, per selected buffer in order
+    long body = md.bodyOffset(batch);
+    for (int f = 0; f < selected.length; f++) {
+      if (!selected[f]) {
+        continue;
+      }
+      nodes.add(new ArrowFieldNode(md.nodeLength(batch, f), md.nodeNullCount(batch, f)));
+      for (int k = 0; k < layout.bufferCount[f]; k++) {
+        int b = layout.bufferStart[f] + k;
+        wanted.add(new long[] {body + md.bufferOffset(batch, b), md.bufferLength(batch, b)});
+      }
+    }
+    long[][] ranges = coalesce(wanted, options.coalesceGapBytes(), MAX_MERGED_DATA_RANGE);
+    String location = md.location();
+    ArrowBuf[] fetched = new ArrowBuf[ranges.length];
+    List<ArrowBuf> buffers = new ArrayList<>(wanted.size());
+    VectorSchemaRoot root = null;
+    try {
+      for (int r = 0; r < ranges.length; r++) {
+        fetched[r] = fetch(key, location, ranges[r][0], ranges[r][1] - ranges[r][0], allocator);
+      }
+      for (long[] w : wanted) {
+        if (w[1] == 0) {
+          buffers.add(allocator.getEmpty());
+          continue;
+        }
+        int r = containing(ranges, w[0]);
+        buffers.add(fetched[r].slice(w[0] - ranges[r][0], w[1]));
+      }
+      String problem = checkBuffers(layout, selected, nodes, buffers);
+      if (problem != null) {
+        throw new CorruptFileException(
+            location, "batch " + batch + " has inconsistent buffers (" + problem + "); rewrite the file");
+      }
+      root = VectorSchemaRoot.create(projected, allocator);
+      try (ArrowRecordBatch recordBatch = new ArrowRecordBatch(rows, nodes, buffers)) {
+        new VectorLoader(root).load(recordBatch);
+      }
+      VectorSchemaRoot result = root;
+      root = null;
+      return result;
+    } catch (QuiverException | OutOfMemoryException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new CorruptFileException(
+          location,
+          "batch " + batch + " does not decode as its metadata describes (" + e.getMessage()
+              + "); the file is damaged, rewrite it from its source",
+          e);
+    } finally {
+      for (ArrowBuf buf : fetched) {
+        if (buf != null) {
+          buf.close();
+        }
+      }
+      if (root != null) {
+        root.close();
+      }
+    }
+  }
+
+  /**
+   * The validity of the struct that is the ancestor at {@code depth} (0 = a top-level field) of atomic
+   * column {@code atomicColumn}, in one record batch: one ranged read of that struct's validity buffer
+   * (none when the batch metadata says it has no nulls, or only nulls), never the members' values.
+   *
+   * @throws InvalidArgumentException if the column index is out of range, or the column has no struct
+   *     ancestor at that depth
+   * @throws CorruptFileException if the buffer is shorter than the batch's rows need
+   */
+  public StructValidityBits readStructValidity(String key, int batch, int atomicColumn, int depth) {
+    DataFileMetadata md = metadata(key);
+    md.checkBatch(batch);
+    SchemaLayout layout = md.layout();
+    if (atomicColumn < 0 || atomicColumn >= layout.atomicField.length) {
+      throw new InvalidArgumentException(
+          "atomic column " + atomicColumn + " of " + md.location() + " does not exist; the file has "
+              + layout.atomicField.length + " atomic columns");
+    }
+    int node = layout.atomicField[atomicColumn];
+    while (node >= 0 && layout.depth[node] > depth) {
+      node = layout.parent[node];
+    }
+    if (node < 0 || layout.depth[node] != depth || !SchemaLayout.isStruct(layout.fields[node])
+        || node == layout.atomicField[atomicColumn]) {
+      throw new InvalidArgumentException(
+          "atomic column " + atomicColumn + " ('" + layout.atomicPath[atomicColumn] + "') of " + md.location()
+              + " has no struct ancestor at depth " + depth);
+    }
+    long length = md.nodeLength(batch, node);
+    long nulls = md.nodeNullCount(batch, node);
+    int buffer = layout.bufferStart[node]; // a struct's only buffer is its validity
+    long bytes = md.bufferLength(batch, buffer);
+    if (nulls == 0 || nulls == length || length == 0) {
+      return new StructValidityBits((int) length, nulls, null);
+    }
+    long need = (length + 7) / 8;
+    if (bytes < need) {
+      throw new CorruptFileException(
+          md.location(),
+          "batch " + batch + " struct '" + layout.path(node) + "' has a validity buffer of " + bytes
+              + " bytes for " + length + " rows with " + nulls + " nulls (" + need + " needed); rewrite the file");
+    }
+    byte[] bits = readExact(store, key, md.location(), md.bodyOffset(batch) + md.bufferOffset(batch, buffer),
+        (int) need);
+    return new StructValidityBits((int) length, nulls, bits);
+  }
+
+  /**
+   * Checks fetched buffers against their nodes before Arrow sees them: buffers large enough for the
+   * value count, offsets non-decreasing and inside their values. Arrow trusts these when loading (a list's
+   * last offset becomes its child's value count, and it reallocates to fit), so a hostile file must be
+   * stopped here. Values themselves (decimal precision, UTF-8) are not checked: they cannot make Arrow
+   * read out of bounds. Returns null when sound, else what is wrong.
+   */
+  static String checkBuffers(
+      SchemaLayout layout, boolean[] selected, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+    int node = 0;
+    int buffer = 0;
+    for (int f = 0; f < selected.length; f++) {
+      if (!selected[f]) {
+        continue;
+      }
+      ArrowType type = layout.fields[f].getType();
+      long len = nodes.get(node).getLength();
+      long nulls = nodes.get(node).getNullCount();
+      String path = layout.path(f);
+      long lastOffset = -1;
+      List<BufferLayout> bufferLayouts = TypeLayout.getTypeLayout(type).getBufferLayouts();
+      for (BufferLayout bl : bufferLayouts) {
+        ArrowBuf buf = buffers.get(buffer++);
+        long have = buf.capacity();
+        BufferLayout.BufferType kind = bl.getType();
+        if (kind == BufferLayout.BufferType.VALIDITY) {
+          if (nulls > 0 && nulls < len && have < (len + 7) / 8) {
+            return path + ": validity buffer of " + have + " bytes for " + len + " values";
+          }
+        } else if (kind == BufferLayout.BufferType.OFFSET) {
+          int width = bl.getTypeBitWidth() / 8;
+          if (len == 0) {
+            lastOffset = 0;
+            continue;
+          }
+          if (have < (len + 1) * width) {
+            return path + ": offset buffer of " + have + " bytes for " + len + " values";
+          }
+          long previous = width == 4 ? buf.getInt(0) : buf.getLong(0);
+          if (previous < 0) {
+            return path + ": first offset is " + previous;
+          }
+          for (long i = 1; i <= len; i++) {
+            long current = width == 4 ? buf.getInt(i * 4) : buf.getLong(i * 8);
+            if (current < previous) {
+              return path + ": offsets decrease at index " + i + " (" + previous + " then " + current + ")";
+            }
+            previous = current;
+          }
+          lastOffset = previous;
+        } else if (kind == BufferLayout.BufferType.DATA) {
+          long need = lastOffset >= 0 ? lastOffset : (len * bl.getTypeBitWidth() + 7) / 8;
+          if (have < need) {
+            return path + ": data buffer of " + have + " bytes, " + need + " needed for " + len + " values";
+          }
+          lastOffset = -1;
+        } else {
+          return path + ": unexpected buffer type " + kind;
+        }
+      }
+      if (lastOffset >= 0) { // list, large list, map: offsets index the child (next in preorder)
+        long childLength = nodes.get(node + 1).getLength();
+        if (lastOffset > childLength) {
+          return path + ": last offset " + lastOffset + " is past its " + childLength + " child values";
+        }
+      }
+      node++;
+    }
+    return null;
+  }
+
+  /**
+   * Merges [offset, offset+length) ranges whose gaps are at most {@code gap}, as long as the merged range
+   * stays within {@code maxMerged} bytes (overlapping ranges always merge; a range that is larger on its
+   * own is kept whole); empty ranges
+   * are dropped. Returns [start, end) pairs in ascending order.
+   */
+  static long[][] coalesce(List<long[]> wanted, int gap, long maxMerged) {
+    long[][] sorted =
+        wanted.stream().filter(w -> w[1] > 0).map(w -> new long[] {w[0], w[0] + w[1]}).toArray(long[][]::new);
+    Arrays.sort(sorted, (a, b) -> Long.compare(a[0], b[0]));
+    List<long[]> merged = new ArrayList<>();
+    for (long[] r : sorted) {
+      long[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+      boolean overlaps = last != null && r[0] < last[1]; // must merge: a buffer lives in one range
+      if (overlaps
+          || (last != null && r[0] - last[1] <= gap && Math.max(last[1], r[1]) - last[0] <= maxMerged)) {
+        last[1] = Math.max(last[1], r[1]);
+      } else {
+        merged.add(new long[] {r[0], r[1]});
+      }
+    }
+    return merged.toArray(new long[0][]);
+  }
+
+  private static int containing(long[][] ranges, long offset) {
+    int lo = 0;
+    int hi = ranges.length - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (ranges[mid][0] <= offset) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  /** Reads a byte range into a new ArrowBuf; the range was validated against the file size. */
+  private ArrowBuf fetch(String key, String location, long offset, long length, BufferAllocator allocator) {
+    ArrowBuf buf = allocator.buffer(length);
+    try {
+      long done = 0;
+      while (done < length) {
+        int chunk = (int) Math.min(MAX_READ_CHUNK, length - done);
+        int read = store.readRangeInto(key, offset + done, buf.nioBuffer(done, chunk));
+        if (read != chunk) {
+          throw shortRead(location, offset + done, chunk, read);
+        }
+        done += chunk;
+      }
+      return buf;
+    } catch (RuntimeException e) {
+      buf.close();
+      throw e;
+    }
+  }
+
+  static byte[] readExact(ObjectStore store, String key, String location, long offset, int length) {
+    byte[] bytes = store.readRange(key, offset, length);
+    if (bytes.length != length) {
+      throw shortRead(location, offset, length, bytes.length);
+    }
+    return bytes;
+  }
+
+  private static CorruptFileException shortRead(String location, long offset, int expected, int found) {
+    return new CorruptFileException(
+        location,
+        "expected " + expected + " bytes at offset " + offset + " but the object returned " + found
+            + "; it is shorter than its metadata says (truncated or replaced); rewrite it");
+  }
+
+  /** Parses one file's metadata; a new instance per load. */
+  private final class Parser {
+    private final String key;
+    private final String location;
+    private long size;
+    private long tailStart;
+    private byte[] tail;
+
+    Parser(String key, String location) {
+      this.key = key;
+      this.location = location;
+    }
+
+    private CorruptFileException corrupt(String detail) {
+      return new CorruptFileException(location, detail);
+    }
+
+    DataFileMetadata parse() {
+      size = store.head(key).orElseThrow(() -> new ObjectNotFoundException(location)).size();
+      if (size < MIN_FILE_BYTES) {
+        throw corrupt(
+            "it is " + size + " bytes long, shorter than the smallest Arrow IPC file (" + MIN_FILE_BYTES
+                + " bytes); it is not a data file or was truncated");
+      }
+      int tailLen = (int) Math.min(size, TAIL_READ_BYTES);
+      tailStart = size - tailLen;
+      tail = readExact(store, key, location, tailStart, tailLen);
+      if (!hasMagic(tail, tailLen - MAGIC.length)) {
+        throw corrupt(
+            "expected the Arrow IPC file magic \"ARROW1\" in the last 6 bytes, found "
+                + describe(tail, tailLen - MAGIC.length, MAGIC.length)
+                + "; it is not an Arrow IPC file (an IPC stream, Parquet, ...) or was truncated");
+      }
+      if (tailStart == 0 && !hasMagic(tail, 0)) {
+        throw corrupt(
+            "expected the Arrow IPC file magic \"ARROW1\" in the first 6 bytes, found "
+                + describe(tail, 0, MAGIC.length));
+      }
+      int footerLen = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN).getInt(tailLen - 10);
+      long footerStart = size - 10 - (long) footerLen;
+      if (footerLen <= 0 || footerLen > MAX_FOOTER_BYTES || footerStart < 8) {
+        throw corrupt(
+            "footer length " + footerLen + " is impossible for a file of " + size
+                + " bytes (expected 1.." + Math.min(MAX_FOOTER_BYTES, size - 18) + ")");
+      }
+      ByteBuffer footerBytes = bytesAt(footerStart, footerLen);
+      Footer footer;
+      Schema schema;
+      int formatMajor = 0;
+      int formatMinor = 0;
+      long[][] blocks;
+      try {
+        footer = Footer.getRootAsFooter(footerBytes);
+        org.apache.arrow.flatbuf.Schema fbSchema = footer.schema();
+        if (fbSchema == null) {
+          throw corrupt("the footer holds no schema");
+        }
+        if (fbSchema.endianness() != org.apache.arrow.flatbuf.Endianness.Little) {
+          throw corrupt("the file is big-endian; only little-endian Arrow files are supported");
+        }
+        int[] budget = {Math.min(MAX_SCHEMA_FIELDS, footerLen / 4 + 1)};
+        for (int i = 0; i < fbSchema.fieldsLength(); i++) {
+          prewalk(fbSchema.fields(i), 0, budget);
+        }
+        if (footer.dictionariesLength() != 0) {
+          throw corrupt(
+              "the file has " + footer.dictionariesLength()
+                  + " dictionary batches; data files hold no dictionaries");
+        }
+        schema = Schema.convertSchema(fbSchema);
+        for (int i = 0; i < footer.customMetadataLength(); i++) {
+          KeyValue kv = footer.customMetadata(i);
+          if (kv != null && DataFileWriter.VERSION_KEY.equals(kv.key())) {
+            int[] version = parseVersion(kv.value());
+            formatMajor = version[0];
+            formatMinor = version[1];
+          }
+        }
+        int n = footer.recordBatchesLength();
+        if (n < 0 || (long) n * 24 > footerLen) {
+          throw corrupt("the footer claims " + n + " record batches but is only " + footerLen + " bytes");
+        }
+        blocks = new long[n][];
+        Block block = new Block();
+        for (int i = 0; i < n; i++) {
+          footer.recordBatches(block, i);
+          blocks[i] = new long[] {block.offset(), block.metaDataLength(), block.bodyLength()};
+        }
+      } catch (QuiverException e) {
+        throw e;
+      } catch (RuntimeException | StackOverflowError e) {
+        throw new CorruptFileException(
+            location, "the footer does not decode as an Arrow footer (" + e + "); rewrite the file", e);
+      }
+      if (formatMajor > DataFileWriter.FORMAT_MAJOR) {
+        throw new UnsupportedFormatException(
+            "data file " + location + " has format version " + formatMajor + "." + formatMinor
+                + " but this Quiver reads up to " + DataFileWriter.FORMAT_MAJOR + ".x; upgrade Quiver");
+      }
+      String unsupported = SchemaLayout.firstUnsupported(schema);
+      if (unsupported != null) {
+        throw corrupt("unsupported content: " + unsupported);
+      }
+      SchemaLayout layout = new SchemaLayout(schema);
+      checkBlocks(blocks, footerStart);
+      return readBatches(schema, layout, blocks, formatMajor, formatMinor);
+    }
+
+    private int[] parseVersion(String value) {
+      try {
+        String[] parts = value.split("\\.", -1);
+        if (parts.length != 2) {
+          throw new NumberFormatException(value);
+        }
+        return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+      } catch (RuntimeException e) {
+        throw corrupt(
+            "footer metadata " + DataFileWriter.VERSION_KEY + " is '" + value + "', expected major.minor");
+      }
+    }
+
+    /** Bounds the work convertSchema will do: depth and field count, cycles included. */
+    private void prewalk(org.apache.arrow.flatbuf.Field field, int depth, int[] budget) {
+      if (field == null) {
+        throw corrupt("the schema has a missing field entry");
+      }
+      if (depth > SchemaLayout.MAX_DEPTH) {
+        throw corrupt("the schema nests deeper than " + SchemaLayout.MAX_DEPTH + " levels");
+      }
+      if (--budget[0] < 0) {
+        throw corrupt("the schema has more fields than its footer can hold");
+      }
+      for (int i = 0; i < field.childrenLength(); i++) {
+        prewalk(field.children(i), depth + 1, budget);
+      }
+    }
+
+    private void checkBlocks(long[][] blocks, long footerStart) {
+      long previousEnd = 8;
+      long totalMetadata = 0;
+      for (int i = 0; i < blocks.length; i++) {
+        long offset = blocks[i][0];
+        long metaLen = blocks[i][1];
+        long bodyLen = blocks[i][2];
+        if (offset < previousEnd
+            || metaLen < 8
+            || metaLen > MAX_BATCH_METADATA_BYTES
+            || bodyLen < 0
+            || offset > footerStart
+            || metaLen > footerStart - offset
+            || bodyLen > footerStart - offset - metaLen) {
+          throw corrupt(
+              "record batch " + i + " is described as " + metaLen + " metadata bytes and " + bodyLen
+                  + " body bytes at offset " + offset + ", which does not fit between offset "
+                  + previousEnd + " and the footer at " + footerStart);
+        }
+        totalMetadata += metaLen;
+        if (totalMetadata > MAX_TOTAL_METADATA_BYTES) {
+          throw corrupt("record batch metadata exceeds " + MAX_TOTAL_METADATA_BYTES + " bytes");
+        }
+        previousEnd = offset + metaLen + bodyLen;
+      }
+    }
+
+    private DataFileMetadata readBatches(
+        Schema schema, SchemaLayout layout, long[][] blocks, int formatMajor, int formatMinor) {
+      int n = blocks.length;
+      int[] rows = new int[n];
+      long[] bodyOffsets = new long[n];
+      long[] bodyLengths = new long[n];
+      long[][] nodes = new long[n][];
+      long[][] buffers = new long[n][];
+      // Metadata inside the tail is already here; fetch the rest, coalescing nearby blocks.
+      List<long[]> missing = new ArrayList<>();
+      for (long[] b : blocks) {
+        if (b[0] < tailStart) {
+          missing.add(new long[] {b[0], b[1]});
+        }
+      }
+      long[][] ranges = coalesce(missing, options.coalesceGapBytes(), MAX_BATCH_METADATA_BYTES);
+      byte[][] rangeBytes = new byte[ranges.length][];
+      for (int r = 0; r < ranges.length; r++) {
+        rangeBytes[r] = readExact(store, key, location, ranges[r][0], (int) (ranges[r][1] - ranges[r][0]));
+      }
+      for (int i = 0; i < n; i++) {
+        long offset = blocks[i][0];
+        int metaLen = (int) blocks[i][1];
+        ByteBuffer meta;
+        if (offset >= tailStart) {
+          meta = ByteBuffer.wrap(tail, (int) (offset - tailStart), metaLen).slice();
+        } else {
+          int r = containing(ranges, offset);
+          meta = ByteBuffer.wrap(rangeBytes[r], (int) (offset - ranges[r][0]), metaLen).slice();
+        }
+        bodyOffsets[i] = offset + metaLen;
+        bodyLengths[i] = blocks[i][2];
+        nodes[i] = new long[2 * layout.fieldCount()];
+        buffers[i] = new long[2 * layout.totalBuffers];
+        rows[i] = parseBatch(i, meta.order(ByteOrder.LITTLE_ENDIAN), blocks[i][2], layout, nodes[i], buffers[i]);
+      }
+      return new DataFileMetadata(
+          location, schema, layout, size, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
+          buffers);
+    }
+
+    /** Decodes one block's RecordBatch message into nodes/buffers, checking every number. */
+    private int parseBatch(
+        int index, ByteBuffer meta, long bodyLen, SchemaLayout layout, long[] nodes, long[] buffers) {
+      String what = "record batch " + index;
+      long length;
+      try {
+        int first = meta.getInt(0);
+        int prefix = first == -1 ? 8 : 4;
+        int fbLen = first == -1 ? meta.getInt(4) : first;
+        if (fbLen <= 0 || fbLen > meta.limit() - prefix) {
+          throw corrupt(
+              what + " metadata claims " + fbLen + " bytes but its block holds " + (meta.limit() - prefix));
+        }
+        ByteBuffer fb = meta.position(prefix).slice().limit(fbLen).slice().order(ByteOrder.LITTLE_ENDIAN);
+        Message message = Message.getRootAsMessage(fb);
+        if (message.version() < MetadataVersion.V4) {
+          throw corrupt(what + " uses metadata version " + message.version() + "; V4 or V5 is required");
+        }
+        if (message.headerType() != MessageHeader.RecordBatch) {
+          throw corrupt(
+              what + " is a " + MessageHeader.name(message.headerType() & 0xFF)
+                  + " message, expected RecordBatch");
+        }
+        if (message.bodyLength() != bodyLen) {
+          throw corrupt(
+              what + " message says its body is " + message.bodyLength() + " bytes, the footer says "
+                  + bodyLen);
+        }
+        RecordBatch rb = (RecordBatch) message.header(new RecordBatch());
+        if (rb == null) {
+          throw corrupt(what + " has no RecordBatch header");
+        }
+        if (rb.compression() != null) {
+          throw corrupt(what + " is compressed; data files must be uncompressed");
+        }
+        if (rb.variadicBufferCountsLength() != 0) {
+          throw corrupt(what + " has variadic buffers (view types), which data files do not support");
+        }
+        length = rb.length();
+        if (length < 0 || length > Integer.MAX_VALUE) {
+          throw corrupt(what + " claims " + length + " rows; expected 0.." + Integer.MAX_VALUE);
+        }
+        if (rb.nodesLength() != layout.fieldCount() || rb.buffersLength() != layout.totalBuffers) {
+          throw corrupt(
+              what + " has " + rb.nodesLength() + " field nodes and " + rb.buffersLength()
+                  + " buffers; the schema needs " + layout.fieldCount() + " and " + layout.totalBuffers);
+        }
+        org.apache.arrow.flatbuf.FieldNode node = new org.apache.arrow.flatbuf.FieldNode();
+        for (int f = 0; f < layout.fieldCount(); f++) {
+          rb.nodes(node, f);
+          nodes[2 * f] = node.length();
+          nodes[2 * f + 1] = node.nullCount();
+        }
+        org.apache.arrow.flatbuf.Buffer buffer = new org.apache.arrow.flatbuf.Buffer();
+        for (int b = 0; b < layout.totalBuffers; b++) {
+          rb.buffers(buffer, b);
+          buffers[2 * b] = buffer.offset();
+          buffers[2 * b + 1] = buffer.length();
+        }
+      } catch (QuiverException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw new CorruptFileException(
+            location, what + " metadata does not decode (" + e + "); rewrite the file", e);
+      }
+      checkNodes(what, (int) length, bodyLen, layout, nodes);
+      for (int b = 0; b < layout.totalBuffers; b++) {
+        long off = buffers[2 * b];
+        long len = buffers[2 * b + 1];
+        if (off < 0 || len < 0 || off > bodyLen || len > bodyLen - off) {
+          throw corrupt(
+              what + " buffer " + b + " spans " + len + " bytes at body offset " + off
+                  + ", outside its body of " + bodyLen + " bytes");
+        }
+      }
+      return (int) length;
+    }
+
+    /**
+     * Checks node lengths against the batch length, the parent and the body size. Arrow Java
+     * synthesizes validity bitmaps of length/8 bytes when a node has no nulls, so a length must be backed
+     * by body bytes before anything is loaded.
+     */
+    private void checkNodes(String what, int batchLength, long bodyLen, SchemaLayout layout, long[] nodes) {
+      for (int f = 0; f < layout.fieldCount(); f++) {
+        long len = nodes[2 * f];
+        long nulls = nodes[2 * f + 1];
+        String field = what + " field '" + layout.path(f) + "'";
+        if (len < 0 || len > Integer.MAX_VALUE || nulls < 0 || nulls > len) {
+          throw corrupt(field + " has length " + len + " and null count " + nulls);
+        }
+        if ((len + 7) / 8 > bodyLen + 64) {
+          throw corrupt(field + " claims " + len + " values but the body holds only " + bodyLen + " bytes");
+        }
+        int p = layout.parent[f];
+        long expected = -1;
+        if (p < 0) {
+          expected = batchLength;
+        } else {
+          ArrowType parentType = layout.fields[p].getType();
+          if (parentType.getTypeID() == ArrowTypeID.Struct) {
+            expected = nodes[2 * p];
+          } else if (parentType instanceof ArrowType.FixedSizeList fsl) {
+            expected = nodes[2 * p] * fsl.getListSize();
+          }
+        }
+        if (expected >= 0 && len != expected) {
+          throw corrupt(field + " has length " + len + ", expected " + expected);
+        }
+      }
+    }
+
+    /** Bytes [offset, offset+length) of the file, from the tail when it covers them. */
+    private ByteBuffer bytesAt(long offset, int length) {
+      if (offset >= tailStart) {
+        return ByteBuffer.wrap(tail, (int) (offset - tailStart), length).slice().order(ByteOrder.LITTLE_ENDIAN);
+      }
+      return ByteBuffer.wrap(readExact(store, key, location, offset, length)).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private boolean hasMagic(byte[] bytes, int at) {
+      return Arrays.equals(bytes, at, at + MAGIC.length, MAGIC, 0, MAGIC.length);
+    }
+
+    private String describe(byte[] bytes, int at, int len) {
+      StringBuilder sb = new StringBuilder("0x");
+      for (int i = at; i < at + len; i++) {
+        sb.append(String.format("%02x", bytes[i]));
+      }
+      return sb.toString();
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package io.quiver.internal.maintenance;
+
+import io.quiver.dataset.CleanupOptions;
+import io.quiver.dataset.CleanupReport;
+import io.quiver.internal.table.TagStore;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.TableNotFoundException;
+import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.internal.codec.MetadataCodec;
+import io.quiver.internal.file.MetadataCache;
+import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.store.ObjectInfo;
+import io.quiver.store.ObjectStoreCommitStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes old versions and the files no kept version references.
+ *
+ * <p>Order matters for safety: every manifest is read first (an unreadable one stops the cleanup before
+ * anything is deleted, since its references are unknown); then the expired manifests are removed, oldest
+ * first; then unreferenced files older than the safety window. A crash in between leaves only
+ * unreferenced files, which the next cleanup removes. A manifest whose removal fails keeps its files.
+ */
+final public class Cleaner {
+  private static final Logger LOG = LoggerFactory.getLogger(Cleaner.class);
+
+  /** Prefixes whose files cleanup may remove. Anything else under the root is left alone. */
+  static final String TRANSACTIONS_PREFIX = "_transactions/";
+
+  private final TableIo io;
+  private final MetadataCache cache;
+  private final Clock clock;
+
+  /** {@code cache} is the session cache {@code io} reads through; removed files are evicted from it. */
+  public Cleaner(TableIo io, MetadataCache cache, Clock clock) {
+    this.io = io;
+    this.cache = cache;
+    this.clock = clock;
+  }
+
+  /** Every file a version references: data, overlay and deletion files, and its transaction file. */
+  static public Set<String> referencedBy(Manifest m) {
+    Set<String> out = new HashSet<>();
+    for (Fragment f : m.fragments()) {
+      for (DataFile d : f.files()) {
+        out.add(d.path());
+      }
+      f.deletionFile().map(DeletionFile::path).ifPresent(out::add);
+      for (Overlay o : f.overlays()) {
+        out.add(o.dataFile().path());
+      }
+    }
+    if (!m.transactionPath().isEmpty()) {
+      out.add(m.transactionPath());
+    }
+    return out;
+  }
+
+  public CleanupReport run(CleanupOptions options) {
+    Instant now = clock.instant();
+    Instant cutoff = options.cutoff(now);
+    Instant youngAfter = now.minus(options.safetyWindow());
+
+    List<Long> versions = io.commitStore().listVersions(Integer.MAX_VALUE); // newest first
+    if (versions.isEmpty()) {
+      throw new TableNotFoundException(
+          "no Quiver table at " + io.location() + " (no committed version); nothing to clean up");
+    }
+    long latest = versions.get(0);
+    Set<Long> tagged = new HashSet<>(new TagStore(io, clock).list().values());
+
+    // 1. Read every manifest; decide which versions go.
+    Set<String> referenced = new HashSet<>();
+    Map<Long, Set<String>> referencesOfExpired = new HashMap<>();
+    Map<Long, Long> manifestBytes = new HashMap<>();
+    List<Long> expired = new ArrayList<>();
+    for (long v : versions) {
+      String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(v));
+      Optional<byte[]> bytes = io.commitStore().read(v);
+      if (bytes.isEmpty()) {
+        continue; // removed since the listing (another cleanup)
+      }
+      ManifestAndTransaction decoded = MetadataCodec.decodeManifest(bytes.get(), location);
+      Manifest m = decoded.manifest();
+      if (m.version() != v) {
+        throw new CorruptFileException(
+            location, "file name says version " + v + " but the manifest says " + m.version()
+                + "; cleanup stopped before deleting anything");
+      }
+      boolean keep = v == latest || tagged.contains(v) || !m.timestamp().isBefore(cutoff);
+      if (keep) {
+        referenced.addAll(referencedBy(m));
+      } else {
+        expired.add(v);
+        referencesOfExpired.put(v, referencedBy(m));
+        manifestBytes.put(v, (long) bytes.get().length);
+      }
+    }
+    Collections.sort(expired);
+    StagingCleanup.Plan staging = StagingCleanup.plan(io.store(), youngAfter);
+    referenced.addAll(staging.protectedFiles());
+
+    // 2. Remove expired manifests, oldest first.
+    List<Long> removed = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
+    long bytesFreed = 0;
+    for (long v : expired) {
+      if (!options.dryRun()) {
+        try {
+          io.commitStore().remove(v);
+        } catch (StoreException e) {
+          LOG.warn("cleanup could not remove version {} of {}: {}", v, io.location(), e.getMessage());
+          failed.add(ObjectStoreCommitStore.manifestKey(v));
+          referenced.addAll(referencesOfExpired.get(v)); // still a version: keep its files
+          continue;
+        }
+        cache.invalidate(io.store().locationOf(ObjectStoreCommitStore.manifestKey(v)));
+      }
+      removed.add(v);
+      bytesFreed += manifestBytes.get(v);
+    }
+
+    // 3. Remove unreferenced files that are older than the safety window.
+    List<String> candidates = new ArrayList<>();
+    Map<String, Long> sizes = new HashMap<>();
+    for (String prefix : List.of(DataFile.DATA_PREFIX, DeletionFile.DELETIONS_PREFIX, TRANSACTIONS_PREFIX)) {
+      for (ObjectInfo info : io.store().listAll(prefix)) {
+        if (referenced.contains(info.key()) || !info.lastModified().isBefore(youngAfter)) {
+          continue;
+        }
+        candidates.add(info.key());
+        sizes.put(info.key(), info.size());
+      }
+    }
+    Set<String> notDeleted = new HashSet<>();
+    if (!options.dryRun() && !candidates.isEmpty()) {
+      notDeleted.addAll(io.store().deleteAll(candidates));
+      for (String key : candidates) {
+        if (key.startsWith(DataFile.DATA_PREFIX) && !notDeleted.contains(key)) {
+          cache.invalidate(io.store().locationOf(key));
+        }
+      }
+    }
+    long stagingRemoved = 0;
+    if (!staging.removable().isEmpty()) {
+      List<String> keys = staging.removable().stream().map(ObjectInfo::key).toList();
+      Set<String> stagingFailed = new HashSet<>(options.dryRun() ? List.of() : io.store().deleteAll(keys));
+      for (ObjectInfo info : staging.removable()) {
+        if (stagingFailed.contains(info.key())) {
+          failed.add(info.key());
+        } else {
+          stagingRemoved++;
+          bytesFreed += info.size();
+        }
+      }
+    }
+    long data = 0;
+    long deletions = 0;
+    long transactions = 0;
+    for (String key : candidates) {
+      if (notDeleted.contains(key)) {
+        failed.add(key);
+        continue;
+      }
+      bytesFreed += sizes.get(key);
+      if (key.startsWith(DataFile.DATA_PREFIX)) {
+        data++;
+      } else if (key.startsWith(DeletionFile.DELETIONS_PREFIX)) {
+        deletions++;
+      } else {
+        transactions++;
+      }
+    }
+    CleanupReport report =
+        new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, bytesFreed, failed,
+            options.dryRun());
+    LOG.debug("cleanup of {} with {}: {}", io.location(), options, report);
+    return report;
+  }
+}

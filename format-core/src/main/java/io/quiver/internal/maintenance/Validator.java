@@ -1,0 +1,394 @@
+package io.quiver.internal.maintenance;
+
+import io.quiver.dataset.ValidationReport.Kind;
+import io.quiver.dataset.ValidationReport.Problem;
+import io.quiver.dataset.ValidationReport;
+import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.internal.file.DataFileMetadata;
+import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.schema.Field;
+import io.quiver.schema.Schema;
+import io.quiver.store.Keys;
+import io.quiver.store.ObjectInfo;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+/**
+ * Checks every invariant of one version against its files: each referenced file exists with the size the
+ * manifest records; data files store atomic fields of the schema at column indices whose types match,
+ * with one row per physical row; deletion files decode, hold the recorded count and stay in range;
+ * overlays stay in range, are ordered by committed version and hold one row per covered offset; ids and
+ * high-water marks are consistent; and where a fragment stores a struct's members in more than one data
+ * file, the files agree on where the struct is null. Only footers are read, plus, for that last check,
+ * the struct validity buffers of those files (one ranged read of {@code rows / 8} bytes per file and
+ * record batch), never member values.
+ */
+final public class Validator {
+  private final TableIo io;
+  private final Manifest manifest;
+  private final List<Problem> problems = new ArrayList<>();
+  private final Map<Integer, Field> atomicById = new LinkedHashMap<>();
+  private long filesChecked;
+
+  public Validator(TableIo io, Manifest manifest) {
+    this.io = io;
+    this.manifest = manifest;
+    for (Field f : manifest.schema().atomicFields()) {
+      atomicById.put(f.id(), f);
+    }
+  }
+
+  public ValidationReport run() {
+    checkIds();
+    checkTransactionFile();
+    for (Fragment fragment : manifest.fragments()) {
+      checkFragment(fragment);
+    }
+    return new ValidationReport(manifest.version(), problems, filesChecked);
+  }
+
+  private void problem(Kind kind, String location, String message) {
+    problems.add(new Problem(kind, location, message));
+  }
+
+  private void checkIds() {
+    long previous = -1;
+    for (Fragment f : manifest.fragments()) {
+      if (f.id() <= previous) {
+        problem(Kind.ID_INCONSISTENT, "fragment " + f.id(),
+            "fragment " + f.id() + " follows fragment " + previous + "; fragments must be in strictly ascending id order");
+      }
+      if (f.id() > Fragment.MAX_ID) {
+        problem(Kind.ID_INCONSISTENT, "fragment " + f.id(), "fragment id " + f.id() + " is not below 2^32");
+      }
+      if (manifest.maxFragmentId().isEmpty() || f.id() > manifest.maxFragmentId().getAsLong()) {
+        problem(Kind.ID_INCONSISTENT, "fragment " + f.id(),
+            "fragment id " + f.id() + " exceeds the manifest's max fragment id " + manifest.maxFragmentId());
+      }
+      previous = f.id();
+    }
+    int schemaMax = manifest.schema().maxFieldId();
+    if (manifest.maxFieldId() < Math.max(0, schemaMax)) {
+      problem(Kind.ID_INCONSISTENT, "manifest",
+          "max field id " + manifest.maxFieldId() + " is below the schema's highest field id " + schemaMax);
+    }
+  }
+
+  private void checkTransactionFile() {
+    String path = manifest.transactionPath();
+    if (path.isEmpty()) {
+      return;
+    }
+    if (!Keys.isValid(path) || !path.startsWith(Cleaner.TRANSACTIONS_PREFIX)) {
+      problem(Kind.UNSAFE_PATH, path, "transaction path is not a relative path under " + Cleaner.TRANSACTIONS_PREFIX);
+      return;
+    }
+    filesChecked++;
+    if (io.store().head(path).isEmpty()) {
+      problem(Kind.MISSING_FILE, path, "transaction file of version " + manifest.version() + " does not exist");
+    }
+  }
+
+  private void checkFragment(Fragment fragment) {
+    String where = "fragment " + fragment.id();
+    Map<DataFile, DataFileMetadata> sound = new HashMap<>();
+    for (DataFile file : fragment.files()) {
+      checkDataFile(fragment, file, false).ifPresent(md -> {
+        if (md.rowCount() != fragment.physicalRows()) {
+          problem(Kind.ROW_COUNT_MISMATCH, file.path(),
+              "holds " + md.rowCount() + " rows but " + where + " has " + fragment.physicalRows() + " physical rows");
+        } else {
+          sound.put(file, md);
+        }
+      });
+    }
+    for (Field top : manifest.schema().fields()) {
+      checkStructValidity(fragment, top, 0, sound);
+    }
+    for (Field f : atomicById.values()) {
+      if (!nullableFromRoot(manifest.schema(), f) && fragment.physicalRows() > 0 && fragment.fileOf(f.id()).isEmpty()) {
+        problem(Kind.MISSING_REQUIRED_FIELD, where,
+            "non-nullable field '" + manifest.schema().pathOf(f.id()) + "' (id " + f.id() + ") is stored in no data file"
+                + " of " + where);
+      }
+    }
+    fragment.deletionFile().ifPresent(d -> checkDeletionFile(fragment, d));
+    long previousVersion = -1;
+    for (Overlay overlay : fragment.overlays()) {
+      String path = overlay.dataFile().path();
+      if (overlay.committedVersion() < previousVersion) {
+        problem(Kind.OVERLAY_ORDER, path,
+            "overlay committed at version " + overlay.committedVersion() + " follows one committed at "
+                + previousVersion + " in " + where + "; overlays must be listed oldest first");
+      }
+      if (overlay.committedVersion() > manifest.version()) {
+        problem(Kind.OVERLAY_ORDER, path,
+            "overlay committed at version " + overlay.committedVersion() + " is newer than version " + manifest.version());
+      }
+      previousVersion = Math.max(previousVersion, overlay.committedVersion());
+      if (overlay.coverage().maxOffset() >= fragment.physicalRows()) {
+        problem(Kind.OVERLAY_OUT_OF_RANGE, path,
+            "covers offset " + overlay.coverage().maxOffset() + " but " + where + " has " + fragment.physicalRows()
+                + " physical rows");
+      }
+      long covered = coveredRows(overlay.coverage(), overlay.dataFile().fieldIds().size());
+      checkDataFile(fragment, overlay.dataFile(), true).ifPresent(md -> {
+        if (md.rowCount() != covered) {
+          problem(Kind.ROW_COUNT_MISMATCH, path,
+              "overlay file holds " + md.rowCount() + " rows but its coverage has " + covered + " offsets");
+        }
+      });
+    }
+  }
+
+  /**
+   * A struct whose live members the fragment stores in several data files: every file's copy of the
+   * struct's validity must equal the copy reads use, that of the file storing its first live member
+   * (docs/format.md §5). Writers keep them equal; tables written before that rule may not. Files whose
+   * footer failed a check are skipped (already reported).
+   */
+  private void checkStructValidity(Fragment fragment, Field struct, int depth, Map<DataFile, DataFileMetadata> sound) {
+    if (!struct.isStruct()) {
+      return;
+    }
+    Map<DataFile, Field> firstMemberByFile = new LinkedHashMap<>(); // the source first: schema order
+    for (Field member : struct.preorder()) {
+      if (member.isStruct()) {
+        continue;
+      }
+      for (DataFile file : fragment.files()) {
+        if (file.columnOf(member.id()) >= 0) {
+          firstMemberByFile.putIfAbsent(file, member);
+          break;
+        }
+      }
+    }
+    if (firstMemberByFile.size() > 1 && sound.keySet().containsAll(firstMemberByFile.keySet())) {
+      Schema schema = manifest.schema();
+      List<Map.Entry<DataFile, Field>> files = new ArrayList<>(firstMemberByFile.entrySet());
+      DataFile source = files.get(0).getKey();
+      String sourceMember = schema.pathOf(files.get(0).getValue().id());
+      try {
+        RoaringBitmap expected = nullOffsets(source, files.get(0).getValue(), depth, sound.get(source));
+        for (Map.Entry<DataFile, Field> other : files.subList(1, files.size())) {
+          RoaringBitmap found = nullOffsets(other.getKey(), other.getValue(), depth, sound.get(other.getKey()));
+          RoaringBitmap differ = RoaringBitmap.xor(expected, found);
+          if (!differ.isEmpty()) {
+            problem(Kind.STRUCT_VALIDITY_MISMATCH, other.getKey().path(),
+                "struct '" + schema.pathOf(struct.id()) + "' (id " + struct.id() + ") of fragment " + fragment.id()
+                    + " is null at different offsets in data file " + source.path() + " (storing '" + sourceMember
+                    + "', its first live member, whose copy every read uses) and in this file (storing '"
+                    + schema.pathOf(other.getValue().id()) + "'): they differ at " + differ.getLongCardinality()
+                    + " offsets, first at offset " + Integer.toUnsignedLong(differ.first()) + " (null in "
+                    + (expected.contains(differ.first()) ? source.path() : other.getKey().path()) + "). Reads are"
+                    + " consistent, but dropping '" + sourceMember + "' would switch them to another file's copy;"
+                    + " compact the fragment (it is rewritten with the validity reads see), or write the struct"
+                    + " whole to choose its validity");
+          }
+        }
+      } catch (QuiverException e) {
+        problem(Kind.CORRUPT_FILE, "fragment " + fragment.id(),
+            "the validity of struct '" + schema.pathOf(struct.id()) + "' could not be read: " + e.getMessage());
+      }
+    }
+    for (Field child : struct.children()) {
+      checkStructValidity(fragment, child, depth + 1, sound);
+    }
+  }
+
+  /** Offsets where the struct ancestor at {@code depth} of {@code member}'s column in {@code file} is null. */
+  private RoaringBitmap nullOffsets(DataFile file, Field member, int depth, DataFileMetadata md) {
+    RoaringBitmap out = new RoaringBitmap();
+    int column = file.columnOf(member.id());
+    for (int b = 0; b < md.batchCount(); b++) {
+      long start = md.batchStart(b);
+      io.quiver.internal.file.StructValidityBits bits = io.dataFiles().readStructValidity(file.path(), b, column, depth);
+      if (bits.nullCount() == 0) {
+        continue;
+      }
+      for (int row = 0; row < bits.length(); row++) {
+        if (bits.isNull(row)) {
+          out.add((int) (start + row));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Rows an overlay file holds: one per offset covered by any of its fields. */
+  private static long coveredRows(Coverage coverage, int fields) {
+    if (coverage instanceof Coverage.Shared shared) {
+      return shared.offsets().getLongCardinality();
+    }
+    MutableRoaringBitmap union = new MutableRoaringBitmap();
+    for (int i = 0; i < fields; i++) {
+      union.or(coverage.offsetsFor(i));
+    }
+    return union.getLongCardinality();
+  }
+
+  /** Checks path, existence, size, field ids and columns; returns the footer when it could be read. */
+  private Optional<DataFileMetadata> checkDataFile(Fragment fragment, DataFile file, boolean overlay) {
+    String path = file.path();
+    String what = overlay ? "overlay file" : "data file";
+    if (!Keys.isValid(path) || !path.startsWith(DataFile.DATA_PREFIX)) {
+      problem(Kind.UNSAFE_PATH, path, what + " path is not a relative path under " + DataFile.DATA_PREFIX);
+      return Optional.empty();
+    }
+    for (int id : file.fieldIds()) {
+      if (id != DataFile.TOMBSTONE && !atomicById.containsKey(id)) {
+        problem(Kind.UNKNOWN_FIELD, path,
+            what + " of fragment " + fragment.id() + " stores field id " + id
+                + ", which is not an atomic field of the schema at version " + manifest.version());
+      }
+    }
+    if (!sizeMatches(path, file.sizeBytes(), what)) {
+      return Optional.empty();
+    }
+    DataFileMetadata md;
+    try {
+      md = io.dataFiles().metadata(path);
+    } catch (QuiverException e) {
+      problem(Kind.CORRUPT_FILE, path, what + " footer could not be read: " + e.getMessage());
+      return Optional.empty();
+    }
+    List<org.apache.arrow.vector.types.pojo.Field> columns = atomicColumns(md.schema());
+    for (int i = 0; i < file.fieldIds().size(); i++) {
+      int id = file.fieldIds().get(i);
+      int column = file.columnIndices().get(i);
+      if (column >= columns.size()) {
+        problem(Kind.COLUMN_MISMATCH, path,
+            "field id " + id + " is mapped to atomic column " + column + " but the file has " + columns.size()
+                + " atomic columns");
+        continue;
+      }
+      Field field = atomicById.get(id);
+      if (field != null && !sameType(field, columns.get(column))) {
+        problem(Kind.COLUMN_MISMATCH, path,
+            "field '" + manifest.schema().pathOf(id) + "' (id " + id + ") has type " + describe(field)
+                + " but atomic column " + column + " ('" + columns.get(column).getName() + "') of the file has type "
+                + describe(columns.get(column)));
+      }
+    }
+    return Optional.of(md);
+  }
+
+  private boolean sizeMatches(String path, long expected, String what) {
+    filesChecked++;
+    Optional<ObjectInfo> info = io.store().head(path);
+    if (info.isEmpty()) {
+      problem(Kind.MISSING_FILE, path, what + " of version " + manifest.version() + " does not exist");
+      return false;
+    }
+    if (info.get().size() != expected) {
+      problem(Kind.SIZE_MISMATCH, path,
+          what + " is " + info.get().size() + " bytes but the manifest records " + expected
+              + "; it was truncated or replaced");
+      return false;
+    }
+    return true;
+  }
+
+  private void checkDeletionFile(Fragment fragment, DeletionFile d) {
+    String path = d.path();
+    if (!Keys.isValid(path) || !path.startsWith(DeletionFile.DELETIONS_PREFIX)) {
+      problem(Kind.UNSAFE_PATH, path, "deletion file path is not a relative path under " + DeletionFile.DELETIONS_PREFIX);
+      return;
+    }
+    if (!sizeMatches(path, d.sizeBytes(), "deletion file")) {
+      return;
+    }
+    RoaringBitmap bitmap = new RoaringBitmap();
+    try {
+      bitmap.deserialize(ByteBuffer.wrap(io.store().read(path)));
+    } catch (ObjectNotFoundException e) {
+      problem(Kind.MISSING_FILE, path, "deletion file disappeared while being validated");
+      return;
+    } catch (java.io.IOException | RuntimeException e) {
+      problem(Kind.CORRUPT_FILE, path, "deletion file is not a portable RoaringBitmap: " + e.getMessage());
+      return;
+    }
+    if (bitmap.getLongCardinality() != d.deletedRows()) {
+      problem(Kind.DELETION_COUNT_MISMATCH, path,
+          "holds " + bitmap.getLongCardinality() + " offsets but the manifest records " + d.deletedRows()
+              + " deleted rows for fragment " + fragment.id());
+    }
+    if (!bitmap.isEmpty() && Integer.toUnsignedLong(bitmap.last()) >= fragment.physicalRows()) {
+      problem(Kind.DELETION_OUT_OF_RANGE, path,
+          "deletes offset " + Integer.toUnsignedLong(bitmap.last()) + " but fragment " + fragment.id() + " has "
+              + fragment.physicalRows() + " physical rows");
+    }
+  }
+
+  /** The file's atomic columns: depth-first, structs recursed and not counted. */
+  static List<org.apache.arrow.vector.types.pojo.Field> atomicColumns(org.apache.arrow.vector.types.pojo.Schema s) {
+    List<org.apache.arrow.vector.types.pojo.Field> out = new ArrayList<>();
+    collect(s.getFields(), out);
+    return out;
+  }
+
+  private static void collect(List<org.apache.arrow.vector.types.pojo.Field> level,
+      List<org.apache.arrow.vector.types.pojo.Field> out) {
+    for (org.apache.arrow.vector.types.pojo.Field f : level) {
+      if (f.getType().getTypeID() == ArrowType.ArrowTypeID.Struct) {
+        collect(f.getChildren(), out);
+      } else {
+        out.add(f);
+      }
+    }
+  }
+
+  /** Same Arrow type, recursively over children (names and nullability may differ). */
+  private static boolean sameType(Field field, org.apache.arrow.vector.types.pojo.Field column) {
+    if (!field.type().equals(column.getType()) || field.children().size() != column.getChildren().size()) {
+      return false;
+    }
+    for (int i = 0; i < field.children().size(); i++) {
+      if (!sameType(field.children().get(i), column.getChildren().get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String describe(Field f) {
+    return f.children().isEmpty()
+        ? f.type().toString()
+        : f.type() + "<" + String.join(", ", f.children().stream().map(Validator::describe).toList()) + ">";
+  }
+
+  private static String describe(org.apache.arrow.vector.types.pojo.Field f) {
+    return f.getChildren().isEmpty()
+        ? f.getType().toString()
+        : f.getType() + "<" + String.join(", ", f.getChildren().stream().map(Validator::describe).toList()) + ">";
+  }
+
+  /** False when the field and all its ancestors are non-nullable (so every row must store a value). */
+  private static boolean nullableFromRoot(Schema schema, Field field) {
+    Field f = field;
+    while (true) {
+      if (f.nullable()) {
+        return true;
+      }
+      if (f.parentId() < 0) {
+        return false;
+      }
+      f = schema.field(f.parentId());
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * Maintenance: cleanup of old versions and unreferenced files (with its safety window and staged
+ * checkpoints), and {@code validate()}.
+ *
+ * <p><b>Not API.</b> Public only so the engine's packages can reach each other; any release may change
+ * or remove it. Use {@link io.quiver.dataset.Dataset} and the types it returns.
+ */
+package io.quiver.internal.maintenance;

@@ -1,0 +1,229 @@
+package io.quiver.internal.ops;
+
+import io.quiver.dataset.CompactionOptions;
+import io.quiver.dataset.Scanner;
+import io.quiver.internal.read.Deletions;
+import io.quiver.internal.read.FragmentReader;
+import io.quiver.internal.table.TableIo;
+import io.quiver.internal.txn.Operation;
+import io.quiver.internal.write.FragmentWriter;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.schema.Schema;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Compaction: picks the fragments that qualify (see {@link CompactionOptions}), reads their live rows with
+ * overlays merged, and writes them into new fragments through the {@link FragmentWriter}. Nothing is
+ * committed here; {@link Prepared} carries the {@code Rewrite} and the files written.
+ */
+final public class Compactor {
+  private final TableIo io;
+  private final Manifest manifest;
+  private final BufferAllocator allocator;
+  private final int rowsPerBatch;
+
+  /** The rewrite to commit: {@code op} is null when nothing qualified. */
+  public record Prepared(Operation.Rewrite op, int removed, int added, long rows, List<String> files) {}
+
+  public Compactor(TableIo io, Manifest manifest, BufferAllocator allocator, int rowsPerBatch) {
+    this.io = io;
+    this.manifest = manifest;
+    this.allocator = allocator;
+    this.rowsPerBatch = rowsPerBatch;
+  }
+
+  /** Runs of adjacent qualifying fragments worth rewriting. */
+  List<List<Fragment>> plan(CompactionOptions options) {
+    List<List<Fragment>> runs = new ArrayList<>();
+    List<Fragment> run = new ArrayList<>();
+    for (Fragment f : manifest.fragments()) {
+      if (qualifies(f, options)) {
+        run.add(f);
+      } else {
+        close(run, runs, options);
+        run = new ArrayList<>();
+      }
+    }
+    close(run, runs, options);
+    return runs;
+  }
+
+  private static boolean qualifies(Fragment f, CompactionOptions options) {
+    return f.liveRows() < options.smallFragmentRows() || needsMaterializing(f, options);
+  }
+
+  private static boolean needsMaterializing(Fragment f, CompactionOptions options) {
+    return (options.materializeDeletions() && f.deletionFile().isPresent())
+        || (options.materializeOverlays() && !f.overlays().isEmpty());
+  }
+
+  private static void close(List<Fragment> run, List<List<Fragment>> runs, CompactionOptions options) {
+    if (run.isEmpty()) {
+      return;
+    }
+    if (run.size() == 1 && !needsMaterializing(run.get(0), options)) {
+      return; // a lone small fragment: rewriting it would give the same fragment
+    }
+    runs.add(run);
+  }
+
+  public Prepared prepare(CompactionOptions options) {
+    List<List<Fragment>> runs = plan(options);
+    if (runs.isEmpty()) {
+      return new Prepared(null, 0, 0, 0, List.of());
+    }
+    Schema schema = manifest.schema();
+    FragmentWriter writer =
+        new FragmentWriter(io.store(), schema, allocator, rowsPerBatch, options.targetRowsPerFragment());
+    List<Operation.RewriteGroup> groups = new ArrayList<>();
+    List<String> files = new ArrayList<>();
+    int removed = 0;
+    int added = 0;
+    long rows = 0;
+    try {
+      for (List<Fragment> run : runs) {
+        List<Fragment> written;
+        try (LiveRows live = new LiveRows(run, schema)) {
+          written = writer.write(live);
+        }
+        written.forEach(f -> f.files().forEach(file -> files.add(file.path())));
+        groups.add(new Operation.RewriteGroup(run.stream().map(Fragment::id).toList(), written));
+        removed += run.size();
+        added += written.size();
+        rows += written.stream().mapToLong(Fragment::physicalRows).sum();
+      }
+    } catch (RuntimeException e) {
+      deleteQuietly(files, e);
+      throw e;
+    }
+    return new Prepared(new Operation.Rewrite(groups), removed, added, rows, files);
+  }
+
+  public void deleteQuietly(List<String> files, RuntimeException cause) {
+    if (files.isEmpty()) {
+      return;
+    }
+    try {
+      io.store().deleteAll(files);
+    } catch (RuntimeException cleanupFailure) {
+      cause.addSuppressed(cleanupFailure);
+    }
+  }
+
+  /**
+   * The live rows of some fragments, overlays merged, one chunk at a time. Each batch it returns is
+   * closed when the next is asked for, or on {@link #close()}.
+   */
+  private final class LiveRows implements Iterator<VectorSchemaRoot>, AutoCloseable {
+    private final Iterator<Fragment> fragments;
+    private final Schema schema;
+    private FragmentReader reader;
+    private RoaringBitmap deleted;
+    private Iterator<FragmentReader.Chunk> chunks;
+    private VectorSchemaRoot current;
+    private VectorSchemaRoot next;
+
+    LiveRows(List<Fragment> fragments, Schema schema) {
+      this.fragments = fragments.iterator();
+      this.schema = schema;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (next != null) {
+        return true;
+      }
+      closeCurrent();
+      while (true) {
+        if (chunks == null || !chunks.hasNext()) {
+          closeReader();
+          if (!fragments.hasNext()) {
+            return false;
+          }
+          Fragment fragment = fragments.next();
+          deleted = Deletions.of(io, fragment);
+          reader = new FragmentReader(io, fragment, schema, schema, allocator);
+          chunks = reader.plan(Scanner.DEFAULT_BATCH_SIZE).iterator();
+          continue;
+        }
+        FragmentReader.Chunk chunk = chunks.next();
+        long end = chunk.start() + chunk.length();
+        long gone = deleted.rangeCardinality(chunk.start(), end);
+        if (gone == chunk.length()) {
+          continue;
+        }
+        VectorSchemaRoot physical = reader.read(chunk);
+        next = gone == 0 ? physical : liveOnly(physical, chunk);
+        return true;
+      }
+    }
+
+    private VectorSchemaRoot liveOnly(VectorSchemaRoot physical, FragmentReader.Chunk chunk) {
+      try (physical) {
+        VectorSchemaRoot out = VectorSchemaRoot.create(schema.toArrow(), allocator);
+        try {
+          out.allocateNew();
+          int n = 0;
+          for (int i = 0; i < chunk.length(); i++) {
+            if (deleted.contains((int) (chunk.start() + i))) {
+              continue;
+            }
+            for (int c = 0; c < physical.getFieldVectors().size(); c++) {
+              FieldVector to = out.getVector(c);
+              to.copyFromSafe(i, n, physical.getVector(c));
+            }
+            n++;
+          }
+          out.setRowCount(n);
+          return out;
+        } catch (RuntimeException e) {
+          out.close();
+          throw e;
+        }
+      }
+    }
+
+    @Override
+    public VectorSchemaRoot next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      current = next;
+      next = null;
+      return current;
+    }
+
+    private void closeCurrent() {
+      if (current != null) {
+        current.close();
+        current = null;
+      }
+    }
+
+    private void closeReader() {
+      if (reader != null) {
+        reader.close();
+        reader = null;
+      }
+      chunks = null;
+    }
+
+    @Override
+    public void close() {
+      closeCurrent();
+      if (next != null) {
+        next.close();
+        next = null;
+      }
+      closeReader();
+    }
+  }
+}

@@ -1,0 +1,221 @@
+package io.quiver.internal.ops;
+
+import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.RowAddress;
+import io.quiver.dataset.Scanner;
+import io.quiver.exceptions.CommitConflictException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.NotFoundException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.internal.predicate.PredicateEvaluator;
+import io.quiver.internal.read.Deletions;
+import io.quiver.internal.table.CommitLoop;
+import io.quiver.internal.table.TableIo;
+import io.quiver.internal.txn.DeletionRebaser;
+import io.quiver.internal.txn.Operation;
+import io.quiver.internal.txn.Transaction;
+import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.predicate.Predicate;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Works out which rows a delete removes and writes the fragments' new deletion files. Nothing here commits:
+ * the result is an {@link Operation.Delete} (with the files it references already written) or nothing.
+ */
+final public class Deleter {
+  private final TableIo io;
+  private final Manifest base;
+  private final BufferAllocator allocator;
+
+  public Deleter(TableIo io, Manifest base, BufferAllocator allocator) {
+    this.io = io;
+    this.base = base;
+    this.allocator = allocator;
+  }
+
+  /**
+   * Live rows matching {@code predicate}, by fragment. Scans only the predicate's columns (none for a
+   * constant predicate); rows deleted at the base version are not scanned, so they are never counted again.
+   */
+  public Map<Long, RoaringBitmap> matching(Predicate predicate) {
+    predicate.fieldIds(base.schema()); // unknown columns fail here, naming the table's columns
+    Map<Long, RoaringBitmap> out = new TreeMap<>();
+    List<String> columns = List.copyOf(predicate.columns());
+    if (columns.isEmpty()) {
+      boolean all;
+      try (VectorSchemaRoot oneRow = new VectorSchemaRoot(List.of(), List.of(), 1)) {
+        all = predicate.evaluate(oneRow).get(0);
+      }
+      if (all) {
+        for (Fragment f : base.fragments()) {
+          RoaringBitmap live = new RoaringBitmap();
+          live.add(0L, f.physicalRows());
+          live.andNot(Deletions.of(io, f));
+          if (!live.isEmpty()) {
+            out.put(f.id(), live);
+          }
+        }
+      }
+      return out;
+    }
+    Scanner scan = new Scanner(io, base, allocator).columns(columns).withRowAddress(true);
+    // Bind before reading anything: a type mismatch is reported even on an empty table.
+    PredicateEvaluator evaluator = predicate.bind(scan.projectedSchema().toArrow());
+    try (ArrowReader reader = scan.open()) {
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot batch = reader.getVectorSchemaRoot();
+        BitSet hits = evaluator.evaluate(batch);
+        if (hits.isEmpty()) {
+          continue;
+        }
+        UInt8Vector addresses = (UInt8Vector) batch.getVector(RowAddress.COLUMN);
+        for (int i = hits.nextSetBit(0); i >= 0; i = hits.nextSetBit(i + 1)) {
+          long address = addresses.get(i);
+          out.computeIfAbsent(RowAddress.fragmentId(address), k -> new RoaringBitmap())
+              .add((int) RowAddress.offset(address));
+        }
+      }
+    } catch (IOException e) {
+      throw new StoreException("could not scan " + io.location() + " for rows to delete: " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  /**
+   * Live rows among {@code addresses}, by fragment; addresses of rows deleted at the base version are
+   * skipped.
+   *
+   * @throws NotFoundException if an address names a fragment or offset the base version does not have
+   */
+  public Map<Long, RoaringBitmap> addressed(long[] addresses) {
+    if (addresses == null) {
+      throw new InvalidArgumentException("row addresses must not be null");
+    }
+    Map<Long, Fragment> fragments = new HashMap<>();
+    base.fragments().forEach(f -> fragments.put(f.id(), f));
+    Map<Long, RoaringBitmap> requested = new TreeMap<>();
+    for (long address : addresses) {
+      long fragmentId = RowAddress.fragmentId(address);
+      long offset = RowAddress.offset(address);
+      Fragment f = fragments.get(fragmentId);
+      if (f == null || offset >= f.physicalRows()) {
+        throw new NotFoundException(
+            "no row at address " + address + " (fragment " + fragmentId + ", offset " + offset + ") in "
+                + io.location() + " at version " + base.version()
+                + (f == null ? "; that fragment does not exist (fragments are " + fragments.keySet().stream().sorted()
+                    .toList() + ")" : "; fragment " + fragmentId + " has " + f.physicalRows() + " rows")
+                + ". Nothing was deleted.");
+      }
+      requested.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add((int) offset);
+    }
+    Map<Long, RoaringBitmap> out = new TreeMap<>();
+    requested.forEach((id, offsets) -> {
+      offsets.andNot(Deletions.of(io, fragments.get(id)));
+      if (!offsets.isEmpty()) {
+        out.put(id, offsets);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Writes each fragment's new deletion file (its deletions at the base version plus {@code added}) and
+   * returns the operation; empty when {@code added} is empty. On failure the files written so far are
+   * removed (best effort).
+   */
+  Optional<Operation.Delete> write(Map<Long, RoaringBitmap> added, Set<Integer> readFieldIds, String predicate,
+      List<String> written) {
+    if (added.isEmpty()) {
+      return Optional.empty();
+    }
+    Map<Long, Fragment> fragments = new HashMap<>();
+    base.fragments().forEach(f -> fragments.put(f.id(), f));
+    List<Operation.FragmentDeletion> deletions = new ArrayList<>();
+    for (Map.Entry<Long, RoaringBitmap> e : added.entrySet()) {
+      Fragment f = fragments.get(e.getKey());
+      RoaringBitmap all = Deletions.of(io, f);
+      all.or(e.getValue());
+      DeletionFile file = writeDeletionFile(io, f.id(), base.version(), all, written);
+      deletions.add(new Operation.FragmentDeletion(
+          f.id(), f.deletionFile(), file, e.getValue().toMutableRoaringBitmap()));
+    }
+    return Optional.of(new Operation.Delete(deletions, readFieldIds, predicate));
+  }
+
+  /** The committed version's manifest and the rows the delete removed. */
+  public record Outcome(Manifest committed, long deletedRows) {}
+
+  /**
+   * Writes the deletion files for {@code added} and commits them, rebasing onto concurrent deletes of the
+   * same fragments. Empty when there is nothing to delete (nothing is written or committed then, after
+   * {@link NothingToCommit#check} found no conflicting commit since the read version). When the
+   * commit fails with a conflict, nothing was committed and the files written are removed (best effort).
+   */
+  public Optional<Outcome> commit(Map<Long, RoaringBitmap> added, Set<Integer> readFieldIds, String predicate,
+      CommitOptions commitOptions, java.time.Clock clock) {
+    List<String> written = new ArrayList<>();
+    try {
+      Optional<Operation.Delete> op = write(added, readFieldIds, predicate, written);
+      if (op.isEmpty()) {
+        // Nothing to delete at the read version: still checked against what was committed since, as the
+        // delete would have been (a dropped predicate column makes even an empty delete retryable).
+        NothingToCommit.check(io, base, new Operation.Delete(List.of(), readFieldIds, predicate));
+        return Optional.empty();
+      }
+      Transaction txn = new Transaction(UUID.randomUUID().toString(), base.version(), op.get(),
+          commitOptions.properties());
+      CommitLoop.Committed committed = new CommitLoop(io, commitOptions, clock)
+          .commitDetailed(txn, Optional.of(base), new DeletionRebaser(io, written));
+      // The committed transaction may be a rebased one: count from what was actually committed, which
+      // the commit loop hands back (no read after the commit point, which could fail and misreport it).
+      Transaction landed = committed.transaction();
+      long rows = landed.operation() instanceof Operation.Delete d ? newlyDeleted(d) : 0;
+      return Optional.of(new Outcome(committed.manifest(), rows));
+    } catch (CommitConflictException e) {
+      try {
+        io.store().deleteAll(written);
+      } catch (RuntimeException cleanupFailure) {
+        e.addSuppressed(cleanupFailure);
+      }
+      throw e;
+    }
+  }
+
+  /** Writes a portable RoaringBitmap as {@code _deletions/{fragmentId}-{readVersion}-{uuid}.bin}. */
+  static public DeletionFile writeDeletionFile(TableIo io, long fragmentId, long readVersion, RoaringBitmap offsets,
+      List<String> written) {
+    offsets.runOptimize();
+    ByteBuffer buffer = ByteBuffer.allocate(offsets.serializedSizeInBytes());
+    offsets.serialize(buffer);
+    String path = DeletionFile.DELETIONS_PREFIX + fragmentId + "-" + readVersion + "-" + UUID.randomUUID() + ".bin";
+    io.store().write(path, buffer.array());
+    written.add(path);
+    return new DeletionFile(path, offsets.getLongCardinality(), buffer.capacity());
+  }
+
+  /** Rows a committed delete removed from the rows of the version it was built on. */
+  static long newlyDeleted(Operation.Delete delete) {
+    long rows = 0;
+    for (Operation.FragmentDeletion fd : delete.deletions()) {
+      rows += fd.deletionFile().deletedRows() - fd.previous().map(DeletionFile::deletedRows).orElse(0L);
+    }
+    return rows;
+  }
+}

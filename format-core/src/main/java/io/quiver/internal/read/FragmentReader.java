@@ -1,0 +1,743 @@
+package io.quiver.internal.read;
+
+import io.quiver.dataset.Scanner;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.internal.file.DataFileMetadata;
+import io.quiver.internal.file.StructValidityBits;
+import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.Coverage;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Overlay;
+import io.quiver.schema.Field;
+import io.quiver.schema.Schema;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.util.AutoCloseables;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+import org.roaringbitmap.PeekableIntIterator;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
+
+/**
+ * Reads one fragment's projected fields in chunks of physical rows, assembling each projected field
+ * from whichever data file stores it, with the fragment's overlays merged in. Chunks never cross a
+ * record-batch boundary of any base file read, so every chunk costs at most one batch read per base file;
+ * an overlay file's batches are read once each while the chunks advance. Deletions are not applied here.
+ *
+ * <p>Overlay semantics (docs/format.md §3): overlays apply oldest to newest (by committed version, then
+ * list position); for each atomic field and physical offset the newest overlay whose coverage for that
+ * field contains the offset supplies the value (a covered null is a null), otherwise the base value does.
+ * A struct's validity at an offset comes from the newest overlay covering any of the struct's atomic
+ * descendants there (from the row of the first such descendant in the overlay file's field order), else
+ * from the base data file that stores the struct's first live atomic descendant in table-schema order,
+ * whichever members are projected (docs/format.md §5): a projection that does not read that descendant
+ * reads only the struct's validity buffer from its file, not its values. Every projection, {@code take},
+ * update, column write and compaction reads through here, so they all see the same struct nulls.
+ */
+final public class FragmentReader implements AutoCloseable {
+  private final TableIo io;
+  private final Fragment fragment;
+  private final Schema projected;
+  private final Schema table;
+  private final BufferAllocator allocator;
+  private final Map<DataFile, int[]> columnsByFile = new LinkedHashMap<>();
+  private final Map<Integer, Source> sourceByField = new HashMap<>();
+  private final Map<DataFile, DataFileMetadata> metadata = new HashMap<>();
+  private final Map<DataFile, OpenBatch> open = new HashMap<>();
+  /** Overlays that touch the projection, oldest first. */
+  private final List<OverlayFile> overlays = new ArrayList<>();
+  /** Projected struct id → the base column whose struct ancestor carries its validity (absent: none stored). */
+  private final Map<Integer, ValiditySource> validityByStruct = new HashMap<>();
+  /** Validity read on its own (the source column is not read for values), by source: the batch loaded. */
+  private final Map<ValiditySource, LoadedBits> validityBits = new HashMap<>();
+  /** Only struct validity is wanted: no atomic values are read. */
+  private final boolean validityOnly;
+
+  /** Where an atomic field's values come from: a file and its atomic column index. */
+  private record Source(DataFile file, int column) {}
+
+  /**
+   * Where a struct's base validity comes from: the struct ancestor at {@code depth} of atomic column
+   * {@code column} of {@code file}, the file storing the struct's first live atomic descendant.
+   */
+  private record ValiditySource(DataFile file, int column, int depth) {}
+
+  private record LoadedBits(int batch, StructValidityBits bits) {}
+
+  /** The base answer to "is the struct null" for the rows of one chunk, before overlays. */
+  private interface BaseValidity {
+    boolean isNull(int row);
+  }
+
+  private record OpenBatch(int batch, VectorSchemaRoot root, Map<Integer, FieldVector> atomicByColumn,
+      Map<Integer, List<StructVector>> ancestorsByColumn) {}
+
+  /** A run of physical rows {@code [start, start + length)} of the fragment. */
+  public record Chunk(long start, int length) {}
+
+  /**
+   * @param projected the fields to read
+   * @param table the table schema the projection was taken from: every member of a projected struct
+   *     counts for its validity (the first live one's base file, or an overlay on any), projected or not
+   */
+  public FragmentReader(TableIo io, Fragment fragment, Schema projected, Schema table, BufferAllocator allocator) {
+    this(io, fragment, projected, table, allocator, false);
+  }
+
+  private FragmentReader(TableIo io, Fragment fragment, Schema projected, Schema table, BufferAllocator allocator,
+      boolean validityOnly) {
+    this.io = io;
+    this.fragment = fragment;
+    this.projected = projected;
+    this.table = table;
+    this.allocator = allocator;
+    this.validityOnly = validityOnly;
+    Map<DataFile, TreeSet<Integer>> columns = new LinkedHashMap<>();
+    for (Field field : validityOnly ? List.<Field>of() : projected.atomicFields()) {
+      for (DataFile file : fragment.files()) {
+        int column = file.columnOf(field.id());
+        if (column >= 0) {
+          sourceByField.put(field.id(), new Source(file, column));
+          columns.computeIfAbsent(file, f -> new TreeSet<>()).add(column);
+          break;
+        }
+      }
+    }
+    columns.forEach((file, set) -> columnsByFile.put(file, set.stream().mapToInt(Integer::intValue).toArray()));
+    for (Field field : projected.fields()) {
+      planValidity(field, 0);
+    }
+    Set<DataFile> needed = new java.util.LinkedHashSet<>(columnsByFile.keySet());
+    validityByStruct.values().forEach(v -> needed.add(v.file()));
+    for (DataFile file : needed) {
+      DataFileMetadata md = checkedMetadata(file);
+      if (md.rowCount() != fragment.physicalRows()) {
+        throw new CorruptFileException(
+            io.store().locationOf(file.path()),
+            "holds " + md.rowCount() + " rows but fragment " + fragment.id() + " has " + fragment.physicalRows()
+                + " physical rows");
+      }
+      metadata.put(file, md);
+    }
+    List<Overlay> ordered = new ArrayList<>(fragment.overlays());
+    ordered.sort(Comparator.comparingLong(Overlay::committedVersion)); // stable: list position breaks ties
+    for (Overlay overlay : ordered) {
+      OverlayFile reader = OverlayFile.plan(this, overlay);
+      if (reader != null) {
+        overlays.add(reader);
+      }
+    }
+  }
+
+  /**
+   * The offsets at which each of {@code structIds} (structs reached from the top level through structs
+   * only) is null in {@code fragment}, by the same rule every read applies; reads only struct validity
+   * buffers (and overlay rows that carry struct validity), never member values.
+   */
+  static public Map<Integer, RoaringBitmap> structNulls(TableIo io, Fragment fragment, Schema table,
+      java.util.Collection<Integer> structIds, BufferAllocator allocator) {
+    Map<Integer, RoaringBitmap> out = new LinkedHashMap<>();
+    if (structIds.isEmpty()) {
+      return out;
+    }
+    structIds.forEach(id -> out.put(id, new RoaringBitmap()));
+    try (FragmentReader reader = new FragmentReader(io, fragment, table.project(structIds), table, allocator, true)) {
+      for (Chunk chunk : reader.plan(Scanner.DEFAULT_BATCH_SIZE)) {
+        for (OverlayFile overlay : reader.overlays) {
+          overlay.load(chunk);
+        }
+        for (int id : structIds) {
+          boolean[] nulls = reader.structNulls(table.field(id), chunk);
+          RoaringBitmap into = out.get(id);
+          for (int row = 0; row < nulls.length; row++) {
+            if (nulls[row]) {
+              into.add((int) (chunk.start() + row));
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Records where each struct reached through structs from {@code field} takes its base validity. */
+  private void planValidity(Field field, int depth) {
+    if (!field.isStruct()) {
+      return;
+    }
+    Field full = table.findField(field.id()).orElse(field);
+    search:
+    for (Field member : full.preorder()) {
+      if (member.isStruct()) {
+        continue;
+      }
+      for (DataFile file : fragment.files()) {
+        int column = file.columnOf(member.id());
+        if (column >= 0) {
+          validityByStruct.put(field.id(), new ValiditySource(file, sameStructColumn(field, file, column), depth));
+          break search;
+        }
+      }
+    }
+    for (Field child : field.children()) {
+      planValidity(child, depth + 1);
+    }
+  }
+
+  /**
+   * A file holds one node per struct, shared by all the struct's members it stores: when a projected
+   * descendant of {@code struct} is read from {@code file} anyway, its column carries the same validity
+   * as {@code column} and costs no extra read.
+   */
+  private int sameStructColumn(Field struct, DataFile file, int column) {
+    for (Field member : struct.preorder()) {
+      Source source = sourceByField.get(member.id());
+      if (source != null && source.file().equals(file)) {
+        return source.column();
+      }
+    }
+    return column;
+  }
+
+  private DataFileMetadata checkedMetadata(DataFile file) {
+    DataFileMetadata md = io.dataFiles().metadata(file.path());
+    if (md.fileSize() != file.sizeBytes()) {
+      throw new CorruptFileException(
+          io.store().locationOf(file.path()),
+          "is " + md.fileSize() + " bytes but the manifest of fragment " + fragment.id() + " records "
+              + file.sizeBytes() + "; the file was truncated or replaced");
+    }
+    return md;
+  }
+
+  /** Chunks covering all physical rows, each at most {@code maxRows} long. */
+  public List<Chunk> plan(int maxRows) {
+    TreeSet<Long> cuts = new TreeSet<>();
+    cuts.add(0L);
+    cuts.add(fragment.physicalRows());
+    for (DataFileMetadata md : metadata.values()) {
+      for (int b = 0; b < md.batchCount(); b++) {
+        cuts.add(md.batchStart(b));
+      }
+    }
+    List<Chunk> chunks = new ArrayList<>();
+    Long previous = null;
+    for (long cut : cuts) {
+      if (previous != null) {
+        for (long s = previous; s < cut; s += maxRows) {
+          chunks.add(new Chunk(s, (int) Math.min(maxRows, cut - s)));
+        }
+      }
+      previous = cut;
+    }
+    return chunks;
+  }
+
+  /** The projected fields of the chunk's physical rows, overlays merged; the caller closes the result. */
+  public VectorSchemaRoot read(Chunk chunk) {
+    List<FieldVector> vectors = new ArrayList<>();
+    try {
+      for (DataFile file : columnsByFile.keySet()) {
+        ensureOpen(file, chunk);
+      }
+      for (OverlayFile overlay : overlays) {
+        overlay.load(chunk);
+      }
+      for (Field field : projected.fields()) {
+        FieldVector target = field.toArrow().createVector(allocator);
+        vectors.add(target);
+        fill(target, field, chunk);
+      }
+      return new VectorSchemaRoot(projected.toArrow().getFields(), vectors, chunk.length());
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+  }
+
+  private void fill(FieldVector target, Field field, Chunk chunk) {
+    int n = chunk.length();
+    if (field.isStruct()) {
+      StructVector struct = (StructVector) target;
+      for (int i = 0; i < field.children().size(); i++) {
+        fill((FieldVector) struct.getChildByOrdinal(i), field.children().get(i), chunk);
+      }
+      boolean[] nulls = structNulls(field, chunk);
+      for (int row = 0; row < n; row++) {
+        if (nulls[row]) {
+          struct.setNull(row);
+        } else {
+          struct.setIndexDefined(row);
+        }
+      }
+      struct.setValueCount(n);
+      return;
+    }
+    Sources covered = atomicCoverage(field, chunk);
+    Source source = sourceByField.get(field.id());
+    if (covered == null) {
+      if (source == null) {
+        // No file stores the field in this fragment (added after it was written): all nulls.
+        target.allocateNew();
+        target.setValueCount(n);
+        return;
+      }
+      OpenBatch batch = open.get(source.file());
+      FieldVector from = batch.atomicByColumn().get(source.column());
+      int offset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
+      if (offset == 0 && n == from.getValueCount()) {
+        from.makeTransferPair(target).transfer();
+      } else {
+        from.makeTransferPair(target).splitAndTransfer(offset, n);
+      }
+      return;
+    }
+    if (source != null && target instanceof BaseFixedWidthVector) {
+      // Fixed width: take the base column's buffers as they are (no copy) and overwrite the covered rows
+      // in place; cost is the covered rows, not the chunk. Each physical row is in exactly one chunk, so
+      // writing through a slice shared with the base batch touches no row another chunk will read.
+      OpenBatch batch = open.get(source.file());
+      FieldVector from = batch.atomicByColumn().get(source.column());
+      int offset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
+      if (offset == 0 && n == from.getValueCount()) {
+        from.makeTransferPair(target).transfer();
+      } else {
+        from.makeTransferPair(target).splitAndTransfer(offset, n);
+      }
+      for (int row = 0; row < n; row++) {
+        int k = covered.overlay[row];
+        if (k >= 0) {
+          OverlayFile o = overlays.get(k);
+          OpenBatch ob = o.batchAt(covered.row[row]);
+          target.copyFrom(o.indexInBatch(ob, covered.row[row]), row, ob.atomicByColumn().get(o.columnOf.get(field.id())));
+        }
+      }
+      target.setValueCount(n);
+      return;
+    }
+    // Merge: every row copied from its newest source, in row order (variable-width targets grow sequentially).
+    FieldVector base = null;
+    FieldVector nulls = null;
+    int baseOffset = 0;
+    try {
+      if (source != null) {
+        OpenBatch batch = open.get(source.file());
+        base = batch.atomicByColumn().get(source.column());
+        baseOffset = (int) (chunk.start() - metadata.get(source.file()).batchStart(batch.batch()));
+      } else {
+        nulls = field.toArrow().createVector(allocator);
+        nulls.allocateNew();
+        nulls.setValueCount(1);
+      }
+      target.allocateNew();
+      for (int row = 0; row < n; row++) {
+        int k = covered.overlay[row];
+        if (k >= 0) {
+          OverlayFile o = overlays.get(k);
+          OpenBatch batch = o.batchAt(covered.row[row]);
+          FieldVector from = batch.atomicByColumn().get(o.columnOf.get(field.id()));
+          target.copyFromSafe(o.indexInBatch(batch, covered.row[row]), row, from);
+        } else if (base != null) {
+          target.copyFromSafe(baseOffset + row, row, base);
+        } else {
+          target.copyFromSafe(0, row, nulls);
+        }
+      }
+      target.setValueCount(n);
+    } finally {
+      if (nulls != null) {
+        nulls.close();
+      }
+    }
+  }
+
+  /** Per row of a chunk: which overlay (index into {@link #overlays}, -1 for none), field and file row. */
+  private static final class Sources {
+    final int[] overlay;
+    final int[] field;
+    final long[] row;
+
+    Sources(int n) {
+      overlay = new int[n];
+      Arrays.fill(overlay, -1);
+      field = new int[n];
+      row = new long[n];
+    }
+  }
+
+  /** The newest overlay row for each row of the chunk for an atomic field, or null when none covers any. */
+  private Sources atomicCoverage(Field field, Chunk chunk) {
+    Sources out = null;
+    for (int k = 0; k < overlays.size(); k++) {
+      OverlayFile o = overlays.get(k);
+      if (o.values.contains(field.id())) {
+        out = cover(out, k, field.id(), o.coverage(field.id()), chunk);
+      }
+    }
+    return out;
+  }
+
+  /** Like {@link #atomicCoverage} for a struct's validity: per overlay, its first covering carrier. */
+  private Sources structCoverage(Field struct, Chunk chunk) {
+    Sources out = null;
+    for (int k = 0; k < overlays.size(); k++) {
+      OverlayFile o = overlays.get(k);
+      List<Integer> carriers = o.carriers.get(struct.id());
+      if (carriers == null) {
+        continue;
+      }
+      // Later carriers only fill offsets the earlier ones of this overlay left uncovered.
+      boolean[] taken = null;
+      for (int fieldId : carriers) {
+        ImmutableRoaringBitmap cov = o.coverage(fieldId);
+        if (cov.rangeCardinality(chunk.start(), chunk.start() + chunk.length()) == 0) {
+          continue;
+        }
+        if (out == null) {
+          out = new Sources(chunk.length());
+        }
+        if (taken == null) {
+          taken = new boolean[chunk.length()];
+        }
+        long r = cov.rangeCardinality(0, chunk.start());
+        PeekableIntIterator it = cov.getIntIterator();
+        it.advanceIfNeeded((int) chunk.start());
+        long end = chunk.start() + chunk.length();
+        while (it.hasNext()) {
+          long offset = Integer.toUnsignedLong(it.peekNext());
+          if (offset >= end) {
+            break;
+          }
+          it.next();
+          int row = (int) (offset - chunk.start());
+          if (!taken[row]) {
+            taken[row] = true;
+            out.overlay[row] = k;
+            out.field[row] = fieldId;
+            out.row[row] = r;
+          }
+          r++;
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Sources cover(Sources out, int k, int fieldId, ImmutableRoaringBitmap cov, Chunk chunk) {
+    long end = chunk.start() + chunk.length();
+    if (cov.rangeCardinality(chunk.start(), end) == 0) {
+      return out;
+    }
+    Sources s = out == null ? new Sources(chunk.length()) : out;
+    long r = cov.rangeCardinality(0, chunk.start());
+    PeekableIntIterator it = cov.getIntIterator();
+    it.advanceIfNeeded((int) chunk.start());
+    while (it.hasNext()) {
+      long offset = Integer.toUnsignedLong(it.peekNext());
+      if (offset >= end) {
+        break;
+      }
+      it.next();
+      int row = (int) (offset - chunk.start());
+      s.overlay[row] = k;
+      s.field[row] = fieldId;
+      s.row[row] = r++;
+    }
+    return s;
+  }
+
+  /**
+   * Per row of the chunk, whether the struct is null: the newest overlay covering any of its atomic
+   * descendants decides, else its validity source in the base files (null when no base file stores a
+   * live descendant).
+   */
+  private boolean[] structNulls(Field struct, Chunk chunk) {
+    int n = chunk.length();
+    boolean[] out = new boolean[n];
+    BaseValidity base = baseValidity(struct, chunk);
+    Sources covered = structCoverage(struct, chunk);
+    int depth = depthOf(struct);
+    for (int row = 0; row < n; row++) {
+      if (covered != null && covered.overlay[row] >= 0) {
+        out[row] = overlays.get(covered.overlay[row]).structIsNull(covered.field[row], depth, covered.row[row]);
+      } else {
+        out[row] = base.isNull(row);
+      }
+    }
+    return out;
+  }
+
+  private BaseValidity baseValidity(Field struct, Chunk chunk) {
+    ValiditySource source = validityByStruct.get(struct.id());
+    if (source == null) {
+      return row -> true;
+    }
+    DataFileMetadata md = metadata.get(source.file());
+    int batch = batchOf(md, chunk.start());
+    int offset = (int) (chunk.start() - md.batchStart(batch));
+    int[] read = columnsByFile.get(source.file());
+    if (read != null && Arrays.binarySearch(read, source.column()) >= 0) {
+      // The source column is read for its values anyway: its loaded ancestors carry the validity.
+      StructVector vector = open.get(source.file()).ancestorsByColumn().get(source.column()).get(source.depth());
+      return row -> vector.isNull(offset + row);
+    }
+    LoadedBits loaded = validityBits.get(source);
+    if (loaded == null || loaded.batch() != batch) {
+      loaded = new LoadedBits(batch, io.dataFiles().readStructValidity(source.file().path(), batch, source.column(),
+          source.depth()));
+      validityBits.put(source, loaded);
+    }
+    StructValidityBits bits = loaded.bits();
+    if (bits.length() != md.batchRowCount(batch)) {
+      throw new CorruptFileException(io.store().locationOf(source.file().path()),
+          "batch " + batch + " has " + md.batchRowCount(batch) + " rows but the validity of struct '"
+              + table.pathOf(struct.id()) + "' has " + bits.length() + "; rewrite the file");
+    }
+    return row -> bits.isNull(offset + row);
+  }
+
+  private int depthOf(Field field) {
+    int depth = 0;
+    int parent = field.parentId();
+    while (parent >= 0) {
+      depth++;
+      parent = table.field(parent).parentId();
+    }
+    return depth;
+  }
+
+  private void ensureOpen(DataFile file, Chunk chunk) {
+    DataFileMetadata md = metadata.get(file);
+    int batch = batchOf(md, chunk.start());
+    OpenBatch current = open.get(file);
+    if (current != null && current.batch() == batch) {
+      return;
+    }
+    if (current != null) {
+      current.root().close();
+      open.remove(file);
+    }
+    open.put(file, readBatch(file, batch, columnsByFile.get(file)));
+  }
+
+  private OpenBatch readBatch(DataFile file, int batch, int[] columns) {
+    VectorSchemaRoot root = io.dataFiles().readBatch(file.path(), batch, columns, allocator);
+    Map<Integer, FieldVector> atomic = new HashMap<>();
+    Map<Integer, List<StructVector>> ancestors = new HashMap<>();
+    int[] next = {0};
+    for (FieldVector v : root.getFieldVectors()) {
+      index(v, new ArrayList<>(), columns, next, atomic, ancestors);
+    }
+    return new OpenBatch(batch, root, atomic, ancestors);
+  }
+
+  /** Pairs the projected root's atomic vectors (depth-first) with the requested column indices. */
+  private static void index(FieldVector v, List<StructVector> path, int[] columns, int[] next,
+      Map<Integer, FieldVector> atomic, Map<Integer, List<StructVector>> ancestors) {
+    if (v instanceof StructVector struct) {
+      List<StructVector> deeper = new ArrayList<>(path);
+      deeper.add(struct);
+      for (FieldVector child : struct.getChildrenFromFields()) {
+        index(child, deeper, columns, next, atomic, ancestors);
+      }
+      return;
+    }
+    int column = columns[next[0]++];
+    atomic.put(column, v);
+    ancestors.put(column, path);
+  }
+
+  private static int batchOf(DataFileMetadata md, long row) {
+    int lo = 0;
+    int hi = md.batchCount() - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (md.batchStart(mid) <= row) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * One overlay's data file as far as this projection needs it: the projected fields it supplies values
+   * for, and for each projected struct the fields whose rows carry the struct's validity. Its batches are
+   * loaded as the chunks reach them and released once the chunks have passed them.
+   */
+  private static final class OverlayFile {
+    final FragmentReader owner;
+    final Overlay overlay;
+    final DataFileMetadata md;
+    /** Field id → position in the overlay file's field list (live fields only). */
+    final Map<Integer, Integer> positionOf = new HashMap<>();
+    /** Field id → atomic column index, for every field read. */
+    final Map<Integer, Integer> columnOf = new HashMap<>();
+    /** Projected atomic fields whose values this overlay supplies. */
+    final Set<Integer> values = new HashSet<>();
+    /** Projected struct id → fields (file order) whose rows carry its validity. */
+    final Map<Integer, List<Integer>> carriers = new HashMap<>();
+    final int[] columns;
+    final TreeMap<Integer, OpenBatch> loaded = new TreeMap<>();
+
+    private OverlayFile(FragmentReader owner, Overlay overlay, DataFileMetadata md, int[] columns) {
+      this.owner = owner;
+      this.overlay = overlay;
+      this.md = md;
+      this.columns = columns;
+    }
+
+    /** The reader for an overlay, or null when it touches nothing projected. */
+    static OverlayFile plan(FragmentReader owner, Overlay overlay) {
+      DataFile file = overlay.dataFile();
+      Map<Integer, Integer> positions = new LinkedHashMap<>();
+      for (int i = 0; i < file.fieldIds().size(); i++) {
+        if (file.fieldIds().get(i) >= 0) {
+          positions.put(file.fieldIds().get(i), i);
+        }
+      }
+      Set<Integer> values = new HashSet<>();
+      for (Field f : owner.validityOnly ? List.<Field>of() : owner.projected.atomicFields()) {
+        if (positions.containsKey(f.id())) {
+          values.add(f.id());
+        }
+      }
+      Map<Integer, List<Integer>> carriers = new HashMap<>();
+      for (Field struct : owner.projected.allFields()) {
+        if (!struct.isStruct()) {
+          continue;
+        }
+        Set<Integer> members = new HashSet<>();
+        Field full = owner.table.findField(struct.id()).orElse(struct);
+        for (Field d : full.preorder()) {
+          if (d.isAtomic()) {
+            members.add(d.id());
+          }
+        }
+        List<Integer> found = new ArrayList<>();
+        for (int id : positions.keySet()) {
+          if (members.contains(id)) {
+            found.add(id);
+          }
+        }
+        if (found.isEmpty()) {
+          continue;
+        }
+        if (overlay.coverage() instanceof Coverage.Shared) {
+          // Every field shares the rows: one carrier is enough; prefer one that is read anyway.
+          int pick = found.stream().filter(values::contains).findFirst().orElse(found.get(0));
+          found = List.of(pick);
+        }
+        carriers.put(struct.id(), found);
+      }
+      if (values.isEmpty() && carriers.isEmpty()) {
+        return null;
+      }
+      DataFileMetadata md = owner.checkedMetadata(file);
+      long expectedRows = 0;
+      for (int i = 0; i < file.fieldIds().size(); i++) {
+        expectedRows = Math.max(expectedRows, overlay.coverage().offsetsFor(i).getLongCardinality());
+      }
+      if (md.rowCount() != expectedRows) {
+        throw new CorruptFileException(
+            owner.io.store().locationOf(file.path()),
+            "holds " + md.rowCount() + " rows but overlay coverage in fragment " + owner.fragment.id()
+                + " needs " + expectedRows + " (the largest per-field coverage)");
+      }
+      TreeMap<Integer, Integer> byColumn = new TreeMap<>();
+      Set<Integer> read = new HashSet<>(values);
+      carriers.values().forEach(read::addAll);
+      for (int id : read) {
+        byColumn.put(file.columnIndices().get(positions.get(id)), id);
+      }
+      int[] columns = byColumn.keySet().stream().mapToInt(Integer::intValue).toArray();
+      OverlayFile out = new OverlayFile(owner, overlay, md, columns);
+      out.positionOf.putAll(positions);
+      byColumn.forEach((column, id) -> out.columnOf.put(id, column));
+      out.values.addAll(values);
+      out.carriers.putAll(carriers);
+      return out;
+    }
+
+    ImmutableRoaringBitmap coverage(int fieldId) {
+      return overlay.coverage().offsetsFor(positionOf.get(fieldId));
+    }
+
+    /** Loads the batches holding the rows of this chunk's covered offsets; drops the ones before them. */
+    void load(Chunk chunk) {
+      long lo = Long.MAX_VALUE;
+      long hi = Long.MIN_VALUE;
+      for (int id : columnOf.keySet()) {
+        ImmutableRoaringBitmap cov = coverage(id);
+        long first = cov.rangeCardinality(0, chunk.start());
+        long last = first + cov.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
+        if (last > first) {
+          lo = Math.min(lo, first);
+          hi = Math.max(hi, last);
+        }
+      }
+      if (hi <= lo) {
+        return;
+      }
+      int firstBatch = FragmentReader.batchOf(md, lo);
+      int lastBatch = FragmentReader.batchOf(md, hi - 1);
+      while (!loaded.isEmpty() && loaded.firstKey() < firstBatch) {
+        loaded.pollFirstEntry().getValue().root().close();
+      }
+      for (int b = firstBatch; b <= lastBatch; b++) {
+        if (!loaded.containsKey(b)) {
+          loaded.put(b, owner.readBatch(overlay.dataFile(), b, columns));
+        }
+      }
+    }
+
+    OpenBatch batchAt(long row) {
+      return loaded.get(FragmentReader.batchOf(md, row));
+    }
+
+    int indexInBatch(OpenBatch batch, long row) {
+      return (int) (row - md.batchStart(batch.batch()));
+    }
+
+    boolean structIsNull(int carrier, int depth, long row) {
+      OpenBatch batch = batchAt(row);
+      List<StructVector> ancestors = batch.ancestorsByColumn().get(columnOf.get(carrier));
+      if (depth >= ancestors.size()) {
+        return false;
+      }
+      return ancestors.get(depth).isNull(indexInBatch(batch, row));
+    }
+
+    void close() {
+      loaded.values().forEach(b -> b.root().close());
+      loaded.clear();
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      AutoCloseables.close(open.values().stream().map(OpenBatch::root).toList());
+    } catch (Exception e) {
+      throw new IllegalStateException("failed to release Arrow buffers", e);
+    } finally {
+      open.clear();
+      overlays.forEach(OverlayFile::close);
+    }
+  }
+}

@@ -1,0 +1,274 @@
+package io.quiver.internal.table;
+
+import io.quiver.dataset.CommitOptions;
+import io.quiver.exceptions.CommitOutcomeUnknownException;
+import io.quiver.exceptions.CommitRetriesExhaustedException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.exceptions.StaleReadVersionException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.internal.codec.MetadataCodec;
+import io.quiver.internal.txn.CommittedTransaction;
+import io.quiver.internal.txn.ConflictResolver;
+import io.quiver.internal.txn.LedgerUpdate;
+import io.quiver.internal.txn.ManifestBuilder;
+import io.quiver.internal.txn.Transaction;
+import io.quiver.internal.txn.TransactionRebaser;
+import io.quiver.manifest.Manifest;
+import io.quiver.store.CommitStore.ClaimResult;
+import io.quiver.store.ObjectStoreCommitStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commit protocol: claim version N+1 with {@code putIfAbsent} of its manifest; on losing the race,
+ * read what was committed since the read version, let the {@link ConflictResolver} decide, rebuild and
+ * try again. An ambiguous store error is settled by reading the claimed version back and comparing
+ * transaction uuids; a transaction found in the history under its own uuid is never committed twice.
+ *
+ * <p>Idempotence: on every attempt, a transaction carrying an idempotence key or an application sequence
+ * ({@link CommitOptions}) is checked against the idempotence ledger of the manifest it would build on —
+ * the latest version, O(1), whatever its read version and whatever a cleanup removed: a key committed
+ * with the same digest, or a sequence at or below the application's watermark, returns that commit's
+ * version and publishes nothing; a key committed with another digest fails with {@link
+ * io.quiver.exceptions.IdempotenceKeyConflictException}. Tables written before the ledger are checked
+ * through the transactions committed after the read version, and get a ledger seeded from their history
+ * with their first commit by this version of Quiver.
+ */
+final public class CommitLoop {
+  private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
+
+  /** Library name and version recorded in every manifest. */
+  static final String WRITER_VERSION = "quiver-java/0.1.0";
+
+  private final TableIo io;
+  private final CommitOptions options;
+  private final Clock clock;
+  private final Optional<String> contentDigest;
+  private final ConflictResolver resolver = new ConflictResolver();
+  private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
+
+  public CommitLoop(TableIo io, CommitOptions options, Clock clock) {
+    this(io, options, clock, Optional.empty());
+  }
+
+  /**
+   * A commit loop whose keyed commits record {@code contentDigest} (the digest of the rows an append or
+   * overwrite writes) instead of the digest of the operation's encoding.
+   */
+  public CommitLoop(TableIo io, CommitOptions options, Clock clock, Optional<String> contentDigest) {
+    this.io = io;
+    this.options = options;
+    this.clock = clock;
+    this.contentDigest = contentDigest;
+  }
+
+  /**
+   * Commits {@code txn}, read at {@code base} (empty when creating a table), and returns the manifest of
+   * the version it was committed as.
+   */
+  public Manifest commit(Transaction txn, Optional<Manifest> base) {
+    return commit(txn, base, TransactionRebaser.NONE);
+  }
+
+  /**
+   * Commits {@code txn}; when the resolver asks for deletion files to be merged with concurrent
+   * deletes, {@code rebaser} rewrites the transaction against the latest manifest (I/O lives there,
+   * not in the pure resolver).
+   */
+  public Manifest commit(Transaction txn, Optional<Manifest> base, TransactionRebaser rebaser) {
+    return commitDetailed(txn, base, rebaser).manifest();
+  }
+
+  /**
+   * A commit's outcome.
+   *
+   * @param manifest the version the caller's handle moves to: the committed one, or, when the commit had
+   *     already happened, the latest version (which holds it)
+   * @param transaction the committed transaction (possibly rebased); for a commit that had already
+   *     happened, that commit's transaction when its version is still present, else the caller's
+   * @param version the version holding the commit
+   * @param alreadyCommitted true when this call published nothing because the key or sequence was found
+   */
+  public record Committed(Manifest manifest, Transaction transaction, long version, boolean alreadyCommitted) {}
+
+  /**
+   * Like {@link #commit(Transaction, Optional, TransactionRebaser)}, also returning the committed
+   * transaction, so callers can report on what landed without reading anything after the commit point
+   * (a read there could fail and misreport a commit that happened).
+   */
+  public Committed commitDetailed(Transaction txn, Optional<Manifest> base, TransactionRebaser rebaser) {
+    base.ifPresent(this::checkWriterFeatures);
+    txn = Idempotence.tag(txn, options, contentDigest);
+    // The transaction file records intent before the claim; it is what a reader of the history or a
+    // cleanup job finds for a commit that never completed.
+    io.store().write(txn.path(), MetadataCodec.encodeTransaction(txn));
+
+    Instant deadline = clock.instant().plus(options.timeout());
+    Optional<Manifest> latest = base;
+    List<CommittedTransaction> committedSince = new ArrayList<>();
+    long seededFor = -1;
+    for (int attempt = 1; ; attempt++) {
+      // Catch up with everything committed since the newest version we know.
+      long known = latest.map(Manifest::version).orElse(0L);
+      List<Long> newer = io.commitStore().versionsAfter(known);
+      Optional<Manifest> newest = newer.isEmpty() ? Optional.empty()
+          : Optional.of(io.load(newer.get(newer.size() - 1)).manifest());
+      if (newest.isPresent()) {
+        // The ledger of the version we would build on answers first: it knows the key's or the sequence's
+        // commit (and the watermark's version) whatever the versions in between say or whether they exist.
+        Optional<Idempotence.Already> already = Idempotence.inLedger(txn, newest.get(), io.location());
+        if (already.isPresent()) {
+          return alreadyCommitted(txn, newest.get(), already.get());
+        }
+      }
+      if (!newer.isEmpty() && newer.get(0) != known + 1) {
+        // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
+        throw new StaleReadVersionException(
+            known, newer.get(0),
+            "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
+                + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
+                    : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
+                + " committed after version " + known
+                + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
+                + " re-open the latest version (" + newest.get().version() + "), redo the change and commit again."
+                + (tracked(txn) ? " Its idempotence key or application sequence is not in the latest version's"
+                    + " ledger; findCommit tells whether an earlier attempt may have committed." : ""));
+      }
+      // Only transactions are needed to check each version; only the newest manifest is built upon.
+      for (long version : newer) {
+        Transaction committed = io.loadTransaction(version);
+        if (committed.uuid().equals(txn.uuid())) {
+          LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
+          return new Committed(io.load(version).manifest(), committed, version, false);
+        }
+        if (Idempotence.sameCommit(txn, version, committed, io.location())) {
+          LOG.debug("idempotence key of transaction {} found committed as version {}", txn.uuid(), version);
+          return new Committed(io.load(version).manifest(), committed, version, true);
+        }
+        committedSince.add(new CommittedTransaction(version, committed));
+      }
+      if (newest.isPresent()) {
+        latest = newest;
+      }
+      if (latest.isPresent()) {
+        checkWriterFeatures(latest.get());
+        if (latest.get().ledger().isEmpty() && latest.get().version() != seededFor) {
+          // A table written before the ledger: start it from the history still present.
+          seededFor = latest.get().version();
+          latest = Optional.of(latest.get().withLedger(Idempotence.seed(io, latest.get())));
+        }
+        if (newest.isEmpty() || latest.get().version() == seededFor) {
+          // Nothing newer was read this attempt (or the ledger was just seeded): ask the base's ledger.
+          Optional<Idempotence.Already> already = Idempotence.inLedger(txn, latest.get(), io.location());
+          if (already.isPresent()) {
+            return alreadyCommitted(txn, latest.get(), already.get());
+          }
+        }
+      }
+      ConflictResolver.Resolution resolution = resolver.check(txn, committedSince);
+      if (!resolution.isCompatible()) {
+        txn = rebaser.rebase(txn, latest.orElseThrow(), resolution.deletionRebaseFragments());
+      }
+
+      Manifest next = builder.build(latest, txn, clock.instant());
+      byte[] bytes = MetadataCodec.encodeManifest(next, txn);
+      ClaimResult result;
+      try {
+        result = io.commitStore().claim(next.version(), bytes);
+      } catch (StoreException e) {
+        result = settleAmbiguousClaim(next.version(), txn, e);
+      }
+      if (result == ClaimResult.CLAIMED) {
+        return new Committed(next, txn, next.version(), false);
+      }
+      if (attempt >= options.maxAttempts() || clock.instant().isAfter(deadline)) {
+        throw new CommitRetriesExhaustedException(
+            "could not commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + " after "
+                + attempt + " attempts (limit " + options.maxAttempts() + ", timeout " + options.timeout()
+                + "): other writers kept winning the race for the next version. Nothing was committed; retry,"
+                + " or raise CommitOptions.maxAttempts/timeout.");
+      }
+      backoff(attempt);
+    }
+  }
+
+  private Committed alreadyCommitted(Transaction txn, Manifest latest, Idempotence.Already already) {
+    LOG.debug("{} of transaction {} found committed as version {} in the ledger of version {}", already.reason(),
+        txn.uuid(), already.version(), latest.version());
+    Transaction found = already.version() == latest.version() ? io.loadTransaction(latest.version())
+        : io.tryLoad(already.version()).map(ManifestAndTransaction::transaction).orElse(txn);
+    return new Committed(latest, found, already.version(), true);
+  }
+
+  private static boolean tracked(Transaction txn) {
+    return txn.properties().containsKey(LedgerUpdate.KEY_PROPERTY)
+        || txn.properties().containsKey(LedgerUpdate.APPLICATION_PROPERTY);
+  }
+
+  private void checkWriterFeatures(Manifest m) {
+    for (String feature : m.writerFeatures()) {
+      if (!Manifest.KNOWN_FEATURES.contains(feature)) {
+        throw new UnsupportedFormatException(
+            "table " + io.location() + " requires writer feature '" + feature
+                + "', which this version of Quiver does not implement; upgrade Quiver to write to it");
+      }
+    }
+  }
+
+  /**
+   * The claim threw: the manifest may or may not be there. Read it back: ours means success; someone
+   * else's means we lost; absent means the put did not happen, and the next attempt retries it.
+   */
+  private ClaimResult settleAmbiguousClaim(long version, Transaction txn, StoreException cause) {
+    Optional<byte[]> back;
+    try {
+      back = io.commitStore().read(version);
+    } catch (QuiverException readFailure) {
+      readFailure.addSuppressed(cause);
+      throw new CommitOutcomeUnknownException(io.location(), version, txn.uuid(),
+          txn.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY),
+          "claiming the version failed ambiguously (" + cause.getMessage() + ") and reading it back failed too ("
+              + readFailure.getMessage() + ")",
+          readFailure);
+    }
+    if (back.isEmpty()) {
+      LOG.debug("ambiguous claim of version {} left nothing; retrying", version);
+      return ClaimResult.ALREADY_CLAIMED;
+    }
+    String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(version));
+    ManifestAndTransaction found = MetadataCodec.decodeManifest(back.get(), location);
+    if (found.transaction().uuid().equals(txn.uuid())) {
+      LOG.debug("ambiguous claim of version {} was ours", version);
+      return ClaimResult.CLAIMED;
+    }
+    return ClaimResult.ALREADY_CLAIMED;
+  }
+
+  private void backoff(int attempt) {
+    long initial = options.initialBackoff().toNanos();
+    long cap = options.maxBackoff().toNanos();
+    long exp = initial << Math.min(attempt - 1, 20);
+    long ceiling = Math.max(0, Math.min(cap, exp < 0 ? cap : exp));
+    if (ceiling == 0) {
+      return;
+    }
+    // Full jitter: contenders spread out instead of colliding again in lockstep.
+    long nanos = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CommitRetriesExhaustedException(
+          "interrupted while waiting to retry a commit (attempt " + attempt + "); nothing was committed");
+    }
+  }
+}

@@ -1,0 +1,391 @@
+package io.quiver.internal.txn;
+
+import io.quiver.exceptions.IncompatibleTransactionException;
+import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.internal.txn.Operation.Kind;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Decides whether a transaction may still be committed on top of the transactions committed after its
+ * read version. Pure: no I/O, no clock.
+ *
+ * <p>Every ordered pair of operation kinds is one {@link Cell} of {@link #MATRIX}: a verdict with a
+ * one-line reason and the check that applies it. {@code docs/conflict-matrix.md} is generated from the
+ * same table (see {@link #markdown()}) and a test keeps the two identical.
+ *
+ * <p>Granularity: operations conflict only when they touch a common fragment and a common field (or when
+ * one of them replaces the table or its schema), so writers working on different fragments or different
+ * columns never get in each other's way.
+ */
+public final class ConflictResolver {
+
+  /** What the commit loop must do when nothing is in the way. */
+  public record Resolution(Set<Long> deletionRebaseFragments) {
+    public Resolution {
+      deletionRebaseFragments = Set.copyOf(deletionRebaseFragments);
+    }
+
+    /** True when the transaction can be built as it is. */
+    public boolean isCompatible() {
+      return deletionRebaseFragments.isEmpty();
+    }
+  }
+
+  /** Outcome of one cell for one pair of transactions. */
+  enum Outcome {
+    COMPATIBLE,
+    REBASE,
+    RETRYABLE,
+    INCOMPATIBLE
+  }
+
+  @FunctionalInterface
+  interface Check {
+    Outcome apply(Operation ours, Operation theirs);
+  }
+
+  /**
+   * One cell of the matrix.
+   *
+   * @param verdict the verdict as the documentation states it
+   * @param reason why, in one line
+   * @param check the rule itself
+   */
+  record Cell(String verdict, String reason, Check check) {}
+
+
+  /**
+   * Checks {@code ours} against each committed transaction newer than its read version, oldest first.
+   *
+   * @return what the commit must do before building (rebase deletion files of some fragments, or
+   *     nothing)
+   * @throws RetryableConflictException if re-reading and recomputing may succeed
+   * @throws IncompatibleTransactionException if the transaction can no longer be meaningful
+   */
+  public Resolution check(Transaction ours, List<CommittedTransaction> committedSince) {
+    Set<Long> rebase = new TreeSet<>();
+    for (CommittedTransaction theirs : committedSince) {
+      Operation theirOp = theirs.transaction().operation();
+      Cell cell = MATRIX.get(ours.operation().kind()).get(theirOp.kind());
+      switch (cell.check().apply(ours.operation(), theirOp)) {
+        case COMPATIBLE -> { }
+        case REBASE -> rebase.addAll(intersection(ours.operation().touchedFragments(), theirOp.touchedFragments()));
+        case RETRYABLE ->
+            throw new RetryableConflictException(
+                ours.operation().name() + " read at version " + ours.readVersion() + " conflicts with the "
+                    + theirOp.name() + " committed as version " + theirs.version() + ": " + cell.reason()
+                    + ". Nothing was committed; re-open the latest version and redo the change.");
+        case INCOMPATIBLE ->
+            throw new IncompatibleTransactionException(
+                ours.operation().name() + " read at version " + ours.readVersion() + " conflicts with the "
+                    + theirOp.name() + " committed as version " + theirs.version() + ": " + cell.reason()
+                    + ". Nothing was committed; decide whether the change still applies to the new table.");
+      }
+    }
+    return new Resolution(rebase);
+  }
+
+  // ------------------------------------------------------------------ the matrix
+
+  private static final Check OK = (o, t) -> Outcome.COMPATIBLE;
+  private static final Check RETRY = (o, t) -> Outcome.RETRYABLE;
+  private static final Check NEVER = (o, t) -> Outcome.INCOMPATIBLE;
+
+  /** ours → theirs → cell. Declared after the checks it uses. */
+  static final Map<Kind, Map<Kind, Cell>> MATRIX = buildMatrix();
+
+  private static Check retryIf(java.util.function.BiPredicate<Operation, Operation> condition) {
+    return (o, t) -> condition.test(o, t) ? Outcome.RETRYABLE : Outcome.COMPATIBLE;
+  }
+
+  private static boolean overlap(Operation a, Operation b) {
+    return !intersection(a.touchedFragments(), b.touchedFragments()).isEmpty();
+  }
+
+  private static <T> Set<T> intersection(Collection<T> a, Collection<T> b) {
+    Set<T> out = new HashSet<>(a);
+    out.retainAll(b);
+    return out;
+  }
+
+  private static Set<Integer> union(Set<Integer> a, Set<Integer> b) {
+    Set<Integer> out = new HashSet<>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  /** Same fragment, and their written fields meet the fields we read or write. */
+  private static boolean theyChangedWhatWeUse(Operation ours, Operation theirs) {
+    return overlap(ours, theirs)
+        && !intersection(theirs.writtenFieldIds(), union(ours.readFieldIds(), ours.writtenFieldIds())).isEmpty();
+  }
+
+  /** Their projection dropped a field we read or write, or made non-nullable a field we write. */
+  private static boolean projectionHitsWrites(Operation ours, Operation theirs) {
+    Operation.Project p = (Operation.Project) theirs;
+    return !intersection(p.droppedFieldIds(), union(ours.readFieldIds(), ours.writtenFieldIds())).isEmpty()
+        || !intersection(p.tightenedFieldIds(), ours.writtenFieldIds()).isEmpty();
+  }
+
+  /** Our projection made non-nullable a field they wrote (they may have written nulls). */
+  private static boolean ourTighteningMeetsTheirWrites(Operation ours, Operation theirs) {
+    return !intersection(((Operation.Project) ours).tightenedFieldIds(), theirs.writtenFieldIds()).isEmpty();
+  }
+
+  /** Their staged column writes added new columns. */
+  private static boolean theyAddedColumns(Operation ours, Operation theirs) {
+    return !((Operation.WriteColumns) theirs).newFieldIds().isEmpty();
+  }
+
+  private static boolean configKeysCollide(Operation ours, Operation theirs) {
+    return !intersection(configKeys(ours), configKeys(theirs)).isEmpty();
+  }
+
+  private static Set<String> configKeys(Operation op) {
+    if (op instanceof Operation.UpdateConfig c) {
+      return c.keys();
+    }
+    if (op instanceof Operation.Overwrite o) {
+      return o.configUpserts().keySet();
+    }
+    if (op instanceof Operation.Restore r) {
+      return r.config().keySet();
+    }
+    return Set.of();
+  }
+
+  private static Map<Kind, Map<Kind, Cell>> buildMatrix() {
+    Map<Kind, Map<Kind, Cell>> m = new EnumMap<>(Kind.class);
+    for (Kind k : Kind.values()) {
+      m.put(k, new EnumMap<>(Kind.class));
+    }
+    String replaced = "the table it was computed from was replaced";
+    // Every operation against a committed overwrite or restore, except where listed below.
+    for (Kind ours : Kind.values()) {
+      m.get(ours).put(Kind.OVERWRITE, new Cell("incompatible", replaced + " by an overwrite", NEVER));
+      m.get(ours).put(Kind.RESTORE, new Cell("incompatible", replaced + " by a restore", NEVER));
+    }
+
+    // ---- append
+    Map<Kind, Cell> append = m.get(Kind.APPEND);
+    append.put(Kind.APPEND, new Cell("compatible", "new fragments get the next free ids when the manifest is built", OK));
+    append.put(Kind.DELETE, new Cell("compatible", "deletes only touch existing fragments", OK));
+    append.put(Kind.UPDATE, new Cell("compatible", "updates only touch existing fragments", OK));
+    append.put(Kind.ADD_COLUMNS, new Cell("retryable", "the appended rows would lack the columns just added", RETRY));
+    append.put(Kind.PROJECT, new Cell("retryable if it dropped or made non-nullable a field we write",
+        "our files would store a dropped field, or nulls in a non-nullable one", retryIf(ConflictResolver::projectionHitsWrites)));
+    append.put(Kind.REPLACE_DATA, new Cell("compatible", "replacements only touch existing fragments", OK));
+    append.put(Kind.REWRITE, new Cell("compatible", "compaction only touches existing fragments", OK));
+    append.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+
+    // ---- overwrite: computed from its read version; committing would silently discard the other commit
+    Map<Kind, Cell> overwrite = m.get(Kind.OVERWRITE);
+    String discard = "committing would silently discard it";
+    for (Kind theirs : Kind.values()) {
+      overwrite.put(theirs, new Cell("retryable", discard, RETRY));
+    }
+    overwrite.put(Kind.UPDATE_CONFIG, new Cell("retryable if a configuration key collides",
+        "both set the same configuration key", retryIf(ConflictResolver::configKeysCollide)));
+
+    // ---- delete
+    Map<Kind, Cell> delete = m.get(Kind.DELETE);
+    delete.put(Kind.APPEND, new Cell("compatible", "appended rows are not among the rows we delete", OK));
+    delete.put(Kind.DELETE, new Cell("rebase on a shared fragment",
+        "deletion sets are unioned into a new deletion file; a row deleted twice stays deleted",
+        (o, t) -> overlap(o, t) ? Outcome.REBASE : Outcome.COMPATIBLE));
+    delete.put(Kind.UPDATE, new Cell("retryable if it changed a field our predicate read in a shared fragment",
+        "our predicate saw values that changed", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    delete.put(Kind.ADD_COLUMNS, new Cell("compatible", "new columns cover every physical row; deletions persist", OK));
+    delete.put(Kind.PROJECT, new Cell("retryable if it dropped a field our predicate read",
+        "our predicate names a column that no longer exists", retryIf(ConflictResolver::projectionHitsWrites)));
+    delete.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field our predicate read in a shared fragment",
+        "our predicate saw values that changed", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    delete.put(Kind.REWRITE, new Cell("retryable on a shared fragment", "compaction moved the rows we address",
+        retryIf(ConflictResolver::overlap)));
+    delete.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+
+    // ---- update (overlays)
+    Map<Kind, Cell> update = m.get(Kind.UPDATE);
+    update.put(Kind.APPEND, new Cell("compatible", "updates only touch existing fragments", OK));
+    update.put(Kind.DELETE, new Cell("compatible", "deletions win over overlays; our cells on deleted rows are inert", OK));
+    update.put(Kind.UPDATE, new Cell("retryable if it wrote a field we read or write in a shared fragment",
+        "our values were computed from cells that changed, or would silently overwrite theirs",
+        retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    update.put(Kind.ADD_COLUMNS, new Cell("compatible", "the added columns are not ones we read or write", OK));
+    update.put(Kind.PROJECT, new Cell("retryable if it dropped a field we read or write, or made non-nullable one we write",
+        "our overlay would read or target a dropped field, or hold nulls in a non-nullable one",
+        retryIf(ConflictResolver::projectionHitsWrites)));
+    update.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field we read or write in a shared fragment",
+        "our values were computed from replaced data", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    update.put(Kind.REWRITE, new Cell("retryable on a shared fragment", "compaction moved the rows our overlay covers",
+        retryIf(ConflictResolver::overlap)));
+    update.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+
+    // ---- add columns
+    Map<Kind, Cell> add = m.get(Kind.ADD_COLUMNS);
+    add.put(Kind.APPEND, new Cell("retryable", "the new fragments would lack our columns", RETRY));
+    add.put(Kind.DELETE, new Cell("compatible", "our files cover every physical row; deletions persist", OK));
+    add.put(Kind.UPDATE, new Cell("retryable if it wrote a field we read",
+        "our values were computed from cells that changed",
+        retryIf((o, t) -> !intersection(t.writtenFieldIds(), o.readFieldIds()).isEmpty())));
+    add.put(Kind.ADD_COLUMNS, new Cell("retryable", "both allocated field ids from the same high-water mark", RETRY));
+    add.put(Kind.PROJECT, new Cell("retryable", "the schema we extend changed", RETRY));
+    add.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field we read",
+        "our values were computed from replaced data",
+        retryIf((o, t) -> !intersection(t.writtenFieldIds(), o.readFieldIds()).isEmpty())));
+    add.put(Kind.REWRITE, new Cell("retryable", "our files belong to fragments compaction replaced", RETRY));
+    add.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+
+    // ---- project (drop, rename, nullability)
+    Map<Kind, Cell> project = m.get(Kind.PROJECT);
+    project.put(Kind.APPEND, new Cell("retryable if we make non-nullable a field it wrote",
+        "it may have written nulls we did not check", retryIf(ConflictResolver::ourTighteningMeetsTheirWrites)));
+    project.put(Kind.DELETE, new Cell("compatible", "deleting rows keeps the schema valid", OK));
+    project.put(Kind.UPDATE, new Cell("retryable if we make non-nullable a field it wrote",
+        "it may have written nulls we did not check", retryIf(ConflictResolver::ourTighteningMeetsTheirWrites)));
+    project.put(Kind.ADD_COLUMNS, new Cell("retryable", "the schema we project changed", RETRY));
+    project.put(Kind.PROJECT, new Cell("retryable", "the schema we project changed", RETRY));
+    project.put(Kind.REPLACE_DATA, new Cell("retryable if we make non-nullable a field it wrote",
+        "it may have written nulls we did not check", retryIf(ConflictResolver::ourTighteningMeetsTheirWrites)));
+    project.put(Kind.REWRITE, new Cell("compatible", "compaction keeps values and field ids", OK));
+    project.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of the schema", OK));
+
+    // ---- replace data
+    Map<Kind, Cell> replace = m.get(Kind.REPLACE_DATA);
+    replace.put(Kind.APPEND, new Cell("compatible", "we only replace data of existing fragments", OK));
+    replace.put(Kind.DELETE, new Cell("compatible", "our files cover every physical row; deleted rows stay deleted", OK));
+    replace.put(Kind.UPDATE, new Cell("retryable if it wrote a field we read or replace in a shared fragment",
+        "replacing would hide or ignore its newer cells", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    replace.put(Kind.ADD_COLUMNS, new Cell("compatible", "the added columns are not ones we replace", OK));
+    replace.put(Kind.PROJECT, new Cell("retryable if it dropped a field we read or replace, or made non-nullable one we replace",
+        "we would read or write a dropped field, or write nulls in a non-nullable one",
+        retryIf(ConflictResolver::projectionHitsWrites)));
+    replace.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a field we read or replace in a shared fragment",
+        "one of the two replacements would silently win", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    replace.put(Kind.REWRITE, new Cell("retryable on a shared fragment", "compaction replaced the fragment",
+        retryIf(ConflictResolver::overlap)));
+    replace.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+
+    // ---- rewrite (compaction)
+    Map<Kind, Cell> rewrite = m.get(Kind.REWRITE);
+    rewrite.put(Kind.APPEND, new Cell("compatible", "appended fragments are not being compacted", OK));
+    rewrite.put(Kind.DELETE, new Cell("retryable on a shared fragment", "we would resurrect rows it deleted",
+        retryIf(ConflictResolver::overlap)));
+    rewrite.put(Kind.UPDATE, new Cell("retryable on a shared fragment", "we would drop its overlays",
+        retryIf(ConflictResolver::overlap)));
+    rewrite.put(Kind.ADD_COLUMNS, new Cell("retryable", "our new fragments would lack the added columns", RETRY));
+    rewrite.put(Kind.PROJECT, new Cell("retryable if it dropped or made non-nullable a field we write",
+        "our files would store a dropped field", retryIf(ConflictResolver::projectionHitsWrites)));
+    rewrite.put(Kind.REPLACE_DATA, new Cell("retryable on a shared fragment", "we would drop its replacement",
+        retryIf(ConflictResolver::overlap)));
+    rewrite.put(Kind.REWRITE, new Cell("retryable on a shared fragment", "both rewrote the same fragment",
+        retryIf(ConflictResolver::overlap)));
+    rewrite.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+
+    // ---- restore: like overwrite, computed from its read version
+    Map<Kind, Cell> restore = m.get(Kind.RESTORE);
+    for (Kind theirs : Kind.values()) {
+      restore.put(theirs, new Cell("retryable", discard, RETRY));
+    }
+
+    // ---- write columns (staged column writes): the witness check decides, whatever the other commit was
+    Map<Kind, Cell> write = m.get(Kind.WRITE_COLUMNS);
+    for (Kind theirs : Kind.values()) {
+      write.put(theirs, new Cell("compatible",
+          "the manifest builder compares every witness, contract and new field id with the table it builds on,"
+              + " so any change to what we write fails with a stale-column-write error", OK));
+    }
+    write.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+    // Deletion sets only grow, except through a restore: it can make rows live again whose staged values
+    // were placeholders for deleted rows, and no witness of files or overlays would notice.
+    write.put(Kind.RESTORE, new Cell("incompatible",
+        "the table it was computed from was replaced by a restore, which can make deleted rows live again"
+            + " whose staged values were only placeholders", NEVER));
+    // ... and every other kind against a committed write-columns, like add-columns and replace-data.
+    append.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns",
+        "the appended rows would lack the columns just added", retryIf(ConflictResolver::theyAddedColumns)));
+    delete.put(Kind.WRITE_COLUMNS, new Cell("retryable if it wrote a field our predicate read in a shared fragment",
+        "our predicate saw values that changed", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    update.put(Kind.WRITE_COLUMNS, new Cell("retryable if it wrote a field we read or write in a shared fragment",
+        "our values were computed from replaced data", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    add.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote a field we read",
+        "both allocated field ids from the same high-water mark, or our values were computed from replaced data",
+        retryIf((o, t) -> theyAddedColumns(o, t) || !intersection(t.writtenFieldIds(), o.readFieldIds()).isEmpty())));
+    project.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote a field we make non-nullable",
+        "the schema we project changed, or it may have written nulls we did not check",
+        retryIf((o, t) -> theyAddedColumns(o, t) || ourTighteningMeetsTheirWrites(o, t))));
+    replace.put(Kind.WRITE_COLUMNS, new Cell("retryable if it wrote a field we read or replace in a shared fragment",
+        "one of the two replacements would silently win", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    rewrite.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote to a shared fragment",
+        "our new fragments would lack its columns or drop its values",
+        retryIf((o, t) -> theyAddedColumns(o, t) || overlap(o, t))));
+
+    // ---- update config
+    Map<Kind, Cell> config = m.get(Kind.UPDATE_CONFIG);
+    for (Kind theirs : Kind.values()) {
+      config.put(theirs, new Cell("compatible", "configuration is independent of data and schema", OK));
+    }
+    config.put(Kind.UPDATE_CONFIG, new Cell("retryable if a key collides", "both changed the same key",
+        retryIf(ConflictResolver::configKeysCollide)));
+    config.put(Kind.OVERWRITE, new Cell("retryable if a key collides", "the overwrite set the same key",
+        retryIf(ConflictResolver::configKeysCollide)));
+    config.put(Kind.RESTORE, new Cell("retryable if a key collides", "the restore reset the same key",
+        retryIf(ConflictResolver::configKeysCollide)));
+    return m;
+  }
+
+  /**
+   * The matrix as Markdown — a grid of short verdicts, then every cell with its rule and reason — as it
+   * appears in docs/conflict-matrix.md between the generated-section markers.
+   */
+  public static String markdown() {
+    StringBuilder out = new StringBuilder();
+    out.append("| ours ↓ / theirs → |");
+    for (Kind theirs : Kind.values()) {
+      out.append(' ').append(theirs.label()).append(" |");
+    }
+    out.append("\n|---|");
+    for (int i = 0; i < Kind.values().length; i++) {
+      out.append("---|");
+    }
+    out.append('\n');
+    for (Kind ours : Kind.values()) {
+      out.append("| **").append(ours.label()).append("** |");
+      for (Kind theirs : Kind.values()) {
+        out.append(' ').append(shortVerdict(MATRIX.get(ours).get(theirs).verdict())).append(" |");
+      }
+      out.append('\n');
+    }
+    out.append("\n| ours | theirs (committed after our read version) | verdict | reason |\n|---|---|---|---|\n");
+    for (Kind ours : Kind.values()) {
+      for (Kind theirs : Kind.values()) {
+        Cell cell = MATRIX.get(ours).get(theirs);
+        out.append("| ").append(ours.label()).append(" | ").append(theirs.label()).append(" | ")
+            .append(cell.verdict()).append(" | ").append(cell.reason()).append(" |\n");
+      }
+    }
+    return out.toString();
+  }
+
+  private static String shortVerdict(String verdict) {
+    if (verdict.equals("compatible")) {
+      return "ok";
+    }
+    if (verdict.equals("incompatible")) {
+      return "**X**";
+    }
+    if (verdict.equals("retryable")) {
+      return "R";
+    }
+    if (verdict.startsWith("rebase")) {
+      return "rebase*";
+    }
+    return "R*";
+  }
+}

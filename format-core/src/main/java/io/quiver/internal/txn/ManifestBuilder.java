@@ -1,0 +1,346 @@
+package io.quiver.internal.txn;
+
+import io.quiver.exceptions.IncompatibleTransactionException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.manifest.DataFile;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
+import io.quiver.schema.Field;
+import io.quiver.schema.Schema;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Manifest + transaction → next manifest, its idempotence ledger included ({@link LedgerUpdate}). Pure: the clock reading and the writer string come in as
+ * parameters, so every transformation is testable without storage. Called once per commit attempt, on
+ * the latest manifest at that attempt, after the {@link ConflictResolver} accepted the transaction.
+ *
+ * <p>The builder re-checks every precondition a transaction relies on against the manifest it builds
+ * on (the fragment still exists with the deletion file the transaction saw, the fields it writes are
+ * still atomic fields of the schema, ...). A failed precondition is a {@link RetryableConflictException},
+ * never a manifest built on a state the transaction did not see.
+ */
+public final class ManifestBuilder {
+  private final String writerVersion;
+
+  public ManifestBuilder(String writerVersion) {
+    this.writerVersion = writerVersion;
+  }
+
+  /**
+   * Builds the manifest that committing {@code txn} on top of {@code current} produces.
+   *
+   * @param current the latest manifest, empty when the table has no version yet
+   * @param txn the transaction
+   * @param timestamp the commit time to record
+   */
+  public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
+    Manifest built = buildContent(current, txn, timestamp);
+    // Every operation carries the ledger forward: a restore or overwrite replaces the content, never the
+    // record of what was committed.
+    return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp));
+  }
+
+  private Manifest buildContent(Optional<Manifest> current, Transaction txn, Instant timestamp) {
+    Operation op = txn.operation();
+    if (current.isEmpty()) {
+      if (op instanceof Operation.Overwrite overwrite) {
+        return overwrite(null, txn, overwrite.schema(), overwrite.fragments(), overwrite.configUpserts(), timestamp);
+      }
+      throw new InvalidArgumentException(
+          "cannot " + op.name() + " a table that has no version; create it first");
+    }
+    Manifest base = current.get();
+    if (!(op instanceof Operation.WriteColumns)) {
+      // Staged column writes check their inputs themselves, naming the input and the fragment.
+      checkReadFields(base.schema(), op.readFieldIds(), txn);
+    }
+    State s = new State(base);
+    long version = base.version() + 1;
+    if (op instanceof Operation.Append a) {
+      checkAtomicFields(base.schema(), Operation.storedFieldIds(a.fragments()), txn);
+      a.fragments().forEach(s::addNew);
+    } else if (op instanceof Operation.Overwrite o) {
+      return overwrite(base, txn, o.schema(), o.fragments(), o.configUpserts(), timestamp);
+    } else if (op instanceof Operation.Delete d) {
+      for (Operation.FragmentDeletion fd : d.deletions()) {
+        Fragment f = s.require(fd.fragmentId(), txn);
+        if (!f.deletionFile().equals(fd.previous())) {
+          throw new RetryableConflictException(
+              "fragment " + f.id() + " has deletion file " + f.deletionFile().map(x -> x.path()).orElse("(none)")
+                  + " but transaction " + txn.uuid() + " was computed against "
+                  + fd.previous().map(x -> x.path()).orElse("(none)") + "; re-read and delete again");
+        }
+        if (fd.deletionFile().deletedRows() >= f.physicalRows()) {
+          s.remove(f.id());
+        } else {
+          s.put(f.with(f.files(), Optional.of(fd.deletionFile()), f.overlays()));
+        }
+      }
+    } else if (op instanceof Operation.Update u) {
+      checkAtomicFields(base.schema(), u.writtenFieldIds(), txn);
+      for (Operation.FragmentOverlays fo : u.overlays()) {
+        Fragment f = s.require(fo.fragmentId(), txn);
+        List<Overlay> overlays = new ArrayList<>(f.overlays());
+        fo.overlays().forEach(o -> overlays.add(o.withCommittedVersion(version)));
+        s.put(f.with(f.files(), f.deletionFile(), overlays));
+      }
+    } else if (op instanceof Operation.AddColumns a) {
+      return addColumns(base, s, txn, a, timestamp);
+    } else if (op instanceof Operation.WriteColumns w) {
+      return ColumnWriteCheck.apply(base, s.fragmentMap(), txn, w, this::replace,
+          (fragments, schema, maxFieldId) -> {
+            fragments.values().forEach(s::put);
+            return s.build(version, schema, maxFieldId, base.config(), txn, timestamp);
+          });
+    } else if (op instanceof Operation.Project p) {
+      return project(base, s, txn, p, timestamp);
+    } else if (op instanceof Operation.DataReplacement r) {
+      checkAtomicFields(base.schema(), r.writtenFieldIds(), txn);
+      for (Operation.Replacement rep : r.replacements()) {
+        Fragment f = s.require(rep.fragmentId(), txn);
+        s.put(replace(f, rep.fieldIds(), List.of(rep.file()), txn.readVersion()));
+      }
+    } else if (op instanceof Operation.Rewrite r) {
+      checkAtomicFields(base.schema(), r.writtenFieldIds(), txn);
+      for (Operation.RewriteGroup g : r.groups()) {
+        for (long old : g.oldFragmentIds()) {
+          s.require(old, txn);
+          s.remove(old);
+        }
+        g.newFragments().forEach(s::addNew);
+      }
+    } else if (op instanceof Operation.Restore r) {
+      Manifest restored = overwrite(base, txn, r.schema(), List.of(), r.config(), timestamp);
+      long maxFragment = Math.max(restored.maxFragmentId().orElse(-1),
+          r.fragments().stream().mapToLong(Fragment::id).max().orElse(-1));
+      Map<String, String> config = new HashMap<>(r.config());
+      return new Manifest(version, r.schema(), r.fragments(),
+          maxFragment < 0 ? OptionalLong.empty() : OptionalLong.of(maxFragment), restored.maxFieldId(), timestamp,
+          writerVersion, config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+    } else if (op instanceof Operation.UpdateConfig c) {
+      Map<String, String> config = new HashMap<>(base.config());
+      config.putAll(c.upserts());
+      c.deletes().forEach(config::remove);
+      return s.build(version, base.schema(), base.maxFieldId(), config, txn, timestamp);
+    } else {
+      throw new IllegalStateException("no manifest transformation for operation " + op.name());
+    }
+    return s.build(version, base.schema(), base.maxFieldId(), base.config(), txn, timestamp);
+  }
+
+  private Manifest overwrite(Manifest base, Transaction txn, Schema schema, List<Fragment> fragments,
+      Map<String, String> configUpserts, Instant timestamp) {
+    checkAtomicFields(schema, Operation.storedFieldIds(fragments), txn);
+    long nextId = base == null ? 0 : base.nextFragmentId();
+    List<Fragment> numbered = new ArrayList<>();
+    for (Fragment f : fragments) {
+      numbered.add(f.withId(nextId++));
+    }
+    OptionalLong maxFragmentId = nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
+    int maxFieldId = Math.max(Math.max(0, schema.maxFieldId()), base == null ? 0 : base.maxFieldId());
+    Map<String, String> config = new HashMap<>(base == null ? Map.of() : base.config());
+    config.putAll(configUpserts);
+    return new Manifest(
+        base == null ? 1 : base.version() + 1, schema, numbered, maxFragmentId, maxFieldId, timestamp, writerVersion,
+        config, txn.uuid(), txn.path(), Set.of(), Set.of());
+  }
+
+  private Manifest addColumns(Manifest base, State s, Transaction txn, Operation.AddColumns a, Instant timestamp) {
+    Schema current = base.schema();
+    Schema next = a.schema();
+    // Existing fields must be exactly as they are now; new ones must have fresh ids.
+    Set<Integer> currentIds = new HashSet<>();
+    current.allFields().forEach(f -> currentIds.add(f.id()));
+    Set<Integer> existingInNext = new HashSet<>();
+    next.allFields().forEach(f -> {
+      if (currentIds.contains(f.id())) {
+        existingInNext.add(f.id());
+      }
+    });
+    if (!existingInNext.equals(currentIds) || !next.project(currentIds).sameStructure(current)) {
+      throw new RetryableConflictException(
+          "add-columns " + txn.uuid() + " extends a schema that has changed since version " + txn.readVersion()
+              + "; re-read and add the columns again");
+    }
+    List<Field> added = next.allFields().stream().filter(f -> !currentIds.contains(f.id())).toList();
+    for (Field f : added) {
+      if (f.id() <= base.maxFieldId()) {
+        throw new RetryableConflictException(
+            "add-columns " + txn.uuid() + " gives new field '" + next.pathOf(f.id()) + "' id " + f.id()
+                + ", but ids up to " + base.maxFieldId() + " are already allocated; re-read and add the columns again");
+      }
+    }
+    checkAtomicFields(next, a.writtenFieldIds(), txn);
+    Map<Long, List<DataFile>> byFragment = new HashMap<>();
+    for (Operation.FragmentFile ff : a.files()) {
+      s.require(ff.fragmentId(), txn);
+      byFragment.computeIfAbsent(ff.fragmentId(), k -> new ArrayList<>()).add(ff.file());
+    }
+    byFragment.forEach((id, files) -> {
+      Fragment f = s.get(id);
+      List<DataFile> all = new ArrayList<>(f.files());
+      all.addAll(files);
+      s.put(f.with(all, f.deletionFile(), f.overlays()));
+    });
+    // A non-nullable new atomic field must be stored in every fragment.
+    for (Field f : next.atomicFields()) {
+      if (!currentIds.contains(f.id()) && !nullableFromRoot(next, f)) {
+        for (Fragment fragment : s.fragments()) {
+          if (fragment.fileOf(f.id()).isEmpty()) {
+            throw new RetryableConflictException(
+                "new non-nullable column '" + next.pathOf(f.id()) + "' has no values in fragment " + fragment.id()
+                    + " (added after version " + txn.readVersion() + "); re-read and compute it for every fragment");
+          }
+        }
+      }
+    }
+    int maxFieldId = Math.max(base.maxFieldId(), next.maxFieldId());
+    return s.build(base.version() + 1, next, maxFieldId, base.config(), txn, timestamp);
+  }
+
+  /**
+   * {@code f} with the given fields' old data tombstoned (base columns, and overlays committed at or
+   * before {@code overlaysUpTo}) and {@code files} added: the replacement path shared by data
+   * replacement and staged column writes.
+   */
+  Fragment replace(Fragment f, java.util.Collection<Integer> fieldIds, List<DataFile> newFiles, long overlaysUpTo) {
+    Fragment cleared = f.withTombstones(fieldIds, overlaysUpTo);
+    List<DataFile> files = new ArrayList<>(cleared.files());
+    files.addAll(newFiles);
+    return cleared.with(files, cleared.deletionFile(), cleared.overlays());
+  }
+
+  /** False when the field and all its ancestors are non-nullable (so a missing value is not allowed). */
+  static boolean nullableFromRoot(Schema schema, Field field) {
+    Field f = field;
+    while (true) {
+      if (f.nullable()) {
+        return true;
+      }
+      if (f.parentId() < 0) {
+        return false;
+      }
+      f = schema.field(f.parentId());
+    }
+  }
+
+  private Manifest project(Manifest base, State s, Transaction txn, Operation.Project p, Instant timestamp) {
+    Set<Integer> currentIds = new HashSet<>();
+    base.schema().allFields().forEach(f -> currentIds.add(f.id()));
+    for (Field f : p.schema().allFields()) {
+      if (!currentIds.contains(f.id())) {
+        throw new RetryableConflictException(
+            "projection " + txn.uuid() + " names field id " + f.id() + ", which the table no longer has; re-read");
+      }
+    }
+    Set<Integer> dropped = new HashSet<>(currentIds);
+    p.schema().allFields().forEach(f -> dropped.remove(f.id()));
+    if (!dropped.isEmpty()) {
+      for (Fragment f : s.fragments()) {
+        s.put(f.withTombstones(dropped, Long.MAX_VALUE));
+      }
+    }
+    return s.build(base.version() + 1, p.schema(), base.maxFieldId(), base.config(), txn, timestamp);
+  }
+
+  /**
+   * Every field the operation read (a predicate's columns, an update's or added column's inputs) is still
+   * a field of the schema built on: values computed from a column that no longer exists mean nothing.
+   * The resolver refuses this already for every projection committed since the read version; this is
+   * the builder's own check of the same precondition.
+   */
+  private static void checkReadFields(Schema schema, Set<Integer> ids, Transaction txn) {
+    for (int id : ids) {
+      if (schema.findField(id).isEmpty()) {
+        throw new RetryableConflictException(
+            "transaction " + txn.uuid() + " (" + txn.operation().name() + ") read field id " + id
+                + ", which is not a field of the table schema at the version being built; it was dropped since"
+                + " version " + txn.readVersion() + ". Nothing was committed; re-open the latest version and redo"
+                + " the change.");
+      }
+    }
+  }
+
+  private static void checkAtomicFields(Schema schema, Set<Integer> ids, Transaction txn) {
+    Set<Integer> atomic = new HashSet<>();
+    for (Field f : schema.atomicFields()) {
+      atomic.add(f.id());
+    }
+    for (int id : ids) {
+      if (!atomic.contains(id)) {
+        throw new IncompatibleTransactionException(
+            "transaction " + txn.uuid() + " (" + txn.operation().name() + ") writes field id " + id
+                + ", which is not an atomic field of the table schema at the version being built; the schema"
+                + " changed since version " + txn.readVersion() + ". Recompute the write.");
+      }
+    }
+  }
+
+  /** The fragment list being transformed, kept in id order. */
+  private final class State {
+    private final Map<Long, Fragment> fragments = new TreeMap<>();
+    private final Manifest base;
+    private long nextId;
+
+    State(Manifest base) {
+      this.base = base;
+      base.fragments().forEach(f -> fragments.put(f.id(), f));
+      nextId = base.nextFragmentId();
+    }
+
+    Fragment require(long id, Transaction txn) {
+      Fragment f = fragments.get(id);
+      if (f == null) {
+        throw new RetryableConflictException(
+            txn.operation().name() + " " + txn.uuid() + " targets fragment " + id
+                + ", which a commit after version " + txn.readVersion()
+                + " removed (deleted, compacted or overwritten); re-read and redo the change");
+      }
+      return f;
+    }
+
+    Fragment get(long id) {
+      return fragments.get(id);
+    }
+
+    void put(Fragment f) {
+      fragments.put(f.id(), f);
+    }
+
+    void remove(long id) {
+      fragments.remove(id);
+    }
+
+    void addNew(Fragment f) {
+      fragments.put(nextId, f.withId(nextId));
+      nextId++;
+    }
+
+    List<Fragment> fragments() {
+      return new ArrayList<>(fragments.values());
+    }
+
+    Map<Long, Fragment> fragmentMap() {
+      return new TreeMap<>(fragments);
+    }
+
+    Manifest build(long version, Schema schema, int maxFieldId, Map<String, String> config, Transaction txn,
+        Instant timestamp) {
+      OptionalLong maxFragmentId = nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
+      return new Manifest(version, schema, fragments(), maxFragmentId, maxFieldId, timestamp, writerVersion,
+          config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+    }
+  }
+
+}

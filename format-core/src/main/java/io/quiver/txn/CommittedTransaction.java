@@ -1,4 +1,0 @@
-package io.quiver.txn;
-
-/** A transaction together with the version it was committed as. */
-public record CommittedTransaction(long version, Transaction transaction) {}

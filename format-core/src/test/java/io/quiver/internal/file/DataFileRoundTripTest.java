@@ -1,0 +1,114 @@
+package io.quiver.internal.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.store.MemoryObjectStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.SeekableReadChannel;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class DataFileRoundTripTest {
+  private final RootAllocator allocator = new RootAllocator();
+  private final MemoryObjectStore store = new MemoryObjectStore("mem://bucket/table");
+  private final DataFileReader reader =
+      new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
+
+  @AfterEach
+  void noLeaks() {
+    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
+    allocator.close();
+  }
+
+  static Stream<Field> everyType() {
+    List<Field> all = new ArrayList<>(TestData.primitiveFields());
+    all.addAll(TestData.nestedFields());
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("everyType")
+  void roundTripsEveryTypeWithNulls(Field field) {
+    Schema schema = new Schema(List.of(field));
+    try (VectorSchemaRoot data = TestData.randomBatch(schema, 300, field.getName().hashCode(), allocator)) {
+      WrittenFile written = Files.write(store, "data/one.arrow", data, allocator, 64, 0, 1, 100, 199);
+      assertEquals(300, written.rowCount());
+      assertEquals(store.head("data/one.arrow").orElseThrow().size(), written.sizeBytes());
+      DataFileMetadata md = reader.metadata("data/one.arrow");
+      assertEquals(5, md.batchCount());
+      Files.assertFileEquals(reader, "data/one.arrow", data, allocator);
+      if (field.isNullable() && field.getChildren().isEmpty()) {
+        assertTrue(data.getVector(0).getNullCount() > 0, "test data should contain nulls");
+      }
+    }
+  }
+
+  @Test
+  void roundTripsAllTypesTogetherAndArrowCanOpenTheFile() throws Exception {
+    Schema schema = TestData.allTypesSchema();
+    try (VectorSchemaRoot data = TestData.randomBatch(schema, 500, 42, allocator)) {
+      WrittenFile written = Files.write(store, "data/all.arrow", data, allocator, 128, 10, 490);
+      assertEquals(new WrittenFile("data/all.arrow", written.sizeBytes(), 500, 1, 0), written);
+      DataFileMetadata md = reader.metadata("data/all.arrow");
+      assertEquals(schema, md.schema());
+      assertEquals(4, md.batchCount());
+      assertEquals(1, md.formatMajor());
+      assertEquals(0, md.formatMinor());
+      Files.assertFileEquals(reader, "data/all.arrow", data, allocator);
+
+      // Plain Arrow Java opens the same bytes: the file is standard Arrow IPC.
+      byte[] bytes = store.read("data/all.arrow");
+      try (ArrowFileReader arrow =
+          new ArrowFileReader(new SeekableReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)), allocator)) {
+        VectorSchemaRoot root = arrow.getVectorSchemaRoot();
+        int start = 0;
+        while (arrow.loadNextBatch()) {
+          try (VectorSchemaRoot slice = Files.slice(data, start, root.getRowCount())) {
+            Files.assertSameData(slice, root);
+          }
+          start += root.getRowCount();
+        }
+        assertEquals(500, start);
+      }
+    }
+  }
+
+  @Test
+  void emptyFileHasSchemaAndNoBatches() {
+    Schema schema = TestData.allTypesSchema();
+    try (DataFileWriter writer = new DataFileWriter(store, "data/empty.arrow", schema, allocator, 10)) {
+      WrittenFile written = writer.finish();
+      assertEquals(0, written.rowCount());
+    }
+    DataFileMetadata md = reader.metadata("data/empty.arrow");
+    assertEquals(schema, md.schema());
+    assertEquals(0, md.batchCount());
+    assertEquals(0, md.rowCount());
+  }
+
+  @Test
+  void atomicColumnsFollowSchemaPreorder() {
+    Schema schema = new Schema(TestData.nestedFields());
+    Files.writeRandom(store, "data/nested.arrow", schema, 10, 1, allocator, 64);
+    DataFileMetadata md = reader.metadata("data/nested.arrow");
+    List<String> paths = new ArrayList<>();
+    for (int i = 0; i < md.atomicColumnCount(); i++) {
+      paths.add(md.atomicColumnPath(i));
+    }
+    assertEquals(
+        List.of("list_i32", "large_list_utf8", "fsl_f64", "map_utf8_i64", "s.x", "s.inner.y", "s.inner.z",
+            "s.tags", "list_of_struct", "list_of_list", "required_struct.k", "required_struct.m"),
+        paths);
+  }
+}

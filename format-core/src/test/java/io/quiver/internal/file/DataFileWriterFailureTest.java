@@ -1,0 +1,251 @@
+package io.quiver.internal.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectStore;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.UnionMode;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** A writer that does not finish publishes nothing and frees its memory; bad input is rejected typed. */
+class DataFileWriterFailureTest {
+  private static final Schema SCHEMA = ProjectionTest.SCHEMA;
+  private final RootAllocator allocator = new RootAllocator();
+  private final MemoryObjectStore store = new MemoryObjectStore("mem://w");
+
+  @AfterEach
+  void noLeaks() {
+    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
+    allocator.close();
+  }
+
+  private void assertNothingPublished() {
+    assertEquals(List.of(), store.listAll(""));
+  }
+
+  @Test
+  void abortPublishesNothing() {
+    try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 300, 1, allocator);
+        DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
+      writer.write(data);
+      writer.abort();
+      writer.abort(); // idempotent
+      assertThrows(IllegalStateException.class, () -> writer.write(data));
+      assertThrows(IllegalStateException.class, writer::finish);
+    }
+    assertNothingPublished();
+  }
+
+  @Test
+  void closeWithoutFinishPublishesNothing() {
+    try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 300, 1, allocator);
+        DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
+      writer.write(data);
+    }
+    assertNothingPublished();
+  }
+
+  @Test
+  void finishThenCloseKeepsTheFile() {
+    try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 10, 1, allocator);
+        DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
+      writer.write(data);
+      writer.finish();
+      assertThrows(IllegalStateException.class, writer::finish);
+      writer.abort(); // no effect after finish
+    }
+    assertTrue(store.head("f.arrow").isPresent());
+  }
+
+  @Test
+  void mismatchedBatchIsRejectedNamingTheFieldAndNothingIsPublished() {
+    Schema other = ProjectionTest.expectedSchema(SCHEMA, List.of("a", "s.x", "s.inner.y"));
+    Schema wrongType =
+        new Schema(List.of(TestData.nullable("a", new ArrowType.Int(32, true))));
+    Schema wrongNested =
+        new Schema(List.of(TestData.nullable("a", new ArrowType.Int(64, true)),
+            TestData.nullable("list_i32", ArrowType.List.INSTANCE,
+                TestData.nullable("item", new ArrowType.Int(64, true)))));
+    try (DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
+      for (Schema bad : List.of(other, wrongType, wrongNested)) {
+        try (VectorSchemaRoot batch = TestData.randomBatch(bad, 5, 1, allocator)) {
+          SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> writer.write(batch));
+          assertTrue(e.getMessage().contains(store.locationOf("f.arrow")), e.getMessage());
+        }
+      }
+      try (VectorSchemaRoot batch = TestData.randomBatch(wrongType, 5, 1, allocator)) {
+        assertTrue(
+            assertThrows(SchemaMismatchException.class, () -> writer.write(batch))
+                .getMessage().contains("field 'a' has type Int(32, true), expected Int(64, true)"));
+      }
+      try (VectorSchemaRoot batch = TestData.randomBatch(wrongNested, 5, 1, allocator)) {
+        assertTrue(
+            assertThrows(SchemaMismatchException.class, () -> writer.write(batch))
+                .getMessage().contains("field 'list_i32.item' has type Int(64, true)"));
+      }
+    }
+    assertNothingPublished();
+  }
+
+  @Test
+  void nullabilityAndMetadataAreComparedAsDocumented() {
+    Field required = TestData.field("x", new ArrowType.Int(64, true), false);
+    Schema schema = new Schema(List.of(required));
+    Schema nullableX = new Schema(List.of(TestData.nullable("x", new ArrowType.Int(64, true))));
+    Schema withMetadata =
+        new Schema(
+            List.of(new Field("x", new FieldType(false, new ArrowType.Int(64, true), null,
+                java.util.Map.of("m", "1")), null)),
+            java.util.Map.of("x", "y"));
+    try (DataFileWriter writer = new DataFileWriter(store, "f.arrow", schema, allocator, 64);
+        VectorSchemaRoot a = TestData.randomBatch(nullableX, 3, 1, allocator);
+        VectorSchemaRoot b = TestData.randomBatch(withMetadata, 3, 1, allocator)) {
+      assertTrue(assertThrows(SchemaMismatchException.class, () -> writer.write(a))
+          .getMessage().contains("field 'x' is nullable, expected not nullable"));
+      writer.write(b); // metadata differences are ignored
+      assertEquals(3, writer.finish().rowCount());
+    }
+  }
+
+  @Test
+  void arrowSlicesWithRenamedListItemsAreAccepted() {
+    try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 100, 4, allocator);
+        VectorSchemaRoot arrowSlice = data.slice(0, 100)) { // names list items "$data$"
+      assertTrue(arrowSlice.getSchema().toString().contains("$data$"));
+      try (DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
+        writer.write(arrowSlice);
+        writer.finish();
+      }
+      DataFileReader reader = new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
+      Files.assertFileEquals(reader, "f.arrow", data, allocator);
+    }
+  }
+
+  @Test
+  void unsupportedSchemasAndArgumentsAreRejectedUpFront() {
+    Field union =
+        new Field("u", FieldType.nullable(new ArrowType.Union(UnionMode.Sparse, new int[] {0})),
+            List.of(TestData.nullable("i", new ArrowType.Int(32, true))));
+    Field dictionary =
+        new Field("d", new FieldType(true, new ArrowType.Int(32, true),
+            new DictionaryEncoding(1, false, null)), null);
+    Field view = TestData.nullable("v", ArrowType.Utf8View.INSTANCE);
+    Field nested = TestData.nullable("s", ArrowType.Struct.INSTANCE, view);
+    Field duplicate = TestData.nullable("s", ArrowType.Struct.INSTANCE,
+        TestData.nullable("x", ArrowType.Bool.INSTANCE), TestData.nullable("x", ArrowType.Bool.INSTANCE));
+    for (Field f : List.of(union, dictionary, view, nested, duplicate)) {
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+          () -> new DataFileWriter(store, "f.arrow", new Schema(List.of(f)), allocator, 64));
+      assertTrue(e.getMessage().contains("field '" + f.getName()), e.getMessage());
+    }
+    assertTrue(assertThrows(InvalidArgumentException.class,
+        () -> new DataFileWriter(store, "f.arrow", new Schema(List.of(nested)), allocator, 64))
+            .getMessage().contains("field 's.v'"));
+    assertThrows(InvalidArgumentException.class, () -> new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 0));
+    assertThrows(InvalidArgumentException.class, () -> new DataFileWriter(store, "../f", SCHEMA, allocator, 1));
+    assertNothingPublished();
+  }
+
+  @Test
+  void storeFailureWhileWritingAbortsAndFreesMemory() {
+    FailingStore failing = new FailingStore(store, 10_000, false);
+    try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 1000, 1, allocator);
+        DataFileWriter writer = new DataFileWriter(failing, "f.arrow", SCHEMA, allocator, 64)) {
+      StoreException e = assertThrows(StoreException.class, () -> writer.write(data));
+      assertTrue(e.getMessage().contains("mem://w/f.arrow") && e.getMessage().contains("nothing was published"),
+          e.getMessage());
+      assertTrue(failing.aborted);
+      assertThrows(IllegalStateException.class, writer::finish);
+    }
+    assertNothingPublished();
+  }
+
+  @Test
+  void storeFailureWhilePublishingIsReported() {
+    FailingStore failing = new FailingStore(store, Long.MAX_VALUE, true);
+    try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 10, 1, allocator);
+        DataFileWriter writer = new DataFileWriter(failing, "f.arrow", SCHEMA, allocator, 64)) {
+      writer.write(data);
+      assertThrows(StoreException.class, writer::finish);
+      assertTrue(failing.aborted);
+    }
+    assertNothingPublished();
+  }
+
+  /** Delegates to a store but fails its writers after {@code failAfter} bytes or on close. */
+  private static final class FailingStore implements ObjectStore {
+    private final ObjectStore delegate;
+    private final long failAfter;
+    private final boolean failOnClose;
+    boolean aborted;
+
+    FailingStore(ObjectStore delegate, long failAfter, boolean failOnClose) {
+      this.delegate = delegate;
+      this.failAfter = failAfter;
+      this.failOnClose = failOnClose;
+    }
+
+    @Override
+    public ObjectWriter openWriter(String key) {
+      ObjectWriter inner = delegate.openWriter(key);
+      return new ObjectWriter() {
+        @Override
+        public void write(int b) throws IOException {
+          write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+          if (inner.position() + len > failAfter) {
+            throw new IOException("disk full");
+          }
+          inner.write(b, off, len);
+        }
+
+        @Override
+        public void abort() {
+          aborted = true;
+          inner.abort();
+        }
+
+        @Override
+        public long position() {
+          return inner.position();
+        }
+
+        @Override
+        public void close() throws IOException {
+          if (failOnClose) {
+            throw new IOException("upload failed");
+          }
+          inner.close();
+        }
+      };
+    }
+
+    @Override public String location() { return delegate.location(); }
+    @Override public byte[] read(String key) { return delegate.read(key); }
+    @Override public byte[] readRange(String key, long o, int l) { return delegate.readRange(key, o, l); }
+    @Override public Optional<io.quiver.store.ObjectInfo> head(String key) { return delegate.head(key); }
+    @Override public void write(String key, byte[] data) { delegate.write(key, data); }
+    @Override public PutResult putIfAbsent(String key, byte[] data) { return delegate.putIfAbsent(key, data); }
+    @Override public io.quiver.store.ListPage list(String p, Optional<String> a, int m) { return delegate.list(p, a, m); }
+    @Override public void delete(String key) { delegate.delete(key); }
+  }
+}

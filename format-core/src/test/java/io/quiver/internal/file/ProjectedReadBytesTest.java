@@ -1,0 +1,117 @@
+package io.quiver.internal.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quiver.store.CountingObjectStore;
+import io.quiver.store.MemoryObjectStore;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
+
+/** A projected read fetches metadata once and then exactly the projected columns' buffers. */
+class ProjectedReadBytesTest {
+  private static final int COLUMNS = 16;
+  private static final int ROWS = 10_000;
+
+  @Test
+  void readingOneColumnOfAWideTableFetchesOnlyThatColumn() {
+    MemoryObjectStore memory = new MemoryObjectStore("mem://wide");
+    CountingObjectStore store = new CountingObjectStore(memory);
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < COLUMNS; i++) {
+      fields.add(TestData.nullable("c" + i, new ArrowType.Int(64, true)));
+    }
+    Schema schema = new Schema(fields);
+    try (RootAllocator allocator = new RootAllocator()) {
+      WrittenFile file = Files.writeRandom(memory, "wide.arrow", schema, ROWS, 7, allocator, 2048);
+      DataFileReader reader = new DataFileReader(store, new MetadataCache(1 << 20), new ReadOptions(0));
+      int[] projection = {5};
+
+      store.reset();
+      DataFileMetadata md = reader.metadata("wide.arrow");
+      long metadataBytes = store.bytesRead();
+      long metadataCalls = store.readCalls();
+      long projected = md.projectedBodyBytes(projection);
+      readAll(reader, "wide.arrow", md, projection, allocator);
+      long cold = store.bytesRead();
+      assertEquals(metadataBytes + projected, cold, "cold: metadata + projected body bytes");
+      assertTrue(cold * 5 < file.sizeBytes(), "cold read " + cold + " of a " + file.sizeBytes() + " byte file");
+      // validity and data of one column are adjacent unless padding separates them: 1-2 reads per batch
+      assertTrue(store.readCalls() <= metadataCalls + 2L * md.batchCount());
+      assertEquals(1, store.headCalls());
+
+      store.reset();
+      readAll(reader, "wide.arrow", md, projection, allocator);
+      assertEquals(projected, store.bytesRead(), "warm: exactly the projected body bytes");
+      assertTrue(store.readCalls() <= 2L * md.batchCount());
+      assertEquals(0, store.headCalls());
+
+      // one column of 8-byte values with ~20% nulls: its data plus validity bitmaps
+      // batches of 2048 rows and a last one of 1808: 8-byte values plus a validity bitmap each
+      assertEquals(ROWS * 8L + 4 * (2048 / 8) + 1808 / 8, projected, "projected bytes of one int64 column");
+      System.out.printf(
+          "projected read of 1/%d columns: file %d bytes, metadata %d bytes in %d reads, projected body %d"
+              + " bytes, cold total %d bytes (%.1f%% of file)%n",
+          COLUMNS, file.sizeBytes(), metadataBytes, metadataCalls, projected, cold,
+          100.0 * cold / file.sizeBytes());
+      assertEquals(0, allocator.getAllocatedMemory());
+    }
+  }
+
+  @Test
+  void coalescingMergesNearbyRangesIntoFewerReads() {
+    MemoryObjectStore memory = new MemoryObjectStore("mem://wide");
+    CountingObjectStore store = new CountingObjectStore(memory);
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < COLUMNS; i++) {
+      fields.add(TestData.nullable("c" + i, new ArrowType.Int(32, true)));
+    }
+    try (RootAllocator allocator = new RootAllocator()) {
+      Files.writeRandom(memory, "w.arrow", new Schema(fields), 1024, 3, allocator, 1024);
+      int[] everyOther = {0, 2, 4, 6, 8, 10, 12, 14};
+      DataFileReader exact = new DataFileReader(store, new MetadataCache(1 << 20), new ReadOptions(0));
+      DataFileMetadata md = exact.metadata("w.arrow");
+      store.reset();
+      readAll(exact, "w.arrow", md, everyOther, allocator);
+      assertEquals(md.projectedBodyBytes(everyOther), store.bytesRead());
+      assertEquals(8, store.readCalls(), "one read per column (validity + data are adjacent) when gaps are not bridged");
+
+      DataFileReader coalescing = new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
+      coalescing.metadata("w.arrow");
+      store.reset();
+      readAll(coalescing, "w.arrow", md, everyOther, allocator);
+      assertEquals(1, store.readCalls(), "4 KiB gaps are bridged by the 8 KiB default");
+      assertTrue(store.bytesRead() > md.projectedBodyBytes(everyOther));
+      assertEquals(0, allocator.getAllocatedMemory());
+    }
+  }
+
+  @Test
+  void coalescingRules() {
+    List<long[]> wanted = List.of(
+        new long[] {100, 10}, new long[] {0, 10}, new long[] {10, 5}, new long[] {50, 0},
+        new long[] {112, 8}, new long[] {105, 20}, new long[] {1000, 10});
+    // touching ranges merge even with gap 0; empty ones vanish; overlapping ones always merge
+    assertEquals("[[0, 15], [100, 125], [1000, 1010]]",
+        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 0, 1 << 20)));
+    assertEquals("[[0, 125], [1000, 1010]]",
+        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 1 << 20)));
+    assertEquals("[[0, 15], [100, 125], [1000, 1010]]",
+        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 50)), "merged size capped");
+  }
+
+  private static void readAll(
+      DataFileReader reader, String key, DataFileMetadata md, int[] projection, RootAllocator allocator) {
+    for (int b = 0; b < md.batchCount(); b++) {
+      try (VectorSchemaRoot root = reader.readBatch(key, b, projection, allocator)) {
+        assertEquals(md.batchRowCount(b), root.getRowCount());
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.quiver.internal.write;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.quiver.dataset.SampleTable;
+import io.quiver.internal.schema.FieldIdAllocator;
+import io.quiver.schema.Schema;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+import org.junit.jupiter.api.Test;
+
+/** The rows digest depends on the multiset of row values only. */
+class RowDigestTest {
+  private static final Schema SCHEMA = Schema.fromArrow(SampleTable.SCHEMA, new FieldIdAllocator(0));
+
+  private static String digest(RootAllocator allocator, long[][] ranges) {
+    RowDigest d = new RowDigest();
+    for (long[] r : ranges) {
+      try (VectorSchemaRoot b = SampleTable.batch(allocator, r[0], (int) r[1])) {
+        d.add(b);
+      }
+    }
+    return d.hex("append", SCHEMA);
+  }
+
+  @Test
+  void sameRowsInAnyBatchesOrOrderGiveTheSameDigestOtherRowsAnother() {
+    try (RootAllocator allocator = new RootAllocator()) {
+      String whole = digest(allocator, new long[][] {{0, 100}});
+      assertEquals(whole, digest(allocator, new long[][] {{0, 37}, {37, 63}}));
+      assertEquals(whole, digest(allocator, new long[][] {{50, 50}, {0, 50}}));
+      RowDigest a = new RowDigest();
+      RowDigest b = new RowDigest();
+      try (VectorSchemaRoot x = SampleTable.batch(allocator, 0, 60); VectorSchemaRoot y = SampleTable.batch(allocator, 60, 40)) {
+        a.add(x);
+        b.add(y);
+      }
+      a.add(b);
+      assertEquals(whole, a.hex("append", SCHEMA), "partial digests add up");
+      assertNotEquals(whole, digest(allocator, new long[][] {{0, 99}}));
+      assertNotEquals(whole, digest(allocator, new long[][] {{1, 100}}));
+      assertNotEquals(whole, digest(allocator, new long[][] {{0, 100}, {5, 1}}), "a duplicated row counts");
+      RowDigest same = new RowDigest();
+      try (VectorSchemaRoot x = SampleTable.batch(allocator, 0, 100)) {
+        same.add(x);
+      }
+      assertNotEquals(whole, same.hex("overwrite", SCHEMA), "the kind is part of the digest");
+    }
+  }
+
+  @Test
+  void valuesUnderANullStructAreNotPartOfTheRow() {
+    try (RootAllocator allocator = new RootAllocator();
+        VectorSchemaRoot x = SampleTable.batch(allocator, 0, 20);
+        VectorSchemaRoot y = SampleTable.batch(allocator, 0, 20)) {
+      StructVector s = (StructVector) y.getVector("s");
+      IntVector member = (IntVector) s.getChild("x");
+      int changed = 0;
+      for (int i = 0; i < 20; i++) {
+        if (s.isNull(i)) {
+          member.setSafe(i, 12345 + i); // garbage under a null struct
+          changed++;
+        }
+      }
+      assertNotEquals(0, changed, "the sample has null structs");
+      RowDigest dx = new RowDigest();
+      dx.add(x);
+      RowDigest dy = new RowDigest();
+      dy.add(y);
+      assertEquals(dx.hex("append", SCHEMA), dy.hex("append", SCHEMA));
+      member.setSafe(firstNonNull(s), 777);
+      RowDigest dz = new RowDigest();
+      dz.add(y);
+      assertNotEquals(dx.hex("append", SCHEMA), dz.hex("append", SCHEMA));
+    }
+  }
+
+  private static int firstNonNull(StructVector s) {
+    for (int i = 0; ; i++) {
+      if (!s.isNull(i)) {
+        return i;
+      }
+    }
+  }
+}
