@@ -1,0 +1,2 @@
+/** Deterministic benchmark data sets, shared by the Quiver and Lance sides of a benchmark. */
+package io.quiver.bench.data;
