@@ -162,11 +162,11 @@ class StagedWriteInputsTest {
   void anInputWithoutItsBackingIsCorrupt() throws Exception {
     StagedColumnWrite w = stage(ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v")), 1, 2, 3, 4);
     byte[] bytes = w.encode();
-    io.quiver.format.proto.StagedColumnWrite proto =
-        io.quiver.format.proto.StagedColumnWrite.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
+    io.quiver.internal.proto.StagedColumnWrite proto =
+        io.quiver.internal.proto.StagedColumnWrite.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
     assertEquals(1, proto.getWrite().getInputsCount());
     assertEquals("v", proto.getWrite().getInputs(0).getPath());
-    io.quiver.format.proto.StagedColumnWrite broken = proto.toBuilder()
+    io.quiver.internal.proto.StagedColumnWrite broken = proto.toBuilder()
         .setWrite(proto.getWrite().toBuilder().setInputs(0, proto.getWrite().getInputs(0).toBuilder().clearBacking()))
         .build();
     CorruptFileException e = assertThrows(CorruptFileException.class,

@@ -204,7 +204,7 @@ public abstract class HostileInputContract {
     }
   }
 
-  private void rewriteLatestManifest(Consumer<io.quiver.format.proto.ManifestFile.Builder> edit) {
+  private void rewriteLatestManifest(Consumer<io.quiver.internal.proto.ManifestFile.Builder> edit) {
     String key = ObjectStoreCommitStore.manifestKey(latest);
     store.write(key, ManifestBytes.rewrite(store.read(key), edit));
   }

@@ -5,9 +5,9 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.UnsupportedFormatException;
-import io.quiver.format.proto.FieldCoverage;
-import io.quiver.format.proto.FormatVersion;
-import io.quiver.format.proto.ManifestFile;
+import io.quiver.internal.proto.FieldCoverage;
+import io.quiver.internal.proto.FormatVersion;
+import io.quiver.internal.proto.ManifestFile;
 import io.quiver.internal.txn.FieldBacking;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.Transaction;
@@ -110,13 +110,13 @@ public final class MetadataCodec {
    */
   public static Transaction decodeManifestTransaction(byte[] bytes, String location) {
     byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
-    io.quiver.format.proto.Transaction proto = null;
+    io.quiver.internal.proto.Transaction proto = null;
     try {
       com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(payload);
       for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
         if (com.google.protobuf.WireFormat.getTagFieldNumber(tag) == ManifestFile.TRANSACTION_FIELD_NUMBER
             && com.google.protobuf.WireFormat.getTagWireType(tag) == com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-          proto = in.readMessage(io.quiver.format.proto.Transaction.parser(),
+          proto = in.readMessage(io.quiver.internal.proto.Transaction.parser(),
               com.google.protobuf.ExtensionRegistryLite.getEmptyRegistry());
         } else if (!in.skipField(tag)) {
           break;
@@ -148,7 +148,7 @@ public final class MetadataCodec {
   public static Transaction decodeTransaction(byte[] bytes, String location) {
     byte[] payload = open(TRANSACTION_MAGIC, bytes, location, "transaction");
     try {
-      return decode(io.quiver.format.proto.Transaction.parseFrom(payload));
+      return decode(io.quiver.internal.proto.Transaction.parseFrom(payload));
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(location, "transaction payload is not valid protobuf: " + e.getMessage(), e);
     } catch (IllegalArgumentException | QuiverException e) {
@@ -211,7 +211,7 @@ public final class MetadataCodec {
     return s.toString();
   }
 
-  private static void checkFormat(io.quiver.format.proto.Manifest m, String location) {
+  private static void checkFormat(io.quiver.internal.proto.Manifest m, String location) {
     if (!m.hasFormatVersion()) {
       throw new CorruptFileException(location, "manifest has no format version");
     }
@@ -233,9 +233,9 @@ public final class MetadataCodec {
 
   // ---- manifest ----
 
-  private static io.quiver.format.proto.Manifest encode(Manifest m) {
-    io.quiver.format.proto.Manifest.Builder b =
-        io.quiver.format.proto.Manifest.newBuilder()
+  private static io.quiver.internal.proto.Manifest encode(Manifest m) {
+    io.quiver.internal.proto.Manifest.Builder b =
+        io.quiver.internal.proto.Manifest.newBuilder()
             .setFormatVersion(
                 FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(Manifest.FORMAT_MINOR))
             .addAllReaderFeatures(new TreeSet<>(m.readerFeatures()))
@@ -256,12 +256,12 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static io.quiver.format.proto.CommitLedger encode(CommitLedger l) {
-    io.quiver.format.proto.CommitLedger.Builder b = io.quiver.format.proto.CommitLedger.newBuilder()
+  private static io.quiver.internal.proto.CommitLedger encode(CommitLedger l) {
+    io.quiver.internal.proto.CommitLedger.Builder b = io.quiver.internal.proto.CommitLedger.newBuilder()
         .setCompleteFromVersion(l.completeFromVersion())
         .setLastReplaceVersion(l.lastReplaceVersion());
     for (CommitLedger.KeyEntry e : l.keys().values()) {
-      b.addKeys(io.quiver.format.proto.LedgerKey.newBuilder()
+      b.addKeys(io.quiver.internal.proto.LedgerKey.newBuilder()
           .setKey(e.key())
           .setVersion(e.version())
           .setOperation(e.operation())
@@ -270,7 +270,7 @@ public final class MetadataCodec {
           .setTransactionUuid(e.transactionUuid()));
     }
     for (CommitLedger.SequenceWatermark w : l.sequences().values()) {
-      b.addSequences(io.quiver.format.proto.SequenceWatermark.newBuilder()
+      b.addSequences(io.quiver.internal.proto.SequenceWatermark.newBuilder()
           .setApplicationId(w.applicationId())
           .setSequence(w.sequence())
           .setVersion(w.version())
@@ -279,9 +279,9 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static CommitLedger decode(io.quiver.format.proto.CommitLedger l, long manifestVersion) {
+  private static CommitLedger decode(io.quiver.internal.proto.CommitLedger l, long manifestVersion) {
     Map<String, CommitLedger.KeyEntry> keys = new java.util.LinkedHashMap<>();
-    for (io.quiver.format.proto.LedgerKey k : l.getKeysList()) {
+    for (io.quiver.internal.proto.LedgerKey k : l.getKeysList()) {
       if (k.getVersion() < 1 || k.getVersion() > manifestVersion || k.getDigest().size() != 32
           || keys.containsKey(k.getKey())) {
         throw new IllegalArgumentException("ledger key '" + k.getKey() + "' is invalid (version " + k.getVersion()
@@ -291,7 +291,7 @@ public final class MetadataCodec {
           HexFormat.of().formatHex(k.getDigest().toByteArray()), k.getTimestampMillis(), k.getTransactionUuid()));
     }
     Map<String, CommitLedger.SequenceWatermark> sequences = new java.util.TreeMap<>();
-    for (io.quiver.format.proto.SequenceWatermark w : l.getSequencesList()) {
+    for (io.quiver.internal.proto.SequenceWatermark w : l.getSequencesList()) {
       if (w.getVersion() < 1 || w.getVersion() > manifestVersion || sequences.containsKey(w.getApplicationId())) {
         throw new IllegalArgumentException("ledger watermark of application '" + w.getApplicationId()
             + "' is invalid (version " + w.getVersion() + " in manifest " + manifestVersion + ", or listed twice)");
@@ -307,9 +307,9 @@ public final class MetadataCodec {
     return new CommitLedger(keys, sequences, l.getCompleteFromVersion(), l.getLastReplaceVersion());
   }
 
-  private static Manifest decode(io.quiver.format.proto.Manifest m) {
+  private static Manifest decode(io.quiver.internal.proto.Manifest m) {
     List<Fragment> fragments = new ArrayList<>();
-    for (io.quiver.format.proto.Fragment f : m.getFragmentsList()) {
+    for (io.quiver.internal.proto.Fragment f : m.getFragmentsList()) {
       fragments.add(decode(f));
     }
     return new Manifest(
@@ -328,9 +328,9 @@ public final class MetadataCodec {
         m.hasLedger() ? Optional.of(decode(m.getLedger(), m.getVersion())) : Optional.empty());
   }
 
-  static io.quiver.format.proto.Fragment encode(Fragment f) {
-    io.quiver.format.proto.Fragment.Builder b =
-        io.quiver.format.proto.Fragment.newBuilder().setId(f.id()).setPhysicalRows(f.physicalRows());
+  static io.quiver.internal.proto.Fragment encode(Fragment f) {
+    io.quiver.internal.proto.Fragment.Builder b =
+        io.quiver.internal.proto.Fragment.newBuilder().setId(f.id()).setPhysicalRows(f.physicalRows());
     for (DataFile file : f.files()) {
       b.addFiles(encode(file));
     }
@@ -341,23 +341,23 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  static Fragment decode(io.quiver.format.proto.Fragment f) {
+  static Fragment decode(io.quiver.internal.proto.Fragment f) {
     List<DataFile> files = new ArrayList<>();
-    for (io.quiver.format.proto.DataFile file : f.getFilesList()) {
+    for (io.quiver.internal.proto.DataFile file : f.getFilesList()) {
       files.add(decode(file));
     }
     Optional<DeletionFile> deletion =
         f.hasDeletionFile() ? Optional.of(decode(f.getDeletionFile())) : Optional.empty();
     List<Overlay> overlays = new ArrayList<>();
-    for (io.quiver.format.proto.Overlay o : f.getOverlaysList()) {
+    for (io.quiver.internal.proto.Overlay o : f.getOverlaysList()) {
       overlays.add(decode(o));
     }
     return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays);
   }
 
-  private static io.quiver.format.proto.DataFile encode(DataFile d) {
-    io.quiver.format.proto.DataFile.Builder b =
-        io.quiver.format.proto.DataFile.newBuilder()
+  private static io.quiver.internal.proto.DataFile encode(DataFile d) {
+    io.quiver.internal.proto.DataFile.Builder b =
+        io.quiver.internal.proto.DataFile.newBuilder()
             .setPath(d.path())
             .addAllFields(d.fieldIds())
             .addAllColumnIndices(d.columnIndices())
@@ -368,7 +368,7 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static DataFile decode(io.quiver.format.proto.DataFile d) {
+  private static DataFile decode(io.quiver.internal.proto.DataFile d) {
     if (d.getFileMajor() != DataFile.CURRENT_MAJOR) {
       throw new UnsupportedFormatException(
           "data file " + d.getPath() + " is in data-file format " + d.getFileMajor() + "." + d.getFileMinor()
@@ -384,9 +384,9 @@ public final class MetadataCodec {
         d.hasBaseId() ? OptionalInt.of(d.getBaseId()) : OptionalInt.empty());
   }
 
-  private static io.quiver.format.proto.Overlay encode(Overlay o) {
-    io.quiver.format.proto.Overlay.Builder b =
-        io.quiver.format.proto.Overlay.newBuilder()
+  private static io.quiver.internal.proto.Overlay encode(Overlay o) {
+    io.quiver.internal.proto.Overlay.Builder b =
+        io.quiver.internal.proto.Overlay.newBuilder()
             .setDataFile(encode(o.dataFile()))
             .setCommittedVersion(o.committedVersion());
     if (o.coverage() instanceof Coverage.Shared shared) {
@@ -401,7 +401,7 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static Overlay decode(io.quiver.format.proto.Overlay o) {
+  private static Overlay decode(io.quiver.internal.proto.Overlay o) {
     Coverage coverage =
         switch (o.getCoverageCase()) {
           case SHARED_OFFSETS -> new Coverage.Shared(bitmap(o.getSharedOffsets()));
@@ -437,29 +437,29 @@ public final class MetadataCodec {
 
   // ---- transaction ----
 
-  private static io.quiver.format.proto.Transaction encode(Transaction t) {
-    io.quiver.format.proto.Transaction.Builder b =
-        io.quiver.format.proto.Transaction.newBuilder()
+  private static io.quiver.internal.proto.Transaction encode(Transaction t) {
+    io.quiver.internal.proto.Transaction.Builder b =
+        io.quiver.internal.proto.Transaction.newBuilder()
             .setReadVersion(t.readVersion())
             .setUuid(t.uuid())
             .putAllProperties(t.properties());
     Operation op = t.operation();
     if (op instanceof Operation.Append a) {
-      b.setAppend(io.quiver.format.proto.Append.newBuilder().addAllFragments(encodeFragments(a.fragments())));
+      b.setAppend(io.quiver.internal.proto.Append.newBuilder().addAllFragments(encodeFragments(a.fragments())));
     } else if (op instanceof Operation.Overwrite o) {
       b.setOverwrite(
-          io.quiver.format.proto.Overwrite.newBuilder()
+          io.quiver.internal.proto.Overwrite.newBuilder()
               .setSchema(SchemaCodec.encode(o.schema()))
               .addAllFragments(encodeFragments(o.fragments()))
               .putAllConfigUpserts(o.configUpserts()));
     } else if (op instanceof Operation.Delete d) {
-      io.quiver.format.proto.Delete.Builder db =
-          io.quiver.format.proto.Delete.newBuilder()
+      io.quiver.internal.proto.Delete.Builder db =
+          io.quiver.internal.proto.Delete.newBuilder()
               .addAllReadFieldIds(d.readFieldIds())
               .setPredicate(d.predicate());
       for (Operation.FragmentDeletion fd : d.deletions()) {
-        io.quiver.format.proto.FragmentDeletion.Builder fb =
-            io.quiver.format.proto.FragmentDeletion.newBuilder()
+        io.quiver.internal.proto.FragmentDeletion.Builder fb =
+            io.quiver.internal.proto.FragmentDeletion.newBuilder()
                 .setFragmentId(fd.fragmentId())
                 .setDeletionFile(encode(fd.deletionFile()))
                 .setAddedOffsets(bitmap(fd.added()));
@@ -468,62 +468,62 @@ public final class MetadataCodec {
       }
       b.setDelete(db);
     } else if (op instanceof Operation.Update u) {
-      io.quiver.format.proto.Update.Builder ub =
-          io.quiver.format.proto.Update.newBuilder().addAllReadFieldIds(u.readFieldIds());
+      io.quiver.internal.proto.Update.Builder ub =
+          io.quiver.internal.proto.Update.newBuilder().addAllReadFieldIds(u.readFieldIds());
       for (Operation.FragmentOverlays fo : u.overlays()) {
-        io.quiver.format.proto.FragmentOverlays.Builder fb =
-            io.quiver.format.proto.FragmentOverlays.newBuilder().setFragmentId(fo.fragmentId());
+        io.quiver.internal.proto.FragmentOverlays.Builder fb =
+            io.quiver.internal.proto.FragmentOverlays.newBuilder().setFragmentId(fo.fragmentId());
         fo.overlays().forEach(o -> fb.addOverlays(encode(o)));
         ub.addOverlays(fb);
       }
       b.setUpdate(ub);
     } else if (op instanceof Operation.AddColumns a) {
-      io.quiver.format.proto.AddColumns.Builder ab =
-          io.quiver.format.proto.AddColumns.newBuilder()
+      io.quiver.internal.proto.AddColumns.Builder ab =
+          io.quiver.internal.proto.AddColumns.newBuilder()
               .setSchema(SchemaCodec.encode(a.schema()))
               .addAllReadFieldIds(a.readFieldIds());
       for (Operation.FragmentFile ff : a.files()) {
         ab.addFiles(
-            io.quiver.format.proto.FragmentFile.newBuilder().setFragmentId(ff.fragmentId()).setFile(encode(ff.file())));
+            io.quiver.internal.proto.FragmentFile.newBuilder().setFragmentId(ff.fragmentId()).setFile(encode(ff.file())));
       }
       b.setAddColumns(ab);
     } else if (op instanceof Operation.Project p) {
       b.setProject(
-          io.quiver.format.proto.Project.newBuilder()
+          io.quiver.internal.proto.Project.newBuilder()
               .setSchema(SchemaCodec.encode(p.schema()))
               .addAllDroppedFieldIds(p.droppedFieldIds())
               .addAllTightenedFieldIds(p.tightenedFieldIds()));
     } else if (op instanceof Operation.DataReplacement r) {
-      io.quiver.format.proto.DataReplacement.Builder rb =
-          io.quiver.format.proto.DataReplacement.newBuilder().addAllReadFieldIds(r.readFieldIds());
+      io.quiver.internal.proto.DataReplacement.Builder rb =
+          io.quiver.internal.proto.DataReplacement.newBuilder().addAllReadFieldIds(r.readFieldIds());
       for (Operation.Replacement rep : r.replacements()) {
         rb.addReplacements(
-            io.quiver.format.proto.Replacement.newBuilder()
+            io.quiver.internal.proto.Replacement.newBuilder()
                 .setFragmentId(rep.fragmentId())
                 .setFile(encode(rep.file())));
       }
       b.setDataReplacement(rb);
     } else if (op instanceof Operation.Rewrite r) {
-      io.quiver.format.proto.Rewrite.Builder rb = io.quiver.format.proto.Rewrite.newBuilder();
+      io.quiver.internal.proto.Rewrite.Builder rb = io.quiver.internal.proto.Rewrite.newBuilder();
       for (Operation.RewriteGroup g : r.groups()) {
         rb.addGroups(
-            io.quiver.format.proto.RewriteGroup.newBuilder()
+            io.quiver.internal.proto.RewriteGroup.newBuilder()
                 .addAllOldFragmentIds(g.oldFragmentIds())
                 .addAllNewFragments(encodeFragments(g.newFragments())));
       }
       b.setRewrite(rb);
     } else if (op instanceof Operation.Restore r) {
       b.setRestore(
-          io.quiver.format.proto.Restore.newBuilder()
+          io.quiver.internal.proto.Restore.newBuilder()
               .setVersion(r.version())
               .setSchema(SchemaCodec.encode(r.schema()))
               .addAllFragments(encodeFragments(r.fragments()))
               .putAllConfig(r.config()));
     } else if (op instanceof Operation.UpdateConfig c) {
       b.setUpdateConfig(
-          io.quiver.format.proto.UpdateConfig.newBuilder().putAllUpserts(c.upserts()).addAllDeletes(c.deletes()));
+          io.quiver.internal.proto.UpdateConfig.newBuilder().putAllUpserts(c.upserts()).addAllDeletes(c.deletes()));
     } else if (op instanceof Operation.WriteColumns w) {
-      io.quiver.format.proto.WriteColumns.Builder wb = io.quiver.format.proto.WriteColumns.newBuilder();
+      io.quiver.internal.proto.WriteColumns.Builder wb = io.quiver.internal.proto.WriteColumns.newBuilder();
       w.writes().forEach(cw -> wb.addWrites(encode(cw)));
       b.setWriteColumns(wb);
     } else {
@@ -532,7 +532,7 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static Transaction decode(io.quiver.format.proto.Transaction t) {
+  private static Transaction decode(io.quiver.internal.proto.Transaction t) {
     Operation op =
         switch (t.getOperationCase()) {
           case APPEND -> new Operation.Append(decodeFragments(t.getAppend().getFragmentsList()));
@@ -543,7 +543,7 @@ public final class MetadataCodec {
                   t.getOverwrite().getConfigUpsertsMap());
           case DELETE -> {
             List<Operation.FragmentDeletion> deletions = new ArrayList<>();
-            for (io.quiver.format.proto.FragmentDeletion fd : t.getDelete().getDeletionsList()) {
+            for (io.quiver.internal.proto.FragmentDeletion fd : t.getDelete().getDeletionsList()) {
               deletions.add(
                   new Operation.FragmentDeletion(
                       fd.getFragmentId(),
@@ -556,7 +556,7 @@ public final class MetadataCodec {
           }
           case UPDATE -> {
             List<Operation.FragmentOverlays> overlays = new ArrayList<>();
-            for (io.quiver.format.proto.FragmentOverlays fo : t.getUpdate().getOverlaysList()) {
+            for (io.quiver.internal.proto.FragmentOverlays fo : t.getUpdate().getOverlaysList()) {
               List<Overlay> list = new ArrayList<>();
               fo.getOverlaysList().forEach(o -> list.add(decode(o)));
               overlays.add(new Operation.FragmentOverlays(fo.getFragmentId(), list));
@@ -565,7 +565,7 @@ public final class MetadataCodec {
           }
           case ADD_COLUMNS -> {
             List<Operation.FragmentFile> files = new ArrayList<>();
-            for (io.quiver.format.proto.FragmentFile ff : t.getAddColumns().getFilesList()) {
+            for (io.quiver.internal.proto.FragmentFile ff : t.getAddColumns().getFilesList()) {
               files.add(new Operation.FragmentFile(ff.getFragmentId(), decode(ff.getFile())));
             }
             yield new Operation.AddColumns(
@@ -580,7 +580,7 @@ public final class MetadataCodec {
                   new TreeSet<>(t.getProject().getTightenedFieldIdsList()));
           case DATA_REPLACEMENT -> {
             List<Operation.Replacement> replacements = new ArrayList<>();
-            for (io.quiver.format.proto.Replacement r : t.getDataReplacement().getReplacementsList()) {
+            for (io.quiver.internal.proto.Replacement r : t.getDataReplacement().getReplacementsList()) {
               replacements.add(new Operation.Replacement(r.getFragmentId(), decode(r.getFile())));
             }
             yield new Operation.DataReplacement(
@@ -588,7 +588,7 @@ public final class MetadataCodec {
           }
           case REWRITE -> {
             List<Operation.RewriteGroup> groups = new ArrayList<>();
-            for (io.quiver.format.proto.RewriteGroup g : t.getRewrite().getGroupsList()) {
+            for (io.quiver.internal.proto.RewriteGroup g : t.getRewrite().getGroupsList()) {
               groups.add(new Operation.RewriteGroup(g.getOldFragmentIdsList(), decodeFragments(g.getNewFragmentsList())));
             }
             yield new Operation.Rewrite(groups);
@@ -617,9 +617,9 @@ public final class MetadataCodec {
 
   // ---- staged column writes ----
 
-  static io.quiver.format.proto.ColumnWrite encode(Operation.ColumnWrite w) {
-    io.quiver.format.proto.ColumnWrite.Builder b =
-        io.quiver.format.proto.ColumnWrite.newBuilder()
+  static io.quiver.internal.proto.ColumnWrite encode(Operation.ColumnWrite w) {
+    io.quiver.internal.proto.ColumnWrite.Builder b =
+        io.quiver.internal.proto.ColumnWrite.newBuilder()
             .setFragmentId(w.fragmentId())
             .setPhysicalRows(w.physicalRows())
             .addAllPreparedFiles(w.preparedFiles())
@@ -629,18 +629,18 @@ public final class MetadataCodec {
     w.witness().forEach(fb -> b.addWitness(encode(fb)));
     // Field 8 is only emitted when there are inputs: a write without any encodes exactly as before.
     for (Operation.ColumnInput in : w.inputs()) {
-      b.addInputs(io.quiver.format.proto.ColumnInput.newBuilder().setPath(in.path()).setBacking(encode(in.backing())));
+      b.addInputs(io.quiver.internal.proto.ColumnInput.newBuilder().setPath(in.path()).setBacking(encode(in.backing())));
     }
     return b.build();
   }
 
-  private static io.quiver.format.proto.FieldBacking encode(FieldBacking fb) {
-    io.quiver.format.proto.FieldBacking.Builder pb =
-        io.quiver.format.proto.FieldBacking.newBuilder().setFieldId(fb.fieldId());
+  private static io.quiver.internal.proto.FieldBacking encode(FieldBacking fb) {
+    io.quiver.internal.proto.FieldBacking.Builder pb =
+        io.quiver.internal.proto.FieldBacking.newBuilder().setFieldId(fb.fieldId());
     fb.base().ifPresent(c -> pb.setBase(encode(c)));
     for (FieldBacking.OverlayBacking o : fb.overlays()) {
       pb.addOverlays(
-          io.quiver.format.proto.OverlayBacking.newBuilder()
+          io.quiver.internal.proto.OverlayBacking.newBuilder()
               .setFile(encode(o.file()))
               .setCommittedVersion(o.committedVersion())
               .setCoverage(bitmap(o.coverage())));
@@ -648,9 +648,9 @@ public final class MetadataCodec {
     return pb.build();
   }
 
-  private static FieldBacking decode(io.quiver.format.proto.FieldBacking pb) {
+  private static FieldBacking decode(io.quiver.internal.proto.FieldBacking pb) {
     List<FieldBacking.OverlayBacking> overlays = new ArrayList<>();
-    for (io.quiver.format.proto.OverlayBacking o : pb.getOverlaysList()) {
+    for (io.quiver.internal.proto.OverlayBacking o : pb.getOverlaysList()) {
       overlays.add(new FieldBacking.OverlayBacking(decode(o.getFile()), o.getCommittedVersion(),
           bitmap(o.getCoverage())));
     }
@@ -658,11 +658,11 @@ public final class MetadataCodec {
         overlays);
   }
 
-  static Operation.ColumnWrite decode(io.quiver.format.proto.ColumnWrite w) {
+  static Operation.ColumnWrite decode(io.quiver.internal.proto.ColumnWrite w) {
     List<FieldBacking> witness = new ArrayList<>();
     w.getWitnessList().forEach(pb -> witness.add(decode(pb)));
     List<Operation.ColumnInput> inputs = new ArrayList<>();
-    for (io.quiver.format.proto.ColumnInput in : w.getInputsList()) {
+    for (io.quiver.internal.proto.ColumnInput in : w.getInputsList()) {
       if (!in.hasBacking()) {
         throw new IllegalArgumentException("column write for fragment " + w.getFragmentId() + " has an input ('"
             + in.getPath() + "') without its backing");
@@ -678,9 +678,9 @@ public final class MetadataCodec {
         inputs);
   }
 
-  private static io.quiver.format.proto.FileColumn encode(FieldBacking.FileColumn c) {
-    io.quiver.format.proto.FileColumn.Builder b =
-        io.quiver.format.proto.FileColumn.newBuilder()
+  private static io.quiver.internal.proto.FileColumn encode(FieldBacking.FileColumn c) {
+    io.quiver.internal.proto.FileColumn.Builder b =
+        io.quiver.internal.proto.FileColumn.newBuilder()
             .setPath(c.path())
             .setFileMajor(c.formatMajor())
             .setFileMinor(c.formatMinor())
@@ -690,34 +690,34 @@ public final class MetadataCodec {
     return b.build();
   }
 
-  private static FieldBacking.FileColumn decode(io.quiver.format.proto.FileColumn c) {
+  private static FieldBacking.FileColumn decode(io.quiver.internal.proto.FileColumn c) {
     return new FieldBacking.FileColumn(c.getPath(), c.hasBaseId() ? OptionalInt.of(c.getBaseId()) : OptionalInt.empty(),
         c.getFileMajor(), c.getFileMinor(), c.getColumnIndex(), c.getSizeBytes());
   }
 
-  private static List<io.quiver.format.proto.Fragment> encodeFragments(List<Fragment> fragments) {
-    List<io.quiver.format.proto.Fragment> out = new ArrayList<>();
+  private static List<io.quiver.internal.proto.Fragment> encodeFragments(List<Fragment> fragments) {
+    List<io.quiver.internal.proto.Fragment> out = new ArrayList<>();
     fragments.forEach(f -> out.add(encode(f)));
     return out;
   }
 
-  private static List<Fragment> decodeFragments(List<io.quiver.format.proto.Fragment> protos) {
+  private static List<Fragment> decodeFragments(List<io.quiver.internal.proto.Fragment> protos) {
     List<Fragment> out = new ArrayList<>();
-    for (io.quiver.format.proto.Fragment f : protos) {
+    for (io.quiver.internal.proto.Fragment f : protos) {
       out.add(decode(f));
     }
     return out;
   }
 
-  private static io.quiver.format.proto.DeletionFile encode(DeletionFile d) {
-    return io.quiver.format.proto.DeletionFile.newBuilder()
+  private static io.quiver.internal.proto.DeletionFile encode(DeletionFile d) {
+    return io.quiver.internal.proto.DeletionFile.newBuilder()
         .setPath(d.path())
         .setDeletedRows(d.deletedRows())
         .setSizeBytes(d.sizeBytes())
         .build();
   }
 
-  private static DeletionFile decode(io.quiver.format.proto.DeletionFile d) {
+  private static DeletionFile decode(io.quiver.internal.proto.DeletionFile d) {
     return new DeletionFile(d.getPath(), d.getDeletedRows(), d.getSizeBytes());
   }
 }

@@ -35,7 +35,7 @@ public final class RefCodec {
     return MetadataCodec.envelope(
         TAG_MAGIC,
         MetadataCodec.deterministic(
-            io.quiver.format.proto.Tag.newBuilder()
+            io.quiver.internal.proto.Tag.newBuilder()
                 .setVersion(tag.version())
                 .setCreatedMillis(tag.created().toEpochMilli())
                 .build()));
@@ -49,9 +49,9 @@ public final class RefCodec {
    */
   public static TagRef decodeTag(byte[] bytes, String location) {
     byte[] payload = MetadataCodec.open(TAG_MAGIC, bytes, location, "tag");
-    io.quiver.format.proto.Tag tag;
+    io.quiver.internal.proto.Tag tag;
     try {
-      tag = io.quiver.format.proto.Tag.parseFrom(payload);
+      tag = io.quiver.internal.proto.Tag.parseFrom(payload);
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(location, "tag payload is not valid protobuf: " + e.getMessage(), e);
     }

@@ -1,20 +1,20 @@
 package io.quiver.internal.codec;
 
-import io.quiver.format.proto.DateUnit;
-import io.quiver.format.proto.DecimalType;
-import io.quiver.format.proto.DurationType;
-import io.quiver.format.proto.Empty;
-import io.quiver.format.proto.FixedSizeBinaryType;
-import io.quiver.format.proto.FixedSizeListType;
-import io.quiver.format.proto.FloatPrecision;
-import io.quiver.format.proto.FloatingPointType;
-import io.quiver.format.proto.IntType;
-import io.quiver.format.proto.IntervalType;
-import io.quiver.format.proto.IntervalUnit;
-import io.quiver.format.proto.MapType;
-import io.quiver.format.proto.TimeType;
-import io.quiver.format.proto.TimeUnit;
-import io.quiver.format.proto.TimestampType;
+import io.quiver.internal.proto.DateUnit;
+import io.quiver.internal.proto.DecimalType;
+import io.quiver.internal.proto.DurationType;
+import io.quiver.internal.proto.Empty;
+import io.quiver.internal.proto.FixedSizeBinaryType;
+import io.quiver.internal.proto.FixedSizeListType;
+import io.quiver.internal.proto.FloatPrecision;
+import io.quiver.internal.proto.FloatingPointType;
+import io.quiver.internal.proto.IntType;
+import io.quiver.internal.proto.IntervalType;
+import io.quiver.internal.proto.IntervalUnit;
+import io.quiver.internal.proto.MapType;
+import io.quiver.internal.proto.TimeType;
+import io.quiver.internal.proto.TimeUnit;
+import io.quiver.internal.proto.TimestampType;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
@@ -28,8 +28,8 @@ final public class SchemaCodec {
 
   private static final Empty EMPTY = Empty.getDefaultInstance();
 
-  static io.quiver.format.proto.Schema encode(Schema schema) {
-    io.quiver.format.proto.Schema.Builder b = io.quiver.format.proto.Schema.newBuilder();
+  static io.quiver.internal.proto.Schema encode(Schema schema) {
+    io.quiver.internal.proto.Schema.Builder b = io.quiver.internal.proto.Schema.newBuilder();
     for (Field f : schema.fields()) {
       b.addFields(encode(f));
     }
@@ -37,17 +37,17 @@ final public class SchemaCodec {
     return b.build();
   }
 
-  static Schema decode(io.quiver.format.proto.Schema proto) {
+  static Schema decode(io.quiver.internal.proto.Schema proto) {
     List<Field> fields = new ArrayList<>();
-    for (io.quiver.format.proto.Field f : proto.getFieldsList()) {
+    for (io.quiver.internal.proto.Field f : proto.getFieldsList()) {
       fields.add(decode(f));
     }
     return new Schema(fields, proto.getMetadataMap());
   }
 
-  private static io.quiver.format.proto.Field encode(Field f) {
-    io.quiver.format.proto.Field.Builder b =
-        io.quiver.format.proto.Field.newBuilder()
+  private static io.quiver.internal.proto.Field encode(Field f) {
+    io.quiver.internal.proto.Field.Builder b =
+        io.quiver.internal.proto.Field.newBuilder()
             .setId(f.id())
             .setParentId(f.parentId())
             .setName(f.name())
@@ -60,9 +60,9 @@ final public class SchemaCodec {
     return b.build();
   }
 
-  private static Field decode(io.quiver.format.proto.Field f) {
+  private static Field decode(io.quiver.internal.proto.Field f) {
     List<Field> children = new ArrayList<>();
-    for (io.quiver.format.proto.Field child : f.getChildrenList()) {
+    for (io.quiver.internal.proto.Field child : f.getChildrenList()) {
       children.add(decode(child));
     }
     return new Field(
@@ -70,8 +70,8 @@ final public class SchemaCodec {
         f.getMetadataMap(), children);
   }
 
-  static io.quiver.format.proto.ArrowType encodeType(ArrowType type) {
-    io.quiver.format.proto.ArrowType.Builder b = io.quiver.format.proto.ArrowType.newBuilder();
+  static io.quiver.internal.proto.ArrowType encodeType(ArrowType type) {
+    io.quiver.internal.proto.ArrowType.Builder b = io.quiver.internal.proto.ArrowType.newBuilder();
     switch (type.getTypeID()) {
       case Bool -> b.setBool(EMPTY);
       case Int -> {
@@ -104,7 +104,7 @@ final public class SchemaCodec {
       }
       case Date ->
           b.setDate(
-              io.quiver.format.proto.DateType.newBuilder()
+              io.quiver.internal.proto.DateType.newBuilder()
                   .setUnit(
                       ((ArrowType.Date) type).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY
                           ? DateUnit.DAY
@@ -144,7 +144,7 @@ final public class SchemaCodec {
     return b.build();
   }
 
-  static ArrowType decodeType(io.quiver.format.proto.ArrowType t, String fieldName) {
+  static ArrowType decodeType(io.quiver.internal.proto.ArrowType t, String fieldName) {
     return switch (t.getTypeCase()) {
       case BOOL -> ArrowType.Bool.INSTANCE;
       case INT -> new ArrowType.Int(t.getInt().getBitWidth(), t.getInt().getSigned());

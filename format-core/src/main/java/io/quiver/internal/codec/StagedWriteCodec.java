@@ -24,8 +24,8 @@ public final class StagedWriteCodec {
 
   /** Encodes a staged write. */
   public static byte[] encode(String tableLocation, long readVersion, Operation.ColumnWrite write) {
-    io.quiver.format.proto.StagedColumnWrite proto =
-        io.quiver.format.proto.StagedColumnWrite.newBuilder()
+    io.quiver.internal.proto.StagedColumnWrite proto =
+        io.quiver.internal.proto.StagedColumnWrite.newBuilder()
             .setTableLocation(tableLocation)
             .setReadVersion(readVersion)
             .setWrite(MetadataCodec.encode(write))
@@ -45,7 +45,7 @@ public final class StagedWriteCodec {
     }
     byte[] payload = MetadataCodec.open(MAGIC, bytes, WHAT, WHAT);
     try {
-      io.quiver.format.proto.StagedColumnWrite proto = io.quiver.format.proto.StagedColumnWrite.parseFrom(payload);
+      io.quiver.internal.proto.StagedColumnWrite proto = io.quiver.internal.proto.StagedColumnWrite.parseFrom(payload);
       if (!proto.hasWrite()) {
         throw new IllegalArgumentException("the staged column write holds no write");
       }

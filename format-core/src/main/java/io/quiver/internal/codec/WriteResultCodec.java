@@ -50,7 +50,7 @@ public final class WriteResultCodec {
     String what = "write result";
     byte[] payload = open(RESULT_MAGIC, bytes, what, "WriteResult.encode()");
     try {
-      return decode(io.quiver.format.proto.WriteResult.parseFrom(payload));
+      return decode(io.quiver.internal.proto.WriteResult.parseFrom(payload));
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(what, "payload is not valid protobuf: " + e.getMessage(), e);
     } catch (IllegalArgumentException | QuiverException e) {
@@ -59,13 +59,13 @@ public final class WriteResultCodec {
   }
 
   public static byte[] encodeBundle(DecodedBundle bundle) {
-    io.quiver.format.proto.WorkerResults.Builder b = io.quiver.format.proto.WorkerResults.newBuilder();
+    io.quiver.internal.proto.WorkerResults.Builder b = io.quiver.internal.proto.WorkerResults.newBuilder();
     for (DecodedWrite w : bundle.writes()) {
-      b.addResults(io.quiver.format.proto.WorkerResult.newBuilder().setWrite(proto(w)));
+      b.addResults(io.quiver.internal.proto.WorkerResult.newBuilder().setWrite(proto(w)));
     }
     for (StagedWriteCodec.Decoded c : bundle.columnWrites()) {
-      b.addResults(io.quiver.format.proto.WorkerResult.newBuilder().setColumnWrite(
-          io.quiver.format.proto.StagedColumnWrite.newBuilder()
+      b.addResults(io.quiver.internal.proto.WorkerResult.newBuilder().setColumnWrite(
+          io.quiver.internal.proto.StagedColumnWrite.newBuilder()
               .setTableLocation(c.tableLocation())
               .setReadVersion(c.readVersion())
               .setWrite(MetadataCodec.encode(c.write()))));
@@ -78,12 +78,12 @@ public final class WriteResultCodec {
     try {
       List<DecodedWrite> writes = new ArrayList<>();
       List<StagedWriteCodec.Decoded> columns = new ArrayList<>();
-      for (io.quiver.format.proto.WorkerResult r : io.quiver.format.proto.WorkerResults.parseFrom(payload)
+      for (io.quiver.internal.proto.WorkerResult r : io.quiver.internal.proto.WorkerResults.parseFrom(payload)
           .getResultsList()) {
         if (r.hasWrite()) {
           writes.add(decode(r.getWrite()));
         } else if (r.hasColumnWrite()) {
-          io.quiver.format.proto.StagedColumnWrite c = r.getColumnWrite();
+          io.quiver.internal.proto.StagedColumnWrite c = r.getColumnWrite();
           if (!c.hasWrite()) {
             throw new IllegalArgumentException("a staged column write holds no write");
           }
@@ -103,7 +103,7 @@ public final class WriteResultCodec {
 
   public static byte[] encodeMarker(Marker marker) {
     return MetadataCodec.envelope(MARKER_MAGIC, MetadataCodec.deterministic(
-        io.quiver.format.proto.CheckpointMarker.newBuilder()
+        io.quiver.internal.proto.CheckpointMarker.newBuilder()
             .addAllTasks(marker.tasks())
             .setCommittedVersion(marker.committedVersion())
             .build()));
@@ -112,7 +112,7 @@ public final class WriteResultCodec {
   public static Marker decodeMarker(byte[] bytes, String location) {
     byte[] payload = open(MARKER_MAGIC, bytes, location, "a checkpoint store");
     try {
-      io.quiver.format.proto.CheckpointMarker m = io.quiver.format.proto.CheckpointMarker.parseFrom(payload);
+      io.quiver.internal.proto.CheckpointMarker m = io.quiver.internal.proto.CheckpointMarker.parseFrom(payload);
       return new Marker(List.copyOf(m.getTasksList()), m.getCommittedVersion());
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(location, "payload is not valid protobuf: " + e.getMessage(), e);
@@ -139,30 +139,30 @@ public final class WriteResultCodec {
     return MetadataCodec.open(magic, bytes, location, new String(magic, StandardCharsets.US_ASCII) + " metadata");
   }
 
-  private static io.quiver.format.proto.WriteResult proto(DecodedWrite w) {
-    io.quiver.format.proto.WriteResult.Builder b = io.quiver.format.proto.WriteResult.newBuilder()
+  private static io.quiver.internal.proto.WriteResult proto(DecodedWrite w) {
+    io.quiver.internal.proto.WriteResult.Builder b = io.quiver.internal.proto.WriteResult.newBuilder()
         .setTableLocation(w.tableLocation())
         .setReadVersion(w.readVersion())
         .setSchema(SchemaCodec.encode(w.schema()));
     for (Fragment f : w.fragments()) {
       b.addFragments(MetadataCodec.encode(f));
     }
-    w.rows().ifPresent(r -> b.setRowsDigest(io.quiver.format.proto.RowsDigest.newBuilder()
+    w.rows().ifPresent(r -> b.setRowsDigest(io.quiver.internal.proto.RowsDigest.newBuilder()
         .setRows(r.rows()).setSumA(r.sumA()).setSumB(r.sumB())));
     return b.build();
   }
 
-  private static DecodedWrite decode(io.quiver.format.proto.WriteResult p) {
+  private static DecodedWrite decode(io.quiver.internal.proto.WriteResult p) {
     if (!p.hasSchema()) {
       throw new IllegalArgumentException("the write result holds no schema contract");
     }
     List<Fragment> fragments = new ArrayList<>();
-    for (io.quiver.format.proto.Fragment f : p.getFragmentsList()) {
+    for (io.quiver.internal.proto.Fragment f : p.getFragmentsList()) {
       fragments.add(MetadataCodec.decode(f));
     }
     Optional<RowsDigest> rows = Optional.empty();
     if (p.hasRowsDigest()) {
-      io.quiver.format.proto.RowsDigest r = p.getRowsDigest();
+      io.quiver.internal.proto.RowsDigest r = p.getRowsDigest();
       long physical = fragments.stream().mapToLong(Fragment::physicalRows).sum();
       if (r.getRows() != physical) {
         throw new IllegalArgumentException(

@@ -1,6 +1,6 @@
 package io.quiver.internal.codec;
 
-import io.quiver.format.proto.ManifestFile;
+import io.quiver.internal.proto.ManifestFile;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.UnsupportedFormatException;
-import io.quiver.format.proto.ManifestFile;
+import io.quiver.internal.proto.ManifestFile;
 import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
 import java.util.Arrays;
 import net.jqwik.api.Arbitraries;
@@ -122,11 +122,11 @@ class MetadataCodecTest {
             m.clearFragments();
             m.setMaxFragmentId(0);
             m.addFragments(
-                io.quiver.format.proto.Fragment.newBuilder()
+                io.quiver.internal.proto.Fragment.newBuilder()
                     .setId(0)
                     .setPhysicalRows(1)
                     .addFiles(
-                        io.quiver.format.proto.DataFile.newBuilder().setPath(hostile).setFileMajor(1)));
+                        io.quiver.internal.proto.DataFile.newBuilder().setPath(hostile).setFileMajor(1)));
           });
       CorruptFileException e =
           assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(bytes, PATH), hostile);
@@ -141,7 +141,7 @@ class MetadataCodecTest {
           var m = b.getManifestBuilder();
           m.clearFragments();
           m.setMaxFragmentId(0);
-          m.addFragments(io.quiver.format.proto.Fragment.newBuilder().setId(0).setPhysicalRows(-1L));
+          m.addFragments(io.quiver.internal.proto.Fragment.newBuilder().setId(0).setPhysicalRows(-1L));
         });
     CorruptFileException e = assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(bytes, PATH));
     assertThat(e.getMessage()).contains("physical rows");
