@@ -11,7 +11,7 @@ import io.quiver.checkpoint.CheckpointStatus;
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.checkpoint.CheckpointedWriter;
 import io.quiver.checkpoint.CheckpointedWriter.Outcome;
-import io.quiver.checkpoint.ObjectStoreCheckpointStore;
+import io.quiver.checkpoint.CheckpointStore;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.manifest.CommitLedger;
 import io.quiver.manifest.DataFile;
@@ -790,7 +790,7 @@ class FormatCompatibilityTest {
       CommitLedger.SequenceWatermark stream2 = ds.applicationWatermark("stream-2").orElseThrow();
       assertEquals(List.of(100L, 6L), List.of(stream2.sequence(), stream2.version()));
       // The checkpoint store, as the job left it
-      ObjectStoreCheckpointStore checkpoints = ds.checkpointStore();
+      CheckpointStore checkpoints = CheckpointStore.in(store);
       assertEquals(new CheckpointStatus(JOB, "1", State.COMMITTED, List.of("t0", "t1"), OptionalLong.of(2)),
           checkpoints.status(JOB, "1"));
       assertEquals(new CheckpointStatus(JOB, "2", State.COMMITTED, List.of("t0", "t1", "t2"), OptionalLong.of(3)),
@@ -810,7 +810,7 @@ class FormatCompatibilityTest {
   void retriesOfTheFixturesCommitsAreRecognisedAndTheStagedCheckpointCommitsOnTop() {
     MemoryObjectStore store = copy("checkpointed");
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
-      ObjectStoreCheckpointStore checkpoints = ds.checkpointStore();
+      CheckpointStore checkpoints = CheckpointStore.in(store);
       // The rows digest of today's build matches the one the fixture's build recorded: retries of its keyed
       // and sequenced commits publish nothing and return the original versions.
       assertEquals(3, ds.commitWriteResults(checkpoints.staged(JOB, "2"),
@@ -862,7 +862,7 @@ class FormatCompatibilityTest {
       assertEquals(List.of(1L, 2L, 3L, 4L, 5L), report.versionsRemoved(), "all but the latest (and tagged) version");
       assertEquals(1, report.dataFilesRemoved(), "the abandoned open checkpoint's file");
       assertEquals(10, report.stagingFilesRemoved(), "checkpoints 1 and 2 (committed) and 4 (abandoned)");
-      ObjectStoreCheckpointStore checkpoints = ds.checkpointStore();
+      CheckpointStore checkpoints = CheckpointStore.in(store);
       assertEquals(State.ABSENT, checkpoints.status(JOB, "1").state());
       assertEquals(State.ABSENT, checkpoints.status(JOB, "4").state());
       assertEquals(State.SEALED, checkpoints.status(JOB, "3").state());
