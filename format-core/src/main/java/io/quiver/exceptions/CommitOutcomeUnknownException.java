@@ -9,7 +9,7 @@ import java.util.Optional;
  * once it answers again.
  *
  * <p>What to do: <b>look the commit up before retrying</b>, by its idempotence key ({@code
- * Dataset.findCommit(key)}) if it had one, or by its {@link #transactionUuid() transaction uuid} in the
+ * dataset.distributed().findCommit(key, 0)}) if it had one, or by its {@link #transactionUuid() transaction uuid} in the
  * table's history ({@code Dataset.versions()}, {@code quiver log --transaction}). Found: it committed, do
  * not run it again. Not found: it did not, and it is safe to retry (a retry under the same idempotence key
  * is safe either way). Never delete the files the commit wrote (data files, staged write results) by hand:
