@@ -166,9 +166,9 @@ final class DemoCommand implements Callable<Integer> {
       fragmentIds = t.manifest().fragments().stream().map(Fragment::id).toList();
     }
     say("Backfilling fahrenheit with " + WORKERS + " worker threads: each opens version " + readVersion
-        + ", derives the same column schema (newColumnSchema: target fahrenheit, input celsius), computes its"
-        + " share of the " + fragmentIds.size() + " fragments from the celsius values it reads, stages them"
-        + " (writeFragmentColumn) and commits its own share (commitColumnWrites).");
+        + ", derives the same column schema (columns().newSchema: target fahrenheit, input celsius), computes"
+        + " its share of the " + fragmentIds.size() + " fragments from the celsius values it reads, stages them"
+        + " (columns().writeFragment) and commits its own share (columns().commit).");
     CountDownLatch othersCommitted = new CountDownLatch(WORKERS - 1);
     CountDownLatch tableChanged = new CountDownLatch(1);
     List<Future<String>> workers = new ArrayList<>();

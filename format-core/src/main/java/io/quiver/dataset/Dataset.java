@@ -408,8 +408,9 @@ public final class Dataset implements AutoCloseable {
       Updater updater = new Updater(m.io(), base, allocator, options.rowsPerBatch());
       List<Field> targets = updater.targets(newValues == null ? null : new ArrayList<>(newValues.keySet()));
       Updater.Matcher matcher = updater.matching(where);
+      Set<Integer> read = matcher.fieldIds();
       try (Updater.LiteralValues literals = literals(updater, targets, newValues)) {
-        return update(m, base, targets, matcher.fieldIds(), updater.run(matcher, targets, literals, matcher.fieldIds()));
+        return update(m, base, targets, read, updater.run(matcher, targets, literals, read));
       }
     });
   }
