@@ -163,15 +163,15 @@ public class BackfillBench {
   @Benchmark
   public long quiver(QuiverTable table) throws Exception {
     Dataset ds = table.ds;
-    ColumnSchema schema = ds.newColumnSchema(List.of(BenchData.backfillField()));
+    ColumnSchema schema = ds.columns().newSchema(List.of(BenchData.backfillField()), List.of(), List.of());
     List<StagedColumnWrite> writes = new ArrayList<>();
     long first = 0;
     for (Fragment f : ds.manifest().fragments()) {
       try (ArrowReader values = values(first, f.physicalRows())) {
-        writes.add(ds.writeFragmentColumn(f.id(), values, schema));
+        writes.add(ds.columns().writeFragment(f.id(), values, schema));
       }
       first += f.physicalRows();
     }
-    return ds.commitColumnWrites(writes);
+    return ds.columns().commit(writes);
   }
 }

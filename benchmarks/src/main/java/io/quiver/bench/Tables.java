@@ -79,7 +79,7 @@ public final class Tables {
     return Bench.cached(key, dir -> {
       try (BufferAllocator allocator = new RootAllocator();
           ArrowReader reader = BenchData.reader(allocator, schema, 0, rows, Math.min(rowsPerFragment, Bench.BATCH_ROWS));
-          Dataset ds = Dataset.create(dir.toString(), reader,
+          Dataset ds = Dataset.create(dir.toString(), schema, BenchData.batches(reader),
               Bench.quiverOptions(allocator).toBuilder().maxRowsPerFragment(rowsPerFragment).build())) {
         if (ds.countRows() != rows) {
           throw new IllegalStateException("created " + ds.countRows() + " rows, expected " + rows);

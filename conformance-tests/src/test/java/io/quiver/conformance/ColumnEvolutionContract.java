@@ -64,9 +64,9 @@ public abstract class ColumnEvolutionContract extends StoreJourney {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 40);
         Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
-      ds.addColumns(List.of(T), List.of("id"), COMPUTE_T);
-      ds.renameColumn("t.neg", "minus");
-      ds.dropColumns("name");
+      ds.columns().add(List.of(T), List.of("id"), COMPUTE_T);
+      ds.columns().rename("t.neg", "minus");
+      ds.columns().drop("name");
     }
     try (Dataset ds = Dataset.open(uri, options())) {
       Map<Long, String> seen = new HashMap<>();
@@ -92,7 +92,7 @@ public abstract class ColumnEvolutionContract extends StoreJourney {
         assertEquals(-1, t.getChild("minus").getObject(1));
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(SampleTable.range(0, 40), SampleTable.scanIds(v1.scan()));
+        assertEquals(SampleTable.range(0, 40), SampleTable.scanIds(v1.newScan().open()));
       }
       assertTrue(ds.validate().isValid(), ds.validate().toString());
     }

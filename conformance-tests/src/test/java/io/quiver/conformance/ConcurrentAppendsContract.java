@@ -54,7 +54,7 @@ public abstract class ConcurrentAppendsContract {
                       .withTimeout(Duration.ofMinutes(5))
                       .withBackoff(Duration.ofMillis(1), Duration.ofMillis(50)))
               .build();
-      try (Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, options)) {
+      try (Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(), options)) {
         assertEquals(1, ds.version());
       }
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -94,7 +94,7 @@ public abstract class ConcurrentAppendsContract {
         List<VersionInfo> versions = ds.versions();
         assertEquals(total + 1, versions.size());
         assertThat(versions.stream().filter(v -> v.operation().equals("append")).count()).isEqualTo(total);
-        List<Long> ids = SampleTable.scanIds(ds.scan());
+        List<Long> ids = SampleTable.scanIds(ds.newScan().open());
         assertThat(ids).containsExactlyInAnyOrderElementsOf(SampleTable.range(0, (long) total * ROWS_PER_APPEND));
         assertEquals((long) total * ROWS_PER_APPEND, ds.countRows());
       }

@@ -52,10 +52,10 @@ public abstract class DatasetStoreContract extends StoreJourney {
     try (Dataset ds = Dataset.open(uri, options())) {
       for (long v = 1; v <= 6; v++) {
         try (Dataset old = ds.checkout(v)) {
-          assertEquals(range(0, v * 10), scanIds(old.scan()), "version " + v);
+          assertEquals(range(0, v * 10), scanIds(old.newScan().open()), "version " + v);
         }
       }
-      assertEquals(range(1000, 1005), scanIds(ds.scan()));
+      assertEquals(range(1000, 1005), scanIds(ds.newScan().open()));
       assertEquals(7, ds.versions().size());
     }
   }
@@ -96,7 +96,7 @@ public abstract class DatasetStoreContract extends StoreJourney {
       assertEquals(2, ds.version());
       List<VersionInfo> versions = ds.versions();
       assertEquals(List.of(2L, 1L), versions.stream().map(VersionInfo::version).toList());
-      assertEquals(range(0, 15), scanIds(ds.scan()));
+      assertEquals(range(0, 15), scanIds(ds.newScan().open()));
     }
   }
 }

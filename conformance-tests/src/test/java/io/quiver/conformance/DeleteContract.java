@@ -84,14 +84,14 @@ public abstract class DeleteContract extends StoreJourney {
     }
     List<Long> kept = idsWhere(id -> id % 11 != 5 && id % 5 != 1 && id != 0 && id != 42 && id != 99);
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(kept, scanIds(ds.scan()));
+      assertEquals(kept, scanIds(ds.newScan().open()));
       assertEquals(kept.size(), ds.countRows());
       assertThrows(NotFoundException.class, () -> ds.take(new long[] {doomed[1]}, List.of()).close());
       try (VectorSchemaRoot rows = ds.take(new long[] {RowAddress.of(2, 3), RowAddress.of(0, 2)}, List.of())) {
         assertEquals(List.of(83L, 2L), SampleTable.checkRows(rows));
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 100), scanIds(v1.scan()));
+        assertEquals(range(0, 100), scanIds(v1.newScan().open()));
       }
     }
   }
@@ -104,7 +104,7 @@ public abstract class DeleteContract extends StoreJourney {
       assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 30), lt("id", 35))));
     }
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(idsWhere(id -> id >= 5 && (id < 30 || id >= 35)), scanIds(ds.scan()));
+      assertEquals(idsWhere(id -> id >= 5 && (id < 30 || id >= 35)), scanIds(ds.newScan().open()));
     }
   }
 
@@ -117,7 +117,7 @@ public abstract class DeleteContract extends StoreJourney {
       assertEquals(new DeleteResult(4, 5), c.delete(lt("id", 20)));
     }
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(range(20, 100), scanIds(ds.scan()));
+      assertEquals(range(20, 100), scanIds(ds.newScan().open()));
       assertEquals(80, ds.countRows());
     }
   }
@@ -129,7 +129,7 @@ public abstract class DeleteContract extends StoreJourney {
       a.delete(lt("id", 50)); // v2
       assertThrows(io.quiver.exceptions.RetryableConflictException.class, () -> b.restore(1));
       assertEquals(3, a.restore(1));
-      assertEquals(range(0, 100), scanIds(a.scan()));
+      assertEquals(range(0, 100), scanIds(a.newScan().open()));
     }
   }
 }

@@ -70,7 +70,7 @@ public abstract class KeyedAppendAcrossProcessesContract {
       assertEquals("CONFLICT 2", child(uri, 50, 3, "job-x/1"), "the key reused for other rows");
       try (Dataset ds = Dataset.open(uri, options)) {
         assertEquals(2, ds.latestVersion());
-        assertEquals(2, ds.findCommit("job-x/1").version());
+        assertEquals(2, ds.distributed().findCommit("job-x/1", 0).version());
         for (int i = 0; i < 20; i++) {
           try (VectorSchemaRoot b = SampleTable.batch(allocator, 100 + i, 1)) {
             ds.append(List.of(b));
@@ -86,7 +86,7 @@ public abstract class KeyedAppendAcrossProcessesContract {
         assertTrue(ds.validate().isValid());
         List<Long> expected = new ArrayList<>(SampleTable.range(0, 22));
         expected.addAll(SampleTable.range(100, 120));
-        assertThat(SampleTable.scanIds(ds.scan())).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(SampleTable.scanIds(ds.newScan().open())).containsExactlyInAnyOrderElementsOf(expected);
       }
     }
   }

@@ -32,7 +32,7 @@ class LocalDatasetTest extends DatasetStoreContract {
       assertEquals(1, ds.version());
     }
     try (Dataset ds = Dataset.open(table.toUri().toString(), options())) {
-      assertEquals(range(0, 4), scanIds(ds.scan()));
+      assertEquals(range(0, 4), scanIds(ds.newScan().open()));
     }
     assertTrue(Files.isDirectory(table.resolve("_versions")));
     assertTrue(Files.isDirectory(table.resolve("_transactions")));

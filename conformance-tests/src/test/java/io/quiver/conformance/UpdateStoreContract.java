@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.CompactionResult;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
@@ -91,20 +92,20 @@ public abstract class UpdateStoreContract extends StoreJourney {
     want.get(200L).set(0, null);
     try (Dataset ds = Dataset.open(uri, options())) {
       assertEquals(4, ds.version());
-      assertEquals(want, cells(ds.scan()));
+      assertEquals(want, cells(ds.newScan().open()));
       try (VectorSchemaRoot taken = ds.take(new long[] {RowAddress.of(1, 0), 5, 195}, List.of())) {
         Map<Long, List<Object>> got = cells(taken);
         assertEquals(want.get(200L), got.get(200L));
         assertEquals(want.get(5L), got.get(5L));
         assertEquals(want.get(195L), got.get(195L));
       }
-      CompactionResult compacted = ds.compact();
+      CompactionResult compacted = ds.compact(CompactionOptions.defaults());
       assertEquals(new CompactionResult(5, 2, 1, 300), compacted);
-      assertEquals(want, cells(ds.scan()));
+      assertEquals(want, cells(ds.newScan().open()));
       assertTrue(ds.manifest().fragments().get(0).overlays().isEmpty());
       assertThrows(NotFoundException.class, () -> ds.take(new long[] {RowAddress.of(1, 0)}, List.of()).close());
       try (Dataset old = ds.checkout(4)) {
-        assertEquals(want, cells(old.scan()));
+        assertEquals(want, cells(old.newScan().open()));
       }
     }
   }

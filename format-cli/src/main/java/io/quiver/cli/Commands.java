@@ -324,7 +324,7 @@ final class Commands {
             Types.parse(c.substring(colon + 1))));
       }
       try (Dataset ds = open()) {
-        long v = ds.addColumns(fields);
+        long v = ds.columns().add(fields);
         out().println("added " + fields.stream().map(f -> f.getName()).toList() + "; version " + v);
       }
     }
@@ -340,7 +340,7 @@ final class Commands {
     @Override
     void run() {
       try (Dataset ds = open()) {
-        long v = ds.dropColumns(columns.toArray(String[]::new));
+        long v = ds.columns().drop(columns.toArray(String[]::new));
         out().println("dropped " + columns + "; version " + v);
       }
     }
@@ -359,7 +359,7 @@ final class Commands {
     @Override
     void run() {
       try (Dataset ds = open()) {
-        long v = ds.renameColumn(column, newName);
+        long v = ds.columns().rename(column, newName);
         out().println("renamed " + column + " to " + newName + "; version " + v);
       }
     }

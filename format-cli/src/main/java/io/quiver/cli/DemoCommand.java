@@ -154,7 +154,7 @@ final class DemoCommand implements Callable<Integer> {
           + " fragments, every append exactly once");
 
       say("Adding a nullable column fahrenheit: a metadata-only commit, every row reads null until it is backfilled.");
-      long added = t.addColumns(List.of(Field.nullable("fahrenheit",
+      long added = t.columns().add(List.of(Field.nullable("fahrenheit",
           new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))));
       detail("version " + added);
     }
@@ -166,9 +166,9 @@ final class DemoCommand implements Callable<Integer> {
       fragmentIds = t.manifest().fragments().stream().map(Fragment::id).toList();
     }
     say("Backfilling fahrenheit with " + WORKERS + " worker threads: each opens version " + readVersion
-        + ", derives the same column schema (newColumnSchema: target fahrenheit, input celsius), computes its"
-        + " share of the " + fragmentIds.size() + " fragments from the celsius values it reads, stages them"
-        + " (writeFragmentColumn) and commits its own share (commitColumnWrites).");
+        + ", derives the same column schema (columns().newSchema: target fahrenheit, input celsius), computes"
+        + " its share of the " + fragmentIds.size() + " fragments from the celsius values it reads, stages them"
+        + " (columns().writeFragment) and commits its own share (columns().commit).");
     CountDownLatch othersCommitted = new CountDownLatch(WORKERS - 1);
     CountDownLatch tableChanged = new CountDownLatch(1);
     List<Future<String>> workers = new ArrayList<>();
@@ -191,7 +191,7 @@ final class DemoCommand implements Callable<Integer> {
               tableChanged.await(); // deterministic: this worker is the slow one
             }
             try {
-              long v = ds.commitColumnWrites(staged);
+              long v = ds.columns().commit(staged);
               if (!last) {
                 othersCommitted.countDown();
               }
@@ -243,7 +243,7 @@ final class DemoCommand implements Callable<Integer> {
       try (Progress progress = new Progress(spec.commandLine().getErr(), "recompute", missing.size())) {
         staged = stage(latest, missing, allocator, progress);
       }
-      long v = latest.commitColumnWrites(staged);
+      long v = latest.columns().commit(staged);
       detail("recompute committed fragments " + missing + " as version " + v + "; fragments still missing values: "
           + missingFragments(latest).size());
     }
@@ -298,7 +298,7 @@ final class DemoCommand implements Callable<Integer> {
    */
   private static List<StagedColumnWrite> stage(Dataset ds, List<Long> fragments, BufferAllocator allocator,
       Progress progress) {
-    ColumnSchema schema = ds.newColumnSchema(List.of(), List.of("fahrenheit"), List.of("celsius"));
+    ColumnSchema schema = ds.columns().newSchema(List.of(), List.of("fahrenheit"), List.of("celsius"));
     Map<Long, TreeMap<Long, Double>> celsius = new TreeMap<>();
     fragments.forEach(f -> celsius.put(f, new TreeMap<>()));
     try (ArrowReader r = ds.newScan().columns("celsius").withRowAddress(true).open()) {
@@ -319,7 +319,7 @@ final class DemoCommand implements Callable<Integer> {
     List<StagedColumnWrite> staged = new ArrayList<>();
     for (Map.Entry<Long, TreeMap<Long, Double>> e : celsius.entrySet()) {
       try (ArrowReader batches = fahrenheit(allocator, schema.arrowSchema(), e.getValue())) {
-        staged.add(ds.writeFragmentColumn(e.getKey(), batches, schema));
+        staged.add(ds.columns().writeFragment(e.getKey(), batches, schema));
       } catch (IOException ex) {
         throw new UncheckedIOException(ex);
       }

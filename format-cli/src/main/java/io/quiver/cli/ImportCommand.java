@@ -150,12 +150,12 @@ final class ImportCommand extends TableCommand {
           ArrowReader reader = fileFormat ? new ArrowFileReader(channel, allocator)
               : new ArrowStreamReader(Files.newInputStream(f), allocator)) {
         if (ds == null) {
-          Dataset created = Dataset.create(uri, reader, options());
+          Dataset created = Dataset.create(uri, reader.getVectorSchemaRoot().getSchema(), batches(reader), options());
           rows[0] = created.countRows();
           return created;
         }
         long before = ds.countRows();
-        ds.append(reader);
+        ds.append(batches(reader));
         rows[0] = ds.countRows() - before;
         return ds;
       } catch (IOException | RuntimeException e) {
@@ -165,6 +165,38 @@ final class ImportCommand extends TableCommand {
         throw new UserException("cannot read Arrow IPC file " + f + ": " + e.getMessage(), e);
       }
     }
+  }
+
+  /** The reader's batches, read once, lazily; each root is the reader's own and valid until the next. */
+  private static Iterable<VectorSchemaRoot> batches(ArrowReader reader) {
+    return () -> new Iterator<>() {
+      private Boolean ready;
+
+      @Override
+      public boolean hasNext() {
+        if (ready == null) {
+          try {
+            ready = reader.loadNextBatch();
+          } catch (IOException e) {
+            throw new UncheckedIOException("could not read the Arrow stream: " + e.getMessage(), e);
+          }
+        }
+        return ready;
+      }
+
+      @Override
+      public VectorSchemaRoot next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        ready = null;
+        try {
+          return reader.getVectorSchemaRoot();
+        } catch (IOException e) {
+          throw new UncheckedIOException("could not read the Arrow stream: " + e.getMessage(), e);
+        }
+      }
+    };
   }
 
   // ------------------------------------------------------------------ CSV

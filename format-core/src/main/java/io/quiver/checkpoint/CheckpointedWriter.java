@@ -106,7 +106,7 @@ public final class CheckpointedWriter {
       return new Finalized(checkpointId, status.committedVersion().orElseThrow(), Outcome.ALREADY_MARKED);
     }
     if (status.state() != State.SEALED) {
-      CommitLookup found = dataset.findCommit(key);
+      CommitLookup found = dataset.distributed().findCommit(key, 0);
       if (found.isCommitted()) {
         store.markCommitted(jobId, checkpointId, found.version());
         return new Finalized(checkpointId, found.version(), Outcome.FOUND_IN_HISTORY);
@@ -119,7 +119,7 @@ public final class CheckpointedWriter {
     List<WriteResult> results = store.staged(jobId, checkpointId);
     long read = results.stream().mapToLong(WriteResult::readVersion).min().orElse(0);
     // The ledger of the latest version answers whatever was cleaned up since the results were written.
-    CommitLookup found = dataset.findCommit(key, read);
+    CommitLookup found = dataset.distributed().findCommit(key, read);
     if (found.isCommitted()) {
       CommitRecord record = found.commit().orElseThrow();
       if (!results.isEmpty() && !WriteResult.appendDigest(results).equals(record.operationDigest())) {
@@ -140,7 +140,7 @@ public final class CheckpointedWriter {
     // NOT_COMMITTED, or UNKNOWN (the ledger no longer covers the results' read version): the commit checks
     // the key again, against the ledger and, where it cannot answer, the versions since the read version —
     // and refuses (StaleReadVersionException) rather than risk a second commit.
-    long version = dataset.commitWriteResults(results, WriteMode.APPEND, commitOptions.withIdempotenceKey(key));
+    long version = dataset.distributed().commit(results, WriteMode.APPEND, commitOptions.withIdempotenceKey(key));
     store.markCommitted(jobId, checkpointId, version);
     return new Finalized(checkpointId, version, Outcome.COMMITTED);
   }

@@ -4,8 +4,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * Computes column values for one chunk of one fragment, for {@link Dataset#addColumns} and {@link
- * Dataset#replaceColumns}.
+ * Computes column values for one chunk of one fragment, for {@link DatasetColumns#add} and {@link
+ * DatasetColumns#replace}.
  *
  * <p>The input holds the requested input columns for a run of the fragment's <em>physical</em> rows,
  * deleted rows included: column files cover every physical row so that row offsets stay aligned. The

@@ -10,7 +10,7 @@ import java.util.TreeSet;
 
 /**
  * The columns a staged column write stores, with field ids allocated centrally by {@link
- * Dataset#newColumnSchema}: new top-level columns (ids above the snapshot's high-water mark) and
+ * DatasetColumns#newSchema}: new top-level columns (ids above the snapshot's high-water mark) and
  * existing fields targeted for rewrite (with their struct ancestors holding only the targeted members),
  * and the existing fields the values are computed from (the <em>inputs</em>). Every write staged with
  * it records the backing of every input field in its fragment, and its commit is refused when an input
@@ -71,7 +71,7 @@ public final class ColumnSchema {
     return Set.copyOf(ids);
   }
 
-  /** The Arrow schema the batches given to {@link Dataset#writeFragmentColumn} must have. */
+  /** The Arrow schema the batches given to {@link DatasetColumns#writeFragment} must have. */
   public org.apache.arrow.vector.types.pojo.Schema arrowSchema() {
     return contract.toArrow();
   }

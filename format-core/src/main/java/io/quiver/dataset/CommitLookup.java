@@ -3,8 +3,8 @@ package io.quiver.dataset;
 import java.util.Optional;
 
 /**
- * The answer of {@link Dataset#findCommit(String, long)}: whether a commit was made under an idempotence
- * key, read from the latest version's idempotence ledger. What is safe in each case:
+ * The answer of {@link DistributedWrites#findCommit(String, long)}: whether a commit was made under an
+ * idempotence key, read from the latest version's idempotence ledger. What is safe in each case:
  *
  * <ul>
  *   <li>{@link Status#COMMITTED}: the key's commit is in the table at {@link #version()}. Do not commit

@@ -129,9 +129,9 @@ public record CommitOptions(
   /**
    * These options advancing {@code applicationId}'s sequence watermark to {@code sequence}. For engines that
    * commit a monotonic sequence (a streaming query's epochs, a Flink job's checkpoint ids): the table keeps
-   * each application's highest committed sequence ({@link Dataset#applicationWatermark}), and a commit at or
-   * below it is skipped — its version is the watermark's, nothing is published. Sequences need not be
-   * contiguous; they must only grow.
+   * each application's highest committed sequence ({@link DistributedWrites#applicationWatermark}), and a
+   * commit at or below it is skipped — its version is the watermark's, nothing is published. Sequences need
+   * not be contiguous; they must only grow.
    *
    * @throws InvalidArgumentException for an empty id, one over 1024 characters, or a negative sequence
    */

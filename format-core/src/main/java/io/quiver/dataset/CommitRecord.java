@@ -3,7 +3,7 @@ package io.quiver.dataset;
 import java.time.Instant;
 
 /**
- * A commit found under an idempotence key by {@link Dataset#findCommit}.
+ * A commit found under an idempotence key by {@link DistributedWrites#findCommit}.
  *
  * @param version the version it committed
  * @param idempotenceKey the key

@@ -1,13 +1,11 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.exceptions.StoreException;
+import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.TableAlreadyExistsException;
 import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
 import io.quiver.internal.maintenance.Cleaner;
 import io.quiver.internal.maintenance.Validator;
-import io.quiver.internal.ops.ColumnEvolution;
-import io.quiver.internal.ops.ColumnWrites;
 import io.quiver.internal.ops.Compactor;
 import io.quiver.internal.ops.Deleter;
 import io.quiver.internal.ops.NothingToCommit;
@@ -15,40 +13,45 @@ import io.quiver.internal.ops.Updater;
 import io.quiver.internal.read.Take;
 import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.table.CommitLoop;
-import io.quiver.internal.table.DistributedCommits;
-import io.quiver.internal.table.Idempotence;
+import io.quiver.internal.table.Mutation;
 import io.quiver.internal.table.TableConfig;
 import io.quiver.internal.table.TableIo;
+import io.quiver.internal.table.TagStore;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.Transaction;
 import io.quiver.internal.txn.TransactionRebaser;
-import io.quiver.internal.write.ArrowInput;
 import io.quiver.internal.write.FragmentWriter;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
+import io.quiver.predicate.Predicate;
+import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import io.quiver.store.ObjectStore;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * A handle on a Quiver table at one version.
  *
  * <p>Reads ({@link #newScan()}, {@link #take}, {@link #countRows()}) see exactly the handle's
- * version. Writes ({@link #append}, {@link #overwrite}) commit a new version computed from the handle's
- * version and move the handle to it; concurrent writers through other handles or processes are safe:
- * each commit either lands as its own version or fails with a typed {@link
- * io.quiver.exceptions.CommitConflictException}, and nothing is ever half-committed.
+ * version. Writes ({@link #append}, {@link #overwrite}, {@link #delete}, {@link #update}, ...) commit a new
+ * version computed from the handle's version and move the handle to it; concurrent writers through other
+ * handles or processes are safe: each commit either lands as its own version or fails with a typed {@link
+ * io.quiver.exceptions.CommitConflictException}, and nothing is ever half-committed. A change that fails
+ * before it is published removes the files it wrote; one whose outcome is unknown ({@link
+ * io.quiver.exceptions.CommitOutcomeUnknownException}) keeps them, since the version may reference them.
+ *
+ * <p>Column changes are under {@link #columns()}, commits of workers' results under {@link #distributed()},
+ * tags under {@link #tags()}.
  *
  * <p>Handles are cheap; {@link #checkout(long)} gives another handle on the same table that shares
  * this one's store and allocator (close it before this one). {@link #close()} on a handle from
@@ -93,13 +96,9 @@ public final class Dataset implements AutoCloseable {
     });
   }
 
-  /** Creates an empty table with the given Arrow schema. */
-  public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema, DatasetOptions options) {
-    return create(uri, schema, List.of(), options);
-  }
-
   /**
-   * Creates a table with the given Arrow schema and initial rows, as version 1.
+   * Creates a table with the given Arrow schema and initial rows (none for an empty table), as version 1.
+   * The rows are read once, batch by batch; the caller keeps ownership of the batches.
    *
    * @throws TableAlreadyExistsException if a table already exists at {@code uri}
    * @throws io.quiver.exceptions.InvalidSchemaException if the schema uses reserved names or
@@ -108,21 +107,7 @@ public final class Dataset implements AutoCloseable {
    */
   public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema,
       Iterable<VectorSchemaRoot> batches, DatasetOptions options) {
-    return create(uri, schema, batches.iterator(), options);
-  }
-
-  /** Creates a table from everything an Arrow reader yields (the reader's schema is the table's). */
-  public static Dataset create(String uri, ArrowReader reader, DatasetOptions options) {
-    try {
-      return create(uri, reader.getVectorSchemaRoot().getSchema(), ArrowInput.batches(reader), options);
-    } catch (IOException e) {
-      throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-    }
-  }
-
-  private static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema arrowSchema,
-      Iterator<VectorSchemaRoot> batches, DatasetOptions options) {
-    Schema schema = Schema.fromArrow(arrowSchema, new FieldIdAllocator(0));
+    Schema tableSchema = Schema.fromArrow(schema, new FieldIdAllocator(0));
     return withStore(uri, options, (io, allocator, ownsAllocator) -> {
       Optional<Long> existing = io.commitStore().latestVersion();
       if (existing.isPresent()) {
@@ -130,16 +115,19 @@ public final class Dataset implements AutoCloseable {
             "a table already exists at " + io.location() + " (latest version " + existing.get()
                 + "); open it, or overwrite it");
       }
-      List<Fragment> fragments = writer(io, schema, allocator, options).withoutRowsDigest().write(batches);
-      Transaction txn = newTransaction(0, new Operation.Overwrite(schema, fragments, Map.of()), options);
-      Manifest committed;
+      CommitLoop.Committed committed;
       try {
-        committed = new CommitLoop(io, options.commitOptions(), options.clock()).commit(txn, Optional.empty());
-      } catch (io.quiver.exceptions.RetryableConflictException e) {
+        committed = Mutation.run(io, options.clock(), m -> {
+          List<Fragment> fragments =
+              writer(m.io(), tableSchema, allocator, options).withoutRowsDigest().write(batches.iterator());
+          return m.commit(Optional.empty(), 0, new Operation.Overwrite(tableSchema, fragments, Map.of()),
+              options.commitOptions(), Optional.empty(), TransactionRebaser.NONE);
+        });
+      } catch (RetryableConflictException e) {
         throw new TableAlreadyExistsException(
             "another writer created a table at " + io.location() + " first; open it instead");
       }
-      return new Dataset(uri, io, options, allocator, true, ownsAllocator, committed);
+      return new Dataset(uri, io, options, allocator, true, ownsAllocator, committed.manifest());
     });
   }
 
@@ -172,6 +160,16 @@ public final class Dataset implements AutoCloseable {
   public Dataset checkout(long version) {
     Manifest at = io.load(version).manifest();
     return new Dataset(uri, io, options, allocator, false, false, at);
+  }
+
+  /**
+   * A handle on the version a tag names, sharing this handle's store and allocator.
+   *
+   * @throws io.quiver.exceptions.TagNotFoundException if no tag has that name
+   * @throws io.quiver.exceptions.InvalidArgumentException if the name is not a valid tag name
+   */
+  public Dataset checkout(String tag) {
+    return checkout(tags().version(tag));
   }
 
   /** A handle on the newest version committed by anyone, sharing this handle's store and allocator. */
@@ -233,11 +231,6 @@ public final class Dataset implements AutoCloseable {
     return new Scanner(io, manifest, allocator);
   }
 
-  /** Scans every column of this version. */
-  public ArrowReader scan() {
-    return newScan().open();
-  }
-
   /**
    * Reads the rows at the given addresses (fragment id << 32 | offset), in the order given, with the
    * given columns (all when empty). The caller closes the result.
@@ -249,7 +242,57 @@ public final class Dataset implements AutoCloseable {
     return Take.take(io, manifest, projected, rowAddresses, allocator);
   }
 
-  // ---------------------------------------------------------------- deletes, restore, table configuration
+  // ---------------------------------------------------------------- writing
+
+  /** {@link #append(Iterable, CommitOptions)} with the handle's {@link DatasetOptions#commitOptions()}. */
+  public long append(Iterable<VectorSchemaRoot> batches) {
+    return append(batches, options.commitOptions());
+  }
+
+  /**
+   * Appends rows and moves this handle to the committed version. The rows are read once, batch by batch;
+   * the caller keeps ownership of the batches. With an {@link CommitOptions#withIdempotenceKey idempotence
+   * key}, an append of the same rows already committed under the key returns that commit's version and
+   * publishes nothing.
+   *
+   * @return the committed version (or the version found under the idempotence key)
+   * @throws io.quiver.exceptions.SchemaMismatchException if a batch does not match the table schema
+   */
+  public long append(Iterable<VectorSchemaRoot> batches, CommitOptions commitOptions) {
+    Manifest base = manifest;
+    boolean keyed = commitOptions.idempotenceKey().isPresent();
+    return moveTo(mutate(m -> {
+      FragmentWriter writer = writer(m.io(), base.schema(), allocator, options);
+      List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
+      // The rows' digest, not the files': a retry that rewrote the same rows is the same commit.
+      return m.commit(Optional.of(base), base.version(), new Operation.Append(fragments), commitOptions,
+          keyed ? Optional.of(writer.rows().hex("append", base.schema())) : Optional.empty(), TransactionRebaser.NONE);
+    }));
+  }
+
+  /**
+   * Replaces every row (and the schema, if {@code schema} differs from the current one) and moves this
+   * handle to the committed version. Fails with a retryable conflict if anything was committed after
+   * this handle's version: an overwrite never silently discards a concurrent commit.
+   */
+  public long overwrite(org.apache.arrow.vector.types.pojo.Schema schema, Iterable<VectorSchemaRoot> batches) {
+    Manifest base = manifest;
+    Schema tableSchema =
+        schema.equals(base.schema().toArrow())
+            ? base.schema()
+            : Schema.fromArrow(schema, new FieldIdAllocator(base.maxFieldId()));
+    CommitOptions commitOptions = options.commitOptions();
+    boolean keyed = commitOptions.idempotenceKey().isPresent();
+    return moveTo(mutate(m -> {
+      FragmentWriter writer = writer(m.io(), tableSchema, allocator, options);
+      List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
+      return m.commit(Optional.of(base), base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()),
+          commitOptions, keyed ? Optional.of(writer.rows().hex("overwrite", tableSchema)) : Optional.empty(),
+          TransactionRebaser.NONE);
+    }));
+  }
+
+  // ---------------------------------------------------------------- deletes
 
   /**
    * Deletes the rows for which {@code predicate} is true (a row where it is unknown, because a value it
@@ -267,14 +310,13 @@ public final class Dataset implements AutoCloseable {
    * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents the delete, even
    *     one that matched nothing
    */
-  public DeleteResult delete(io.quiver.predicate.Predicate predicate) {
+  public DeleteResult delete(Predicate predicate) {
     if (predicate == null) {
-      throw new io.quiver.exceptions.InvalidArgumentException(
-          "predicate must not be null; use Predicate.TRUE to delete every row");
+      throw new InvalidArgumentException("predicate must not be null; use Predicate.TRUE to delete every row");
     }
     Manifest base = manifest;
-    Deleter deleter = new Deleter(io, base, allocator);
-    return finishDelete(deleter, deleter.matching(predicate), predicate.fieldIds(base.schema()), predicate.toString());
+    return delete(base, deleter -> deleter.matching(predicate), predicate.fieldIds(base.schema()),
+        predicate.toString());
   }
 
   /**
@@ -282,26 +324,178 @@ public final class Dataset implements AutoCloseable {
    * withRowAddress} return them) and moves this handle to the committed version. Addresses of rows already
    * deleted are accepted and not counted. When every address names a deleted row, nothing is committed:
    * the result holds this handle's version and 0 rows (checked against the versions committed since, like
-   * an empty {@link #delete(io.quiver.predicate.Predicate) delete by predicate}).
+   * an empty {@link #delete(Predicate) delete by predicate}).
    *
    * @throws io.quiver.exceptions.NotFoundException if an address names a fragment or offset this version
    *     does not have (nothing is deleted then)
    */
   public DeleteResult delete(long[] rowAddresses) {
-    Manifest base = manifest;
-    Deleter deleter = new Deleter(io, base, allocator);
-    return finishDelete(deleter, deleter.addressed(rowAddresses), java.util.Set.of(), "");
+    return delete(manifest, deleter -> deleter.addressed(rowAddresses), Set.of(), "");
   }
 
-  private DeleteResult finishDelete(Deleter deleter, Map<Long, org.roaringbitmap.RoaringBitmap> added,
-      java.util.Set<Integer> readFieldIds, String predicate) {
-    Optional<Deleter.Outcome> outcome =
-        deleter.commit(added, readFieldIds, predicate, options.commitOptions(), options.clock());
-    if (outcome.isEmpty()) {
-      return new DeleteResult(manifest.version(), 0);
+  private DeleteResult delete(Manifest base, Function<Deleter, Map<Long, RoaringBitmap>> rows,
+      Set<Integer> readFieldIds, String predicate) {
+    return mutate(m -> {
+      Deleter deleter = new Deleter(m.io(), base, allocator);
+      Optional<Operation.Delete> op = deleter.write(rows.apply(deleter), readFieldIds, predicate);
+      if (op.isEmpty()) {
+        // Nothing to delete at the read version: still checked against what was committed since, as the
+        // delete would have been (a dropped predicate column makes even an empty delete retryable).
+        NothingToCommit.check(m.io(), base, new Operation.Delete(List.of(), readFieldIds, predicate));
+        return new DeleteResult(base.version(), 0);
+      }
+      CommitLoop.Committed committed = m.commit(Optional.of(base), base.version(), op.get(),
+          options.commitOptions(), Optional.empty(), deleter.rebaser());
+      // The committed transaction may be a rebased one: count from what was actually committed, which
+      // the commit loop hands back (no read after the commit point, which could fail and misreport it).
+      Transaction landed = committed.transaction();
+      long deleted = landed.operation() instanceof Operation.Delete d ? Deleter.newlyDeleted(d) : 0;
+      manifest = committed.manifest();
+      return new DeleteResult(committed.manifest().version(), deleted);
+    });
+  }
+
+  // ---------------------------------------------------------------- updates (overlays)
+
+  /**
+   * Sets columns of the rows at the given addresses to literal values and moves this handle to the
+   * committed version. Each fragment with updated rows gets one overlay holding only the new cells;
+   * nothing else is rewritten, and row addresses stay valid.
+   *
+   * <p>An update never changes where a struct is null (docs/format.md §5): setting {@code s.x} in a row
+   * whose {@code s} is null stores the value under the null struct, and every read keeps it hidden. To
+   * make a struct valid or null, write the struct whole ({@link DatasetColumns#replace} or a staged write
+   * targeting {@code "s"}).
+   *
+   * @param newValues column (top-level name or dotted path to a struct member, e.g. {@code "s.x"}) → new
+   *     value; a value may be null for a nullable column. Java types are converted exactly, as for
+   *     predicate literals (an Integer into an int64 column, a String into utf8, ...)
+   * @return the committed version and the number of rows updated (duplicate addresses count once)
+   * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
+   * @throws io.quiver.exceptions.InvalidArgumentException for an unknown column, a struct, list member or
+   *     a value that does not fit the column's type
+   * @throws io.quiver.exceptions.SchemaMismatchException when setting a non-nullable column to null
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed one of these
+   *     columns in one of these fragments, or compacted one of them
+   */
+  public UpdateResult update(long[] rowAddresses, Map<String, Object> newValues) {
+    Manifest base = manifest;
+    return mutate(m -> {
+      Updater updater = new Updater(m.io(), base, allocator, options.rowsPerBatch());
+      List<Field> targets = updater.targets(newValues == null ? null : new ArrayList<>(newValues.keySet()));
+      Updater.Matcher matcher = updater.addresses(rowAddresses);
+      try (Updater.LiteralValues literals = literals(updater, targets, newValues)) {
+        return update(m, base, targets, Set.of(), updater.run(matcher, targets, literals, Set.of()));
+      }
+    });
+  }
+
+  /**
+   * Sets columns of every live row for which {@code where} is true (unknown is not true) to literal
+   * values and moves this handle to the committed version. Only the predicate's columns and the updated
+   * columns are read. See {@link #update(long[], Map)} for values, errors and what is written; when no
+   * row matches, nothing is committed and the result holds this handle's version and 0 rows, after the
+   * same check as an empty {@link #delete(Predicate) delete}: a column the predicate
+   * read or one being set dropped by a concurrent commit (or an overwrite or restore) is a conflict.
+   *
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column the
+   *     predicate read or one being set, in a fragment this update touches, or compacted such a fragment;
+   *     or dropped one of these columns (even when no row matched)
+   */
+  public UpdateResult update(Predicate where, Map<String, Object> newValues) {
+    Manifest base = manifest;
+    return mutate(m -> {
+      Updater updater = new Updater(m.io(), base, allocator, options.rowsPerBatch());
+      List<Field> targets = updater.targets(newValues == null ? null : new ArrayList<>(newValues.keySet()));
+      Updater.Matcher matcher = updater.matching(where);
+      Set<Integer> read = matcher.fieldIds();
+      try (Updater.LiteralValues literals = literals(updater, targets, newValues)) {
+        return update(m, base, targets, read, updater.run(matcher, targets, literals, read));
+      }
+    });
+  }
+
+  /**
+   * Sets {@code outputColumns} of every live row for which {@code where} is true to values computed by
+   * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
+   * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
+   * UpdateFunction} for the shape of its input and output. Struct validity is never changed (see {@link
+   * #update(long[], Map)}). When no row matches, nothing is committed (after the check an empty {@link
+   * #update(Predicate, Map) update} gets; input columns count as read).
+   *
+   * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
+   *     than the output columns', or a null for a non-nullable column (nothing is committed)
+   * @throws io.quiver.exceptions.InvalidArgumentException if {@code fn} returns another number of rows,
+   *     or a column name is unknown, a struct, or inside a list or map
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column read
+   *     (predicate or input) or set, in a fragment this update touches, or compacted such a fragment
+   */
+  public UpdateResult update(Predicate where, List<String> inputColumns, List<String> outputColumns,
+      UpdateFunction fn) {
+    if (fn == null) {
+      throw new InvalidArgumentException("the update function must not be null");
     }
-    manifest = outcome.get().committed();
-    return new DeleteResult(manifest.version(), outcome.get().deletedRows());
+    Manifest base = manifest;
+    return mutate(m -> {
+      Updater updater = new Updater(m.io(), base, allocator, options.rowsPerBatch());
+      List<Field> targets = updater.targets(outputColumns);
+      Updater.Matcher matcher = updater.matching(where);
+      Updater.Values values = updater.computed(inputColumns, targets, fn);
+      Set<Integer> read = new TreeSet<>(matcher.fieldIds());
+      read.addAll(values.inputFieldIds());
+      return update(m, base, targets, read, updater.run(matcher, targets, values, read));
+    });
+  }
+
+  /** The literal values of {@code newValues}, in the order of the targets (the map's key order). */
+  private static Updater.LiteralValues literals(Updater updater, List<Field> targets, Map<String, Object> newValues) {
+    List<Object> values = new ArrayList<>();
+    newValues.keySet().forEach(c -> values.add(newValues.get(c)));
+    return (Updater.LiteralValues) updater.literals(targets, values);
+  }
+
+  private UpdateResult update(Mutation m, Manifest base, List<Field> targets, Set<Integer> read,
+      Updater.Prepared prepared) {
+    if (prepared.op() == null) {
+      // Nothing matched at the read version: still checked against what was committed since, as the
+      // update would have been. With no overlay it writes no file, so the columns it sets count as used
+      // (read) here: a concurrent drop of one of them, like a drop of a predicate column, is a conflict.
+      Set<Integer> used = new TreeSet<>(read);
+      targets.forEach(t -> used.add(t.id()));
+      NothingToCommit.check(m.io(), base, new Operation.Update(List.of(), used));
+      return new UpdateResult(base.version(), 0);
+    }
+    return new UpdateResult(moveTo(m.commit(base, prepared.op(), options.commitOptions())), prepared.rows());
+  }
+
+  // ---------------------------------------------------------------- compaction, restore, table configuration
+
+  /**
+   * Rewrites the fragments that qualify (small ones, ones with deleted rows or with overlays; see {@link
+   * CompactionOptions}) into new fragments of up to the target size, with deletions applied and overlays
+   * merged, and moves this handle to the committed version. Values are unchanged; the rewritten rows get
+   * new row addresses (their old addresses no longer resolve at the new version). Older versions still
+   * read the old files. When nothing qualifies, nothing is committed and the result holds this handle's
+   * version and zeros.
+   *
+   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit deleted, updated or
+   *     rewrote rows of a fragment being compacted (the compaction would undo it), added columns, or the
+   *     compacted fragments are gone; nothing is committed
+   */
+  public CompactionResult compact(CompactionOptions compactionOptions) {
+    if (compactionOptions == null) {
+      throw new InvalidArgumentException("compaction options must not be null; use CompactionOptions.defaults()");
+    }
+    Manifest base = manifest;
+    return mutate(m -> {
+      Compactor.Prepared prepared =
+          new Compactor(m.io(), base, allocator, options.rowsPerBatch()).prepare(compactionOptions);
+      if (prepared.op() == null) {
+        return new CompactionResult(base.version(), 0, 0, 0);
+      }
+      long version = moveTo(m.commit(base, prepared.op(), options.commitOptions()));
+      return new CompactionResult(version, prepared.removed(), prepared.added(), prepared.rows());
+    });
   }
 
   /**
@@ -314,9 +508,7 @@ public final class Dataset implements AutoCloseable {
   public long restore(long version) {
     Manifest base = manifest;
     Manifest old = io.load(version).manifest();
-    Transaction txn = newTransaction(base.version(),
-        new Operation.Restore(old.version(), old.schema(), old.fragments(), old.config()), options);
-    return commit(txn, base, options.commitOptions());
+    return commit(base, new Operation.Restore(old.version(), old.schema(), old.fragments(), old.config()));
   }
 
   /** The table configuration at this handle's version. */
@@ -333,34 +525,43 @@ public final class Dataset implements AutoCloseable {
    * @throws io.quiver.exceptions.InvalidArgumentException for a null or empty key, a null value, or a key both
    *     set and removed
    */
-  public long updateConfig(Map<String, String> upserts, java.util.Set<String> deletes) {
+  public long updateConfig(Map<String, String> upserts, Set<String> deletes) {
     Operation.UpdateConfig op = TableConfig.update(upserts, deletes);
     if (op.keys().isEmpty()) {
       return manifest.version();
     }
-    Manifest base = manifest;
-    return commit(newTransaction(base.version(), op, options), base, options.commitOptions());
+    return commit(manifest, op);
   }
 
-  // ---------------------------------------------------------------- maintenance: tags, cleanup, validation
+  // ---------------------------------------------------------------- columns, distributed writes, tags
+
+  /**
+   * Column changes at this handle's version: adding (all-null or computed), replacing, dropping, renaming
+   * and changing nullability, and staged column writes computed by distributed workers. Each commit moves
+   * this handle.
+   */
+  public DatasetColumns columns() {
+    return new DatasetColumns(this);
+  }
+
+  /**
+   * Distributed writes: worker-side writers bound to this handle's version, the commit of their results as
+   * one transaction (exactly once under an idempotence key or application sequence), and the lookups a
+   * driver recovers with.
+   */
+  public DistributedWrites distributed() {
+    return new DistributedWrites(this);
+  }
 
   /**
    * The table's tags: named references to versions, stored under {@code _refs/tags/}. Tagged versions
    * survive {@link #cleanup}.
    */
   public Tags tags() {
-    return new Tags(new io.quiver.internal.table.TagStore(io, options.clock()));
+    return new Tags(new TagStore(io, options.clock()));
   }
 
-  /**
-   * A handle on the version a tag names, sharing this handle's store and allocator.
-   *
-   * @throws io.quiver.exceptions.TagNotFoundException if no tag has that name
-   * @throws io.quiver.exceptions.InvalidArgumentException if the name is not a valid tag name
-   */
-  public Dataset checkout(String tag) {
-    return checkout(tags().version(tag));
-  }
+  // ---------------------------------------------------------------- maintenance: cleanup, validation
 
   /**
    * Removes versions older than the options' retention (never the latest version, never a tagged one),
@@ -390,516 +591,55 @@ public final class Dataset implements AutoCloseable {
     return new Validator(io, manifest).run();
   }
 
-  // ---------------------------------------------------------------- updates (overlays) and compaction
+  // ---------------------------------------------------------------- shared with DatasetColumns and DistributedWrites
 
-  /**
-   * Sets columns of the rows at the given addresses to literal values and moves this handle to the
-   * committed version. Each fragment with updated rows gets one overlay holding only the new cells;
-   * nothing else is rewritten, and row addresses stay valid.
-   *
-   * <p>An update never changes where a struct is null (docs/format.md §5): setting {@code s.x} in a row
-   * whose {@code s} is null stores the value under the null struct, and every read keeps it hidden. To
-   * make a struct valid or null, write the struct whole ({@link #replaceColumns} or a staged write
-   * targeting {@code "s"}).
-   *
-   * @param newValues column (top-level name or dotted path to a struct member, e.g. {@code "s.x"}) → new
-   *     value; a value may be null for a nullable column. Java types are converted exactly, as for
-   *     predicate literals (an Integer into an int64 column, a String into utf8, ...)
-   * @return the committed version and the number of rows updated (duplicate addresses count once)
-   * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
-   * @throws io.quiver.exceptions.InvalidArgumentException for an unknown column, a struct, list member or
-   *     a value that does not fit the column's type
-   * @throws io.quiver.exceptions.SchemaMismatchException when setting a non-nullable column to null
-   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed one of these
-   *     columns in one of these fragments, or compacted one of them
-   */
-  public UpdateResult update(long[] rowAddresses, Map<String, Object> newValues) {
-    Manifest base = manifest;
-    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
-    List<String> columns = newValues == null ? null : new ArrayList<>(newValues.keySet());
-    List<io.quiver.schema.Field> targets = updater.targets(columns);
-    List<Object> values = new ArrayList<>();
-    columns.forEach(c -> values.add(newValues.get(c)));
-    Updater.Matcher matcher = updater.addresses(rowAddresses);
-    try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
-      return commitUpdate(base, updater, targets, java.util.Set.of(),
-          updater.run(matcher, targets, literals, java.util.Set.of()));
+  TableIo io() {
+    return io;
+  }
+
+  DatasetOptions options() {
+    return options;
+  }
+
+  BufferAllocator allocator() {
+    return allocator;
+  }
+
+  /** The manifest this handle reads (the base of its next change). */
+  Manifest base() {
+    return manifest;
+  }
+
+  /** Moves this handle forward to {@code latest} (never backwards). */
+  void moveForward(Manifest latest) {
+    if (latest.version() > manifest.version()) {
+      manifest = latest;
     }
   }
 
   /**
-   * Sets columns of every live row for which {@code where} is true (unknown is not true) to literal
-   * values and moves this handle to the committed version. Only the predicate's columns and the updated
-   * columns are read. See {@link #update(long[], Map)} for values, errors and what is written; when no
-   * row matches, nothing is committed and the result holds this handle's version and 0 rows, after the
-   * same check as an empty {@link #delete(io.quiver.predicate.Predicate) delete}: a column the predicate
-   * read or one being set dropped by a concurrent commit (or an overwrite or restore) is a conflict.
-   *
-   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column the
-   *     predicate read or one being set, in a fragment this update touches, or compacted such a fragment;
-   *     or dropped one of these columns (even when no row matched)
+   * Moves this handle to the version holding the commit (for a commit found under its key or sequence, the
+   * latest version, which holds it; never backwards) and returns the version holding the commit.
    */
-  public UpdateResult update(io.quiver.predicate.Predicate where, Map<String, Object> newValues) {
-    Manifest base = manifest;
-    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
-    List<String> columns = newValues == null ? null : new ArrayList<>(newValues.keySet());
-    List<io.quiver.schema.Field> targets = updater.targets(columns);
-    List<Object> values = new ArrayList<>();
-    columns.forEach(c -> values.add(newValues.get(c)));
-    Updater.Matcher matcher = updater.matching(where);
-    try (Updater.LiteralValues literals = (Updater.LiteralValues) updater.literals(targets, values)) {
-      return commitUpdate(base, updater, targets, matcher.fieldIds(),
-          updater.run(matcher, targets, literals, matcher.fieldIds()));
-    }
-  }
-
-  /**
-   * Sets {@code outputColumns} of every live row for which {@code where} is true to values computed by
-   * {@code fn} from the rows' current values of {@code inputColumns} (overlays merged), and moves this
-   * handle to the committed version. {@code fn} is called once per batch of matched rows; see {@link
-   * UpdateFunction} for the shape of its input and output. Struct validity is never changed (see {@link
-   * #update(long[], Map)}). When no row matches, nothing is committed (after the check an empty {@link
-   * #update(io.quiver.predicate.Predicate, Map) update} gets; input columns count as read).
-   *
-   * @throws io.quiver.exceptions.SchemaMismatchException if {@code fn} returns other columns or types
-   *     than the output columns', or a null for a non-nullable column (nothing is committed)
-   * @throws io.quiver.exceptions.InvalidArgumentException if {@code fn} returns another number of rows,
-   *     or a column name is unknown, a struct, or inside a list or map
-   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit changed a column read
-   *     (predicate or input) or set, in a fragment this update touches, or compacted such a fragment
-   */
-  public UpdateResult update(io.quiver.predicate.Predicate where, List<String> inputColumns,
-      List<String> outputColumns, UpdateFunction fn) {
-    if (fn == null) {
-      throw new io.quiver.exceptions.InvalidArgumentException("the update function must not be null");
-    }
-    Manifest base = manifest;
-    Updater updater = new Updater(io, base, allocator, options.rowsPerBatch());
-    List<io.quiver.schema.Field> targets = updater.targets(outputColumns);
-    Updater.Matcher matcher = updater.matching(where);
-    Updater.Values values = updater.computed(inputColumns, targets, fn);
-    java.util.Set<Integer> read = new java.util.TreeSet<>(matcher.fieldIds());
-    read.addAll(values.inputFieldIds());
-    return commitUpdate(base, updater, targets, read, updater.run(matcher, targets, values, read));
-  }
-
-  /** Compacts with {@link CompactionOptions#defaults()}. */
-  public CompactionResult compact() {
-    return compact(CompactionOptions.defaults());
-  }
-
-  /**
-   * Rewrites the fragments that qualify (small ones, ones with deleted rows or with overlays; see {@link
-   * CompactionOptions}) into new fragments of up to the target size, with deletions applied and overlays
-   * merged, and moves this handle to the committed version. Values are unchanged; the rewritten rows get
-   * new row addresses (their old addresses no longer resolve at the new version). Older versions still
-   * read the old files. When nothing qualifies, nothing is committed and the result holds this handle's
-   * version and zeros.
-   *
-   * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit deleted, updated or
-   *     rewrote rows of a fragment being compacted (the compaction would undo it), added columns, or the
-   *     compacted fragments are gone; nothing is committed
-   */
-  public CompactionResult compact(CompactionOptions compactionOptions) {
-    if (compactionOptions == null) {
-      throw new io.quiver.exceptions.InvalidArgumentException("compaction options must not be null");
-    }
-    Manifest base = manifest;
-    Compactor compactor = new Compactor(io, base, allocator, options.rowsPerBatch());
-    Compactor.Prepared prepared = compactor.prepare(compactionOptions);
-    if (prepared.op() == null) {
-      return new CompactionResult(base.version(), 0, 0, 0);
-    }
-    Transaction txn = newTransaction(base.version(), prepared.op(), options);
-    try {
-      long version = commit(txn, base, options.commitOptions());
-      return new CompactionResult(version, prepared.removed(), prepared.added(), prepared.rows());
-    } catch (io.quiver.exceptions.CommitConflictException e) {
-      compactor.deleteQuietly(prepared.files(), e);
-      throw e;
-    }
-  }
-
-  private UpdateResult commitUpdate(Manifest base, Updater updater, List<io.quiver.schema.Field> targets,
-      java.util.Set<Integer> read, Updater.Prepared prepared) {
-    if (prepared.op() == null) {
-      // Nothing matched at the read version: still checked against what was committed since, as the
-      // update would have been. With no overlay it writes no file, so the columns it sets count as used
-      // (read) here: a concurrent drop of one of them, like a drop of a predicate column, is a conflict.
-      java.util.Set<Integer> used = new java.util.TreeSet<>(read);
-      targets.forEach(t -> used.add(t.id()));
-      NothingToCommit.check(io, base, new Operation.Update(List.of(), used));
-      return new UpdateResult(base.version(), 0);
-    }
-    Transaction txn = newTransaction(base.version(), prepared.op(), options);
-    try {
-      return new UpdateResult(commit(txn, base, options.commitOptions()), prepared.rows());
-    } catch (io.quiver.exceptions.CommitConflictException e) {
-      // Definitely not committed: the overlay files are garbage.
-      updater.deleteQuietly(prepared.files(), e);
-      throw e;
-    }
-  }
-
-  // ---------------------------------------------------------------- staged column writes (distributed backfill)
-
-  /**
-   * Allocates field ids for a staged column write at this handle's version: new top-level columns get
-   * ids from the table's high-water mark + 1 (recursively), and existing fields (columns or struct
-   * members, by name or dotted path) may be targeted for rewrite. Hand the result to every worker. A write
-   * targeting some members of a struct stores the struct's validity at this version, whatever the
-   * workers' batches say; targeting the struct whole (its name, or every member) writes the batches'
-   * validity (docs/format.md §5). Declares no inputs: use {@link #newColumnSchema(List, List, List)} when
-   * the values are computed from other columns.
-   *
-   * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name ({@code _rowid}, ...)
-   *     or a name already taken
-   * @throws InvalidArgumentException for an unknown target, a member of a list or map, or nothing at all
-   */
-  public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
-      List<String> existingTargets) {
-    return newColumnSchema(newColumns, existingTargets, List.of());
-  }
-
-  /**
-   * {@link #newColumnSchema(List, List)} for values computed from {@code inputs}: existing fields (by
-   * name or dotted path; a struct stands for all its members) the workers read to compute them. Every
-   * write staged with the schema then records the backing of each input field in its fragment, as it
-   * does for the fields it writes, and {@link #commitColumnWrites} refuses it with a {@link
-   * io.quiver.exceptions.StaleColumnWriteException} naming the input and the fragment when an input's
-   * cells changed since (update, replacement, staged rewrite, filled) or the input was dropped. A rename
-   * or a nullability change of an input does not change its values and is accepted; deleting rows is
-   * accepted too (a deleted row's staged value is never read). Inputs may also be targets. Workers must
-   * read the inputs at this handle's version or at the version of the handle they stage with.
-   *
-   * @throws InvalidArgumentException additionally for an unknown input
-   */
-  public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
-      List<String> existingTargets, List<String> inputs) {
-    Manifest base = manifest;
-    return columnWrites().schema(base, newColumns, fieldIds(base, existingTargets, "column"),
-        fieldIds(base, inputs, "input column"));
-  }
-
-  private static List<Integer> fieldIds(Manifest base, List<String> paths, String what) {
-    List<Integer> ids = new ArrayList<>();
-    for (String path : paths == null ? List.<String>of() : paths) {
-      ids.add(base.schema().findField(path).orElseThrow(() -> new InvalidArgumentException(
-          "no " + what + " '" + path + "' at version " + base.version() + "; columns are "
-              + base.schema().fields().stream().map(f -> f.name()).toList())).id());
-    }
-    return ids;
-  }
-
-  /** {@link #newColumnSchema(List, List)} with only new columns. */
-  public ColumnSchema newColumnSchema(List<org.apache.arrow.vector.types.pojo.Field> newColumns) {
-    return newColumnSchema(newColumns, List.of());
-  }
-
-  /** {@link #newColumnSchema(List, List)} with existing targets given by field id. */
-  public ColumnSchema newColumnSchemaByIds(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
-      java.util.Collection<Integer> existingTargetIds) {
-    return newColumnSchemaByIds(newColumns, existingTargetIds, List.of());
-  }
-
-  /** {@link #newColumnSchema(List, List, List)} with existing targets and inputs given by field id. */
-  public ColumnSchema newColumnSchemaByIds(List<org.apache.arrow.vector.types.pojo.Field> newColumns,
-      java.util.Collection<Integer> existingTargetIds, java.util.Collection<Integer> inputIds) {
-    return columnWrites().schema(manifest, newColumns, existingTargetIds, inputIds);
-  }
-
-  /**
-   * Streams one fragment's values of {@code schema}'s columns into a staged data file, through the same
-   * column writer as {@link #addColumns}, and returns the immutable result bound to this handle's
-   * version. {@code batches} must have {@link ColumnSchema#arrowSchema()} and hold exactly the
-   * fragment's physical rows in offset order, deleted ones included. Nothing is committed.
-   *
-   * @throws InvalidArgumentException if the batches hold more or fewer rows (the staged file is deleted
-   *     and nothing is returned), or the fragment does not exist at this version
-   * @throws io.quiver.exceptions.SchemaMismatchException if a batch does not match the schema
-   * @throws io.quiver.exceptions.StaleColumnWriteException if the schema no longer fits this version
-   */
-  public StagedColumnWrite writeFragmentColumn(long fragmentId, ArrowReader batches, ColumnSchema schema) {
-    return columnWrites().stage(manifest, fragmentId, batches, schema);
-  }
-
-  /**
-   * Publishes staged column writes in one atomic commit and moves this handle to it: results for the same
-   * fragment are all applied, new columns join the schema, and rewritten fields' old base columns and
-   * overlays are tombstoned. Each staged file is checked against the contract it declares; then, on every
-   * commit attempt, every write's witness, contract and new field ids are compared with the latest table.
-   * Staged files of a failed commit are left for {@link #cleanup} (they are never published).
-   *
-   * @return the committed version
-   * @throws io.quiver.exceptions.StaleColumnWriteException if anything a write depends on changed since it
-   *     was staged (names the fragment, the field and what changed): recompute and stage again
-   * @throws io.quiver.exceptions.SchemaMismatchException if a staged file does not hold what it declares
-   * @throws io.quiver.exceptions.InvalidSchemaException for a reserved system name
-   * @throws InvalidArgumentException for no writes, writes of another table, or two values for one field
-   *     of one fragment
-   */
-  public long commitColumnWrites(List<StagedColumnWrite> writes) {
-    Operation.WriteColumns op = columnWrites().prepare(writes);
-    long read = writes.stream().mapToLong(StagedColumnWrite::readVersion).min().orElseThrow();
-    Manifest current = manifest;
-    Manifest base = read == current.version() ? current : io.load(read).manifest();
-    return commit(newTransaction(read, op, options), base, options.commitOptions());
-  }
-
-  private ColumnWrites columnWrites() {
-    return new ColumnWrites(io, allocator, options.rowsPerBatch());
-  }
-
-  // ---------------------------------------------------------------- distributed writes, idempotent commits, checkpoints (exactly-once)
-
-  /**
-   * A worker-side writer bound to this handle's version and sharing its store and allocator (close it
-   * before this handle). A worker without a handle uses {@link DistributedWriter#open(String, DatasetOptions,
-   * long)} with only the table URI.
-   */
-  public DistributedWriter newFragmentWriter() {
-    return new DistributedWriter(io, manifest, allocator, options, false, false);
-  }
-
-  /** {@link #commitWriteResults(List, WriteMode, CommitOptions)} as an append. */
-  public long commitWriteResults(List<WriteResult> results, CommitOptions commitOptions) {
-    return commitWriteResults(results, WriteMode.APPEND, commitOptions);
-  }
-
-  /**
-   * Commits the fragments of every result as ONE transaction ({@code mode}: append, or overwrite keeping
-   * the schema), read at the results' smallest read version, and moves this handle to the committed version
-   * (never backwards).
-   *
-   * <p>With an {@link CommitOptions#withIdempotenceKey idempotence key}, the latest version's idempotence
-   * ledger is consulted first: if the key was committed with the same rows (the results' rows digest, so
-   * results rewritten by re-run workers match), that version is returned and nothing is published — from
-   * any handle or process, whatever the results' read version and whatever a cleanup removed since. An
-   * append whose read version a cleanup removed is still committed when that is provably safe: the schema
-   * is unchanged, no overwrite or restore happened since, and the ledger covers every commit since (so an
-   * earlier attempt would have been found).
-   *
-   * @return the committed version (or the version found under the idempotence key)
-   * @throws io.quiver.exceptions.SchemaMismatchException if a result's schema contract is not the table's
-   * @throws InvalidArgumentException for no results, or results of another table
-   * @throws io.quiver.exceptions.IdempotenceKeyConflictException if the key was used for different content
-   * @throws io.quiver.exceptions.StaleReadVersionException if versions after the read version were removed
-   *     and the commit cannot be shown safe without them (the message says why)
-   * @throws io.quiver.exceptions.CommitConflictException if a concurrent commit prevents this one
-   */
-  public long commitWriteResults(List<WriteResult> results, WriteMode mode, CommitOptions commitOptions) {
-    DistributedCommits.fragments(results);
-    long read = DistributedCommits.readVersion(results);
-    Optional<String> digest = Idempotence.rowsDigest(mode == WriteMode.OVERWRITE ? "overwrite" : "append", results);
-    // Already committed under its key or sequence? The latest ledger says so before anything is checked
-    // against the results' read version, which may be gone, or whose schema may have changed since.
-    Optional<Idempotence.Already> already =
-        Idempotence.inLatestLedger(io, results, mode, commitOptions, digest, commitOptions.properties());
-    if (already.isPresent()) {
-      Manifest latest = io.load(io.commitStore().latestVersion().orElseThrow()).manifest();
-      if (latest.version() > manifest.version()) {
-        manifest = latest;
-      }
-      return already.get().version();
-    }
-    Manifest base = DistributedCommits.base(io, manifest, read, results, mode, commitOptions);
-    Operation op = DistributedCommits.operation(io, base, results, mode);
-    // A base other than the read version: the read version is gone, and the append was shown safe on the
-    // latest version, so conflicts are checked from there.
-    Transaction txn = newTransaction(base.version() == read ? read : base.version(), op, options, commitOptions);
-    return commit(txn, base, commitOptions, digest);
-  }
-
-  /**
-   * {@link #findCommit(String, long)} for an attempt that may have committed at any time: {@code
-   * NOT_COMMITTED} only while the ledger is complete from the table's first version.
-   */
-  public CommitLookup findCommit(String idempotenceKey) {
-    return findCommit(idempotenceKey, 0);
-  }
-
-  /**
-   * Whether a commit was made under {@code idempotenceKey}, answered from the latest version's idempotence
-   * ledger in one manifest read (for tables written before the ledger existed, from every version still
-   * present), never from this handle's version. {@code attemptReadVersion} is the version the attempt in
-   * question was computed from (a write result's {@link WriteResult#readVersion()}); the attempt can only
-   * have committed after it, so a key absent from a ledger complete since then is {@code NOT_COMMITTED},
-   * and {@code UNKNOWN} otherwise. See {@link CommitLookup} for what is safe in each case.
-   *
-   * @throws InvalidArgumentException for an empty key or a negative read version
-   */
-  public CommitLookup findCommit(String idempotenceKey, long attemptReadVersion) {
-    return Idempotence.find(io, idempotenceKey, attemptReadVersion);
-  }
-
-  /**
-   * The highest sequence {@code applicationId} committed ({@link CommitOptions#withApplicationSequence}),
-   * from the latest version's ledger; empty if the application never committed one, or its watermark
-   * expired ({@code idempotence.retention} after its last commit).
-   */
-  public Optional<io.quiver.manifest.CommitLedger.SequenceWatermark> applicationWatermark(String applicationId) {
-    if (applicationId == null || applicationId.isEmpty()) {
-      throw new InvalidArgumentException("an application id must not be null or empty");
-    }
-    long latest = io.commitStore().latestVersion().orElseThrow(
-        () -> new io.quiver.exceptions.TableNotFoundException("no Quiver table at " + io.location()));
-    return io.load(latest).manifest().ledger().flatMap(l -> l.watermark(applicationId));
-  }
-
-  // ---------------------------------------------------------------- writing
-
-  /** Appends rows and moves this handle to the committed version. Returns that version. */
-  public long append(Iterable<VectorSchemaRoot> batches) {
-    return append(batches, options.commitOptions());
-  }
-
-  /** Appends rows with the given commit options. */
-  public long append(Iterable<VectorSchemaRoot> batches, CommitOptions commitOptions) {
-    return append(batches.iterator(), commitOptions);
-  }
-
-  /** Appends everything an Arrow reader yields. */
-  public long append(ArrowReader reader) {
-    return append(ArrowInput.batches(reader), options.commitOptions());
-  }
-
-  private long append(Iterator<VectorSchemaRoot> batches, CommitOptions commitOptions) {
-    Manifest base = manifest;
-    boolean keyed = commitOptions.idempotenceKey().isPresent();
-    FragmentWriter writer = writer(io, base.schema(), allocator, options);
-    List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches);
-    Transaction txn = newTransaction(base.version(), new Operation.Append(fragments), options, commitOptions);
-    // The rows' digest, not the files': a retry that rewrote the same rows is the same commit.
-    return commit(txn, base, commitOptions,
-        keyed ? Optional.of(writer.rows().hex("append", base.schema())) : Optional.empty());
-  }
-
-  /**
-   * Replaces every row (and the schema, if {@code schema} differs from the current one) and moves this
-   * handle to the committed version. Fails with a retryable conflict if anything was committed after
-   * this handle's version: an overwrite never silently discards a concurrent commit.
-   */
-  public long overwrite(org.apache.arrow.vector.types.pojo.Schema schema, Iterable<VectorSchemaRoot> batches) {
-    Manifest base = manifest;
-    Schema tableSchema =
-        schema.equals(base.schema().toArrow())
-            ? base.schema()
-            : Schema.fromArrow(schema, new FieldIdAllocator(base.maxFieldId()));
-    boolean keyed = options.commitOptions().idempotenceKey().isPresent();
-    FragmentWriter writer = writer(io, tableSchema, allocator, options);
-    List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
-    Transaction txn =
-        newTransaction(base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()), options);
-    return commit(txn, base, options.commitOptions(),
-        keyed ? Optional.of(writer.rows().hex("overwrite", tableSchema)) : Optional.empty());
-  }
-
-  // ---------------------------------------------------------------- column evolution
-
-  /**
-   * Adds nullable columns that read as null in every existing row (no data is written). Field ids are
-   * allocated from the table's high-water mark. Returns the committed version.
-   *
-   * @throws io.quiver.exceptions.InvalidSchemaException for a reserved or existing name
-   * @throws InvalidArgumentException for a non-nullable column (it needs values: use the function form)
-   */
-  public long addColumns(List<org.apache.arrow.vector.types.pojo.Field> columns) {
-    Manifest base = manifest;
-    return commit(evolution().addColumns(base, columns, List.of(), null), base);
-  }
-
-  /**
-   * Adds columns computed per fragment from existing columns: {@code fn} receives each chunk of
-   * {@code inputColumns} (physical rows, deleted ones included) and returns the new columns' values.
-   * Every fragment gets one new data file holding only the new columns; existing files are untouched.
-   */
-  public long addColumns(List<org.apache.arrow.vector.types.pojo.Field> columns, List<String> inputColumns,
-      ColumnFunction fn) {
-    Manifest base = manifest;
-    return commit(evolution().addColumns(base, columns, inputColumns, java.util.Objects.requireNonNull(fn, "fn")),
-        base);
-  }
-
-  /**
-   * Replaces the data of existing columns (top-level columns or struct members) in every fragment with
-   * values computed by {@code fn}, through the same per-fragment column writer as {@link #addColumns}.
-   * The old columns are tombstoned in place and older overlays on them are dropped, so the new values are
-   * authoritative. Replacing some members of a struct keeps the struct's validity (the nulls of the
-   * struct in {@code fn}'s output are ignored); replacing the struct whole (its name, or every member)
-   * writes {@code fn}'s validity (docs/format.md §5).
-   */
-  public long replaceColumns(List<String> targetColumns, List<String> inputColumns, ColumnFunction fn) {
-    return replaceColumns(targetColumns, inputColumns, fn, null);
-  }
-
-  /** Like {@link #replaceColumns(List, List, ColumnFunction)} for the given fragments only. */
-  public long replaceColumns(List<String> targetColumns, List<String> inputColumns, ColumnFunction fn,
-      java.util.Collection<Long> fragmentIds) {
-    Manifest base = manifest;
-    return commit(
-        evolution().replaceColumns(base, targetColumns, inputColumns, java.util.Objects.requireNonNull(fn, "fn"),
-            fragmentIds),
-        base);
-  }
-
-  /** Drops columns or struct members (metadata only; their data files are tombstoned, not rewritten). */
-  public long dropColumns(String... columns) {
-    Manifest base = manifest;
-    return commit(evolution().drop(base.schema(), List.of(columns)), base);
-  }
-
-  /** Renames a column or struct member; data files refer to fields by id, so nothing is rewritten. */
-  public long renameColumn(String column, String newName) {
-    Manifest base = manifest;
-    return commit(evolution().rename(base.schema(), column, newName), base);
-  }
-
-  /**
-   * Changes a column's nullability. Making it non-nullable first scans it at this version and fails with
-   * {@link io.quiver.exceptions.SchemaMismatchException} if it holds a null.
-   */
-  public long setNullable(String column, boolean nullable) {
-    Manifest base = manifest;
-    return commit(evolution().setNullable(base, column, nullable, id -> newScan().fieldIds(List.of(id)).open()), base);
-  }
-
-  private ColumnEvolution evolution() {
-    return new ColumnEvolution(io, allocator, options.rowsPerBatch());
-  }
-
-  private long commit(Operation op, Manifest base) {
-    Transaction txn = newTransaction(base.version(), op, options);
-    return commit(txn, base, options.commitOptions());
-  }
-
-  private long commit(Transaction txn, Manifest base, CommitOptions commitOptions) {
-    return commit(txn, base, commitOptions, Optional.empty());
-  }
-
-  /**
-   * Commits and moves this handle to the version holding the commit (for a commit found under its key or
-   * sequence, the latest version, which holds it; never backwards).
-   */
-  private long commit(Transaction txn, Manifest base, CommitOptions commitOptions, Optional<String> contentDigest) {
-    CommitLoop.Committed committed = new CommitLoop(io, commitOptions, options.clock(), contentDigest)
-        .commitDetailed(txn, Optional.of(base), TransactionRebaser.NONE);
+  long moveTo(CommitLoop.Committed committed) {
     if (committed.manifest().version() >= manifest.version()) {
       manifest = committed.manifest();
     }
     return committed.version();
   }
 
+  /** Runs one change of this table through the mutation pipeline. */
+  <T> T mutate(Mutation.Work<T> work) {
+    return Mutation.run(io, options.clock(), work);
+  }
+
+  /** Commits {@code op}, computed at {@code base} and writing no file, and moves this handle. */
+  long commit(Manifest base, Operation op) {
+    return moveTo(mutate(m -> m.commit(base, op, options.commitOptions())));
+  }
+
   private static FragmentWriter writer(TableIo io, Schema schema, BufferAllocator allocator, DatasetOptions options) {
     return new FragmentWriter(io.store(), schema, allocator, options.rowsPerBatch(), options.maxRowsPerFragment());
-  }
-
-  private static Transaction newTransaction(long readVersion, Operation op, DatasetOptions options) {
-    return newTransaction(readVersion, op, options, options.commitOptions());
-  }
-
-  private static Transaction newTransaction(long readVersion, Operation op, DatasetOptions options,
-      CommitOptions commitOptions) {
-    return new Transaction(UUID.randomUUID().toString(), readVersion, op, commitOptions.properties());
   }
 
   @Override
@@ -920,5 +660,4 @@ public final class Dataset implements AutoCloseable {
   public String toString() {
     return "Dataset[" + io.location() + " @ version " + manifest.version() + "]";
   }
-
 }

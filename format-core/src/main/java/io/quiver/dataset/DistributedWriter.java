@@ -1,16 +1,14 @@
 package io.quiver.dataset;
 
-import io.quiver.exceptions.StoreException;
 import io.quiver.internal.table.TableIo;
+import io.quiver.internal.write.ArrowInput;
 import io.quiver.internal.write.FragmentWriter;
 import io.quiver.internal.write.RowDigest;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.ObjectStore;
-import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -21,7 +19,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * A worker-side writer: needs only the table URI and options (no live {@link Dataset}). Each {@link #write}
  * call writes batches into new fragments' data files and returns a {@link WriteResult} — nothing is
  * committed; a driver commits the results of all workers as one transaction with {@link
- * Dataset#commitWriteResults}. Files of results that are never committed are removed by {@link
+ * DistributedWrites#commit}. Files of results that are never committed are removed by {@link
  * Dataset#cleanup} after its safety window.
  *
  * <p>Open it at the version the driver planned with ({@link #open(String, DatasetOptions, long)}) so every
@@ -100,34 +98,7 @@ public final class DistributedWriter implements AutoCloseable {
 
   /** Writes everything an Arrow reader yields; see {@link #write(Iterable)}. */
   public WriteResult write(ArrowReader reader) {
-    return write(new Iterator<VectorSchemaRoot>() {
-      private Boolean ready;
-
-      @Override
-      public boolean hasNext() {
-        if (ready == null) {
-          try {
-            ready = reader.loadNextBatch();
-          } catch (IOException e) {
-            throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-          }
-        }
-        return ready;
-      }
-
-      @Override
-      public VectorSchemaRoot next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        ready = null;
-        try {
-          return reader.getVectorSchemaRoot();
-        } catch (IOException e) {
-          throw new StoreException("could not read the input Arrow stream: " + e.getMessage(), e);
-        }
-      }
-    });
+    return write(ArrowInput.batches(reader));
   }
 
   private WriteResult write(Iterator<VectorSchemaRoot> batches) {

@@ -10,13 +10,13 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The result of {@link Dataset#writeFragmentColumn}: one fragment's values of some columns in a staged
+ * The result of {@link DatasetColumns#writeFragment}: one fragment's values of some columns in a staged
  * data file, bound to the snapshot they were computed from. Immutable; travels between processes as
  * {@link #encode()} bytes. It holds the table and version it was prepared at, the fragment and its
  * physical rows, the full recursive contract of what it stores, the file, and the witness — for every
  * stored field, the exact base column (or its absence) and every overlay entry that backed the field in
  * the fragment — and, when the column schema declared inputs, the same backing for every input field
- * (the fields the values were computed from). {@link Dataset#commitColumnWrites} publishes it only while
+ * (the fields the values were computed from). {@link DatasetColumns#commit} publishes it only while
  * the witness of every written and every input field still holds.
  */
 public final class StagedColumnWrite {

@@ -1,6 +1,6 @@
 package io.quiver.dataset;
 
-/** How {@link Dataset#commitWriteResults} publishes write results. */
+/** How {@link DistributedWrites#commit} publishes write results. */
 public enum WriteMode {
   /** The results' rows are added to the table's rows. */
   APPEND,

@@ -12,7 +12,7 @@ import java.util.Optional;
  * What a worker's {@link DistributedWriter} wrote: new fragments (data files, row counts; ids are assigned
  * at commit), the schema contract they were written with (the table schema with field ids) and the
  * version that schema was read at. Nothing is visible until a driver commits results with {@link
- * Dataset#commitWriteResults}. Immutable; travels between processes as {@link #encode()} bytes.
+ * DistributedWrites#commit}. Immutable; travels between processes as {@link #encode()} bytes.
  */
 public final class WriteResult {
   private final String tableLocation;

@@ -9,12 +9,12 @@ import java.util.Optional;
  * once it answers again.
  *
  * <p>What to do: <b>look the commit up before retrying</b>, by its idempotence key ({@code
- * Dataset.findCommit(key)}) if it had one, or by its {@link #transactionUuid() transaction uuid} in the
- * table's history ({@code Dataset.versions()}, {@code quiver log --transaction}). Found: it committed, do
- * not run it again. Not found: it did not, and it is safe to retry (a retry under the same idempotence key
- * is safe either way). Never delete the files the commit wrote (data files, staged write results) by hand:
- * the committed version may reference them; {@code cleanup} removes them once it is known they are
- * unreferenced.
+ * dataset.distributed().findCommit(key, 0)}) if it had one, or by its {@link #transactionUuid() transaction
+ * uuid} in the table's history ({@code Dataset.versions()}, {@code quiver log --transaction}). Found: it
+ * committed, do not run it again. Not found: it did not, and it is safe to retry (a retry under the same
+ * idempotence key is safe either way). Never delete the files the commit wrote (data files, staged write
+ * results) by hand: the committed version may reference them; {@code cleanup} removes them once it is known
+ * they are unreferenced.
  *
  * <p>A subclass of {@link StoreException}, so code that catches store failures still catches it; catch it
  * first to tell "maybe committed" from "not committed".

@@ -159,7 +159,7 @@ class CheckpointCrashProperties {
         }
       }
       try (Dataset ds = fx.open()) {
-        List<Long> ids = scanIds(ds.scan());
+        List<Long> ids = scanIds(ds.newScan().open());
         assertEquals(new HashSet<>(ids).size(), ids.size(), "no row twice");
         assertEquals(new TreeSet<>(expected), new TreeSet<>(ids));
         assertEquals(1 + nCheckpoints, ds.latestVersion(), "one commit per checkpoint");

@@ -13,6 +13,7 @@ import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
+import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CheckpointStateException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
@@ -108,8 +109,8 @@ class CheckpointedWriteTest {
       assertEquals(new Finalized("1", 2, Outcome.COMMITTED), driver.finalize(JOB, "1"));
       assertEquals(new Finalized("1", 2, Outcome.ALREADY_MARKED), driver.finalize(JOB, "1"));
       assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
-      assertEquals(2, ds.findCommit(JOB + "/1").version());
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().newScan().open()));
+      assertEquals(2, ds.distributed().findCommit(JOB + "/1", 0).version());
       assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
       assertEquals(List.of(), checkpoints.pending(JOB));
     }
@@ -164,11 +165,11 @@ class CheckpointedWriteTest {
     stageAndSeal(checkpoints, "1", 10);
     try (Dataset ds = fx.open()) {
       List<WriteResult> staged = checkpoints.staged(JOB, "1");
-      ds.commitWriteResults(List.of(fx.worker(500, 4)), CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
+      ds.distributed().commit(List.of(fx.worker(500, 4)), WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
       // The stale handle commits the staged results under the same key: the loop meets version 2 first.
       try (Dataset stale = ds.checkout(1)) {
         assertThrows(IdempotenceKeyConflictException.class,
-            () -> stale.commitWriteResults(staged, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
+            () -> stale.distributed().commit(staged, WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
       }
       assertEquals(2, ds.latestVersion());
     }
@@ -201,7 +202,7 @@ class CheckpointedWriteTest {
       assertEquals(2, first.version());
       assertEquals(2, second.version());
       assertEquals(2, a.latestVersion(), "exactly one commit");
-      assertEquals(range(0, 22), scanIds(a.checkoutLatest().scan()));
+      assertEquals(range(0, 22), scanIds(a.checkoutLatest().newScan().open()));
     } finally {
       pool.shutdownNow();
     }
@@ -214,11 +215,11 @@ class CheckpointedWriteTest {
     try (Dataset a = fx.open(); Dataset b = fx.open()) {
       // Driver b read the staged results and found no commit yet ...
       List<WriteResult> staged = checkpoints.staged(JOB, "1");
-      assertEquals(io.quiver.dataset.CommitLookup.Status.NOT_COMMITTED, b.findCommit(JOB + "/1").status());
+      assertEquals(io.quiver.dataset.CommitLookup.Status.NOT_COMMITTED, b.distributed().findCommit(JOB + "/1", 0).status());
       // ... then driver a finalizes first ...
       assertEquals(Outcome.COMMITTED, fx.driver(a, checkpoints).finalize(JOB, "1").outcome());
       // ... and b's commit under the same key finds a's version instead of committing again.
-      assertEquals(2, b.commitWriteResults(staged, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
+      assertEquals(2, b.distributed().commit(staged, WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
       assertEquals(2, a.latestVersion());
     }
   }
@@ -243,12 +244,12 @@ class CheckpointedWriteTest {
       long before = dataFiles();
       fx.worker(10, 5); // written, never staged nor committed
       assertEquals(before + 1, dataFiles());
-      assertEquals(range(0, 10), scanIds(ds.scan()));
+      assertEquals(range(0, 10), scanIds(ds.newScan().open()));
       assertEquals(0, ds.cleanup(hourWindow()).dataFilesRemoved(), "within the safety window");
       fx.clock.advance(Duration.ofHours(2));
       assertEquals(1, ds.cleanup(hourWindow()).dataFilesRemoved());
       assertEquals(before, dataFiles());
-      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().newScan().open()));
     }
   }
 
@@ -283,14 +284,14 @@ class CheckpointedWriteTest {
       assertEquals(0, report.stagingFilesRemoved());
       // Much later, the job recovers and commits the checkpoint; its rows are all readable.
       assertEquals(Outcome.COMMITTED, fx.driver(ds, checkpoints).finalize(JOB, "1").outcome());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().newScan().open()));
       // Once committed, the staging objects go after the safety window; the table's files stay.
       fx.clock.advance(Duration.ofHours(2));
       CleanupReport after = ds.cleanup(hourWindow());
       assertEquals(4, after.stagingFilesRemoved(), "two tasks, the seal and the commit marker");
       assertEquals(0, after.dataFilesRemoved());
       assertEquals(0, stagingFiles());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().newScan().open()));
       // A late retry of the removed checkpoint still converges through the table's history.
       assertEquals(Outcome.FOUND_IN_HISTORY, fx.driver(ds, checkpoints).finalize(JOB, "1").outcome());
       assertEquals(2, ds.latestVersion());
@@ -307,7 +308,7 @@ class CheckpointedWriteTest {
       assertEquals(0, ds.cleanup(hourWindow()).dataFilesRemoved());
       checkpoints.seal(JOB, "1");
       fx.driver(ds, checkpoints).finalize(JOB, "1");
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
     }
   }
 
@@ -328,7 +329,7 @@ class CheckpointedWriteTest {
       assertEquals(new Finalized("1", 3, Outcome.ALREADY_MARKED), fx.driver(ds, checkpoints).finalize(JOB, "1"));
       List<Long> ids = new ArrayList<>(range(0, 22));
       ids.add(100L);
-      assertThat(scanIds(ds.checkoutLatest().scan())).containsExactlyInAnyOrderElementsOf(ids);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).containsExactlyInAnyOrderElementsOf(ids);
     }
   }
 

@@ -92,7 +92,7 @@ class ChangesReadingADroppedColumnTest {
     return ids;
   }
 
-  private static final Consumer<Dataset> DROP_NAME = ds -> ds.dropColumns("name");
+  private static final Consumer<Dataset> DROP_NAME = ds -> ds.columns().drop("name");
 
   // ---------------------------------------------------------------- deletes
 
@@ -112,7 +112,7 @@ class ChangesReadingADroppedColumnTest {
   @Test
   void anEmptyDeleteThroughAColumnThatWasNotDroppedStillAnswers() {
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
-      h1.dropColumns("name");
+      h1.columns().drop("name");
       DeleteResult r = h2.delete(lt("id", 0L));
       assertEquals(new DeleteResult(1, 0), r);
       assertEquals(2, h2.latestVersion());
@@ -123,7 +123,7 @@ class ChangesReadingADroppedColumnTest {
   void anEmptyDeleteAfterARenameOfItsColumnStillAnswers() {
     // A rename keeps the field id: the predicate's column still exists, under another name.
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
-      h1.renameColumn("name", "name2");
+      h1.columns().rename("name", "name2");
       assertEquals(new DeleteResult(1, 0), h2.delete(eq("name", "name-3")));
     }
   }
@@ -197,7 +197,7 @@ class ChangesReadingADroppedColumnTest {
   @Test
   void anEmptyUpdateOfAnotherColumnStillAnswers() {
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
-      h1.dropColumns("name");
+      h1.columns().drop("name");
       assertEquals(0, h2.update(lt("id", 0L), Map.of("s.x", -1)).updatedRows());
       assertEquals(1, h2.version());
     }
@@ -207,13 +207,13 @@ class ChangesReadingADroppedColumnTest {
 
   @Test
   void columnsAddedFromADroppedColumnAreRetryable() {
-    conflicts(DROP_NAME, ds -> ds.addColumns(List.of(new Field("len", FieldType.nullable(new ArrowType.Int(32, true)), null)),
+    conflicts(DROP_NAME, ds -> ds.columns().add(List.of(new Field("len", FieldType.nullable(new ArrowType.Int(32, true)), null)),
         List.of("name"), (in, alloc) -> zeros(in, alloc, "len")), RetryableConflictException.class);
   }
 
   @Test
   void columnsReplacedFromADroppedColumnAreRetryable() {
-    conflicts(DROP_NAME, ds -> ds.replaceColumns(List.of("id"), List.of("name"), ChangesReadingADroppedColumnTest::sameIds),
+    conflicts(DROP_NAME, ds -> ds.columns().replace(List.of("id"), List.of("name"), ChangesReadingADroppedColumnTest::sameIds),
         RetryableConflictException.class);
   }
 

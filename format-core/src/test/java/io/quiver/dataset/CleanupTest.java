@@ -212,9 +212,9 @@ class CleanupTest {
       assertReferencedFilesExist(ds, 2);
       assertReferencedFilesExist(ds, 5);
       try (Dataset v2 = ds.checkout("keep")) {
-        assertEquals(range(100, 130), scanIds(v2.scan()));
+        assertEquals(range(100, 130), scanIds(v2.newScan().open()));
       }
-      assertEquals(range(200, 220), scanIds(ds.scan()));
+      assertEquals(range(200, 220), scanIds(ds.newScan().open()));
 
       // A second run finds nothing more to do.
       assertNothingRemoved(ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofDays(7)).build()));
@@ -244,9 +244,9 @@ class CleanupTest {
       assertReferencedFilesExist(ds, 2);
       assertReferencedFilesExist(ds, 4);
       try (Dataset v2 = ds.checkout("with-deletes")) {
-        assertEquals(range(3, 39), scanIds(v2.scan()));
+        assertEquals(range(3, 39), scanIds(v2.newScan().open()));
       }
-      assertEquals(range(100, 115), scanIds(ds.scan()));
+      assertEquals(range(100, 115), scanIds(ds.newScan().open()));
 
       // Untagged, version 2 goes with its data file, its deletion file and its transaction file.
       String v1Data = afterDelete.fragments().get(0).files().get(0).path();
@@ -264,7 +264,7 @@ class CleanupTest {
       assertFalse(memory.head(deletionFile).isPresent());
       assertEquals(List.of(4L), ds.versions().stream().map(VersionInfo::version).toList());
       assertReferencedFilesExist(ds, 4);
-      assertEquals(range(100, 115), scanIds(ds.scan()));
+      assertEquals(range(100, 115), scanIds(ds.newScan().open()));
     }
   }
 
@@ -294,7 +294,7 @@ class CleanupTest {
       assertEquals(1, report.dataFilesRemoved());
       assertEquals(1, report.filesRemoved());
       assertFalse(memory.head(pending).isPresent());
-      assertEquals(range(0, 40), scanIds(ds.scan()));
+      assertEquals(range(0, 40), scanIds(ds.newScan().open()));
     }
   }
 
@@ -336,7 +336,7 @@ class CleanupTest {
       assertEquals(dry.dataFilesRemoved(), real.dataFilesRemoved());
       assertEquals(dry.bytesFreed(), real.bytesFreed());
       assertEquals(1, real.dataFilesRemoved()); // v1's file; v2's is part of v3
-      assertEquals(range(20, 45), scanIds(ds.scan()));
+      assertEquals(range(20, 45), scanIds(ds.newScan().open()));
     }
   }
 
@@ -397,7 +397,7 @@ class CleanupTest {
       }
       assertEquals(List.of(4L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
       try (Dataset base = ds.checkout("base")) {
-        assertEquals(range(0, 10), scanIds(base.scan()));
+        assertEquals(range(0, 10), scanIds(base.newScan().open()));
       }
     }
   }

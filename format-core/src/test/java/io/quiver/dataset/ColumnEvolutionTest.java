@@ -108,18 +108,18 @@ class ColumnEvolutionTest {
   void addedNullableColumnReadsNullAndGetsTheNextFieldId() throws Exception {
     try (Dataset ds = create()) {
       int before = ds.manifest().maxFieldId();
-      assertEquals(2, ds.addColumns(List.of(int64("extra", true))));
+      assertEquals(2, ds.columns().add(List.of(int64("extra", true))));
       assertEquals(before + 1, ds.schema().findTopLevel("extra").orElseThrow().id());
       Map<Long, Object> extra = column(ds, "extra");
       assertEquals(50, extra.size());
       assertThat(extra.values()).containsOnlyNulls();
       assertEquals(range(0, 50), scanIds(ds.newScan().columns("id", "name", "s", "tags").open()));
       InvalidArgumentException e =
-          assertThrows(InvalidArgumentException.class, () -> ds.addColumns(List.of(int64("strict", false))));
+          assertThrows(InvalidArgumentException.class, () -> ds.columns().add(List.of(int64("strict", false))));
       assertThat(e.getMessage()).contains("non-nullable").contains("strict");
-      assertThat(assertThrows(InvalidSchemaException.class, () -> ds.addColumns(List.of(int64("_rowid", true))))
+      assertThat(assertThrows(InvalidSchemaException.class, () -> ds.columns().add(List.of(int64("_rowid", true))))
           .getMessage()).contains("_rowid");
-      assertThat(assertThrows(InvalidSchemaException.class, () -> ds.addColumns(List.of(int64("name", true))))
+      assertThat(assertThrows(InvalidSchemaException.class, () -> ds.columns().add(List.of(int64("name", true))))
           .getMessage()).contains("exists");
       assertEquals(2, ds.latestVersion());
     }
@@ -129,7 +129,7 @@ class ColumnEvolutionTest {
   void computedColumnIsWrittenPerFragmentWithoutTouchingExistingFiles() throws Exception {
     try (Dataset ds = create()) {
       List<List<DataFile>> filesBefore = ds.manifest().fragments().stream().map(Fragment::files).toList();
-      ds.addColumns(List.of(int64("doubled", false)), List.of("id"), DOUBLED);
+      ds.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED);
       Map<Long, Object> doubled = column(ds, "doubled");
       for (long id = 0; id < 50; id++) {
         assertEquals(String.valueOf(id * 2), doubled.get(id));
@@ -159,7 +159,7 @@ class ColumnEvolutionTest {
         return out;
       };
       SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
-          () -> ds.addColumns(List.of(int64("doubled", false)), List.of("id"), short_));
+          () -> ds.columns().add(List.of(int64("doubled", false)), List.of("id"), short_));
       assertThat(e.getMessage()).contains("one output row per input row");
       assertEquals(1, ds.latestVersion());
       assertEquals(dataFiles, store.listAll("data/").size());
@@ -171,27 +171,27 @@ class ColumnEvolutionTest {
     try (Dataset ds = create()) {
       int nameId = ds.schema().findTopLevel("name").orElseThrow().id();
       int yId = ds.schema().findField("s.y").orElseThrow().id();
-      ds.dropColumns("name", "s.y");
+      ds.columns().drop("name", "s.y");
       assertThat(ds.schema().findTopLevel("name")).isEmpty();
       assertEquals(List.of("x"), ds.schema().findTopLevel("s").orElseThrow().children().stream()
           .map(io.quiver.schema.Field::name).toList());
       for (Fragment f : ds.manifest().fragments()) {
         assertThat(f.files().get(0).fieldIds()).doesNotContain(nameId, yId).contains(DataFile.TOMBSTONE);
       }
-      try (ArrowReader r = ds.scan()) {
+      try (ArrowReader r = ds.newScan().open()) {
         r.loadNextBatch();
         assertEquals(List.of("id", "s", "tags"),
             r.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList());
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 50), scanIds(v1.scan()));
+        assertEquals(range(0, 50), scanIds(v1.newScan().open()));
       }
-      ds.addColumns(List.of(int64("name", true)));
+      ds.columns().add(List.of(int64("name", true)));
       assertThat(ds.schema().findTopLevel("name").orElseThrow().id()).isGreaterThan(7);
-      assertThrows(InvalidArgumentException.class, () -> ds.dropColumns("nope"));
-      assertThat(assertThrows(InvalidArgumentException.class, () -> ds.dropColumns("s.x")).getMessage())
+      assertThrows(InvalidArgumentException.class, () -> ds.columns().drop("nope"));
+      assertThat(assertThrows(InvalidArgumentException.class, () -> ds.columns().drop("s.x")).getMessage())
           .contains("every member of struct 's'");
-      assertThat(assertThrows(InvalidArgumentException.class, () -> ds.dropColumns("tags.item")).getMessage())
+      assertThat(assertThrows(InvalidArgumentException.class, () -> ds.columns().drop("tags.item")).getMessage())
           .contains("list or map");
     }
   }
@@ -200,8 +200,8 @@ class ColumnEvolutionTest {
   void renamesAreMetadataOnly() throws Exception {
     try (Dataset ds = create()) {
       List<Fragment> before = ds.manifest().fragments();
-      ds.renameColumn("name", "label");
-      ds.renameColumn("s.x", "ex");
+      ds.columns().rename("name", "label");
+      ds.columns().rename("s.x", "ex");
       assertEquals(before, ds.manifest().fragments(), "no file changed");
       Map<Long, Object> labels = column(ds, "label");
       assertEquals(SampleTable.expectedName(12), labels.get(12L));
@@ -211,8 +211,8 @@ class ColumnEvolutionTest {
         assertEquals(SampleTable.expectedX(0), ((IntVector) s.getChild("ex")).getObject(0));
       }
       assertThrows(InvalidArgumentException.class, () -> ds.newScan().columns("name").open());
-      assertThrows(InvalidSchemaException.class, () -> ds.renameColumn("label", "id"));
-      assertThrows(InvalidSchemaException.class, () -> ds.renameColumn("label", "_rowaddr"));
+      assertThrows(InvalidSchemaException.class, () -> ds.columns().rename("label", "id"));
+      assertThrows(InvalidSchemaException.class, () -> ds.columns().rename("label", "_rowaddr"));
       try (Dataset v1 = ds.checkout(1)) {
         assertEquals(SampleTable.expectedName(12), column(v1, "name").get(12L));
       }
@@ -222,12 +222,12 @@ class ColumnEvolutionTest {
   @Test
   void makingAColumnNonNullableChecksItsData() throws Exception {
     try (Dataset ds = create()) {
-      SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> ds.setNullable("name", false));
+      SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> ds.columns().setNullable("name", false));
       assertThat(e.getMessage()).contains("7 null values");
       assertEquals(1, ds.latestVersion());
-      ds.setNullable("s.y", false); // y is null only where the whole struct is null
+      ds.columns().setNullable("s.y", false); // y is null only where the whole struct is null
       assertThat(ds.schema().findField("s.y").orElseThrow().nullable()).isFalse();
-      ds.setNullable("id", true);
+      ds.columns().setNullable("id", true);
       assertThat(ds.schema().findTopLevel("id").orElseThrow().nullable()).isTrue();
     }
   }
@@ -251,7 +251,7 @@ class ColumnEvolutionTest {
         out.setRowCount(input.getRowCount());
         return out;
       };
-      ds.replaceColumns(List.of("name"), List.of("name"), upper);
+      ds.columns().replace(List.of("name"), List.of("name"), upper);
       Map<Long, Object> names = column(ds, "name");
       assertEquals("NAME-12", names.get(12L));
       assertEquals(null, names.get(3L));
@@ -279,7 +279,7 @@ class ColumnEvolutionTest {
         out.setRowCount(input.getRowCount());
         return out;
       };
-      ds.replaceColumns(List.of("s.x"), List.of("id"), negX, List.of(2L));
+      ds.columns().replace(List.of("s.x"), List.of("id"), negX, List.of(2L));
       try (ArrowReader r = ds.newScan().columns("id", "s").withRowAddress(true).open()) {
         while (r.loadNextBatch()) {
           VectorSchemaRoot root = r.getVectorSchemaRoot();
@@ -298,7 +298,7 @@ class ColumnEvolutionTest {
           }
         }
       }
-      assertThrows(InvalidArgumentException.class, () -> ds.replaceColumns(List.of("name"), List.of(), upper, List.of(9L)));
+      assertThrows(InvalidArgumentException.class, () -> ds.columns().replace(List.of("name"), List.of(), upper, List.of(9L)));
     }
   }
 
@@ -307,7 +307,7 @@ class ColumnEvolutionTest {
     try (Dataset ds = create()) {
       ds.update(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 2)}, Map.of("name", "from-overlay"));
       assertEquals("from-overlay", column(ds, "name").get(1L));
-      ds.replaceColumns(List.of("name"), List.of("id"), (input, alloc) -> {
+      ds.columns().replace(List.of("name"), List.of("id"), (input, alloc) -> {
         BigIntVector id = (BigIntVector) input.getVector("id");
         VectorSchemaRoot out = VectorSchemaRoot.create(
             new Schema(List.of(new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null))), alloc);
@@ -334,7 +334,7 @@ class ColumnEvolutionTest {
         a.append(List.of(rows));
       }
       RetryableConflictException e = assertThrows(RetryableConflictException.class,
-          () -> b.addColumns(List.of(int64("doubled", false)), List.of("id"), DOUBLED));
+          () -> b.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED));
       assertThat(e.getMessage()).contains("append committed as version 2");
       assertEquals(2, b.latestVersion());
     }
@@ -343,8 +343,8 @@ class ColumnEvolutionTest {
   @Test
   void twoStaleHandlesAddingColumnsFromTheSameSnapshot_secondFailsAndFirstKeepsItsValues() throws Exception {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
-      a.addColumns(List.of(int64("doubled", false)), List.of("id"), DOUBLED);
-      assertThrows(RetryableConflictException.class, () -> b.addColumns(List.of(int64("other", true))));
+      a.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED);
+      assertThrows(RetryableConflictException.class, () -> b.columns().add(List.of(int64("other", true))));
       try (Dataset latest = b.checkoutLatest()) {
         assertEquals("84", column(latest, "doubled").get(42L));
         assertThat(latest.schema().findTopLevel("other")).isEmpty();
@@ -356,15 +356,15 @@ class ColumnEvolutionTest {
   void replacementsOfDifferentColumnsBothLandButOfTheSameColumnTheSecondIsRetryable() throws Exception {
     try (Dataset a = create()) {
       assertThat(assertThrows(InvalidArgumentException.class,
-              () -> a.replaceColumns(List.of("not_there"), List.of(), constantLong("x", 0))).getMessage())
+              () -> a.columns().replace(List.of("not_there"), List.of(), constantLong("x", 0))).getMessage())
           .contains("not_there");
-      a.addColumns(List.of(int64("p", true), int64("q", true)));
+      a.columns().add(List.of(int64("p", true), int64("q", true)));
       try (Dataset a2 = Dataset.open(URI_, options); Dataset b2 = Dataset.open(URI_, options);
           Dataset c2 = Dataset.open(URI_, options)) {
-        a2.replaceColumns(List.of("p"), List.of(), constantLong("p", 1));
-        b2.replaceColumns(List.of("q"), List.of(), constantLong("q", 2)); // different field: rebased
+        a2.columns().replace(List.of("p"), List.of(), constantLong("p", 1));
+        b2.columns().replace(List.of("q"), List.of(), constantLong("q", 2)); // different field: rebased
         RetryableConflictException e = assertThrows(RetryableConflictException.class,
-            () -> c2.replaceColumns(List.of("p"), List.of(), constantLong("p", 3)));
+            () -> c2.columns().replace(List.of("p"), List.of(), constantLong("p", 3)));
         assertThat(e.getMessage()).contains("replace-data");
         try (Dataset latest = c2.checkoutLatest()) {
           assertThat(column(latest, "p").values()).containsOnly("1");

@@ -89,7 +89,7 @@ class CommitOutcomeUnknownTest {
         VersionInfo v = again.versions().get(0);
         assertEquals(2, v.version());
         assertEquals(e.transactionUuid(), v.transactionUuid());
-        assertEquals(range(0, 15), scanIds(again.scan()));
+        assertEquals(range(0, 15), scanIds(again.newScan().open()));
       }
     }
   }
@@ -103,7 +103,7 @@ class CommitOutcomeUnknownTest {
       assertThat(e.getMessage()).contains("(idempotence key 'job-7/batch-3')")
           .contains("look idempotence key 'job-7/batch-3' up (findCommit)");
       try (Dataset again = Dataset.open(URI_, options)) {
-        assertEquals(2, again.findCommit("job-7/batch-3").version());
+        assertEquals(2, again.distributed().findCommit("job-7/batch-3", 0).version());
       }
     }
   }
@@ -115,7 +115,7 @@ class CommitOutcomeUnknownTest {
       try (Dataset again = Dataset.open(URI_, options)) {
         assertEquals(1, again.latestVersion());
         assertThat(again.versions()).noneMatch(v -> v.transactionUuid().equals(e.transactionUuid()));
-        assertEquals(range(0, 10), scanIds(again.scan()));
+        assertEquals(range(0, 10), scanIds(again.newScan().open()));
       }
     }
   }

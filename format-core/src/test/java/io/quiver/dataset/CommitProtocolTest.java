@@ -76,7 +76,7 @@ class CommitProtocolTest {
     try (Dataset ds = create()) {
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_BEFORE);
       assertEquals(2, append(ds, 10, 5));
-      assertEquals(range(0, 15), scanIds(ds.scan()));
+      assertEquals(range(0, 15), scanIds(ds.newScan().open()));
       assertEquals(2, store.calls(Op.PUT_IF_ABSENT).stream()
           .filter(ObjectStoreCommitStore.manifestKey(2)::equals).count());
     }
@@ -88,7 +88,7 @@ class CommitProtocolTest {
       assertEquals(2, append(c, 100, 3));
       assertEquals(3, append(a, 200, 3));
       assertEquals(4, append(b, 300, 3));
-      List<Long> ids = scanIds(b.scan());
+      List<Long> ids = scanIds(b.newScan().open());
       assertThat(ids).containsExactlyInAnyOrderElementsOf(
           concat(range(0, 10), range(100, 103), range(200, 203), range(300, 303)));
       // b rebased onto versions 2 and 3: fragment ids were renumbered, never duplicated.
@@ -126,7 +126,7 @@ class CommitProtocolTest {
       }
       store.disarmAll();
       assertEquals(1, ds.latestVersion());
-      assertEquals(range(0, 10), scanIds(ds.scan()));
+      assertEquals(range(0, 10), scanIds(ds.newScan().open()));
     }
   }
 

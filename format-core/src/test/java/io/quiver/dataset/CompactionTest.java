@@ -57,15 +57,15 @@ class CompactionTest {
       ds.update(Predicate.in("id", 4L, 15L, 25L), Map.of("name", "updated", "s.x", 9));
       ds.update(Predicate.eq("id", 15), Map.of("name", "newest"));
       long before = ds.version();
-      Map<Long, Row> scanned = scanRows(ds.scan());
+      Map<Long, Row> scanned = scanRows(ds.newScan().open());
       assertEquals(28, scanned.size());
       assertEquals("newest", scanned.get(15L).name());
       long oldAddressOf15 = OverlayTestSupport.addresses(ds).get(15L);
 
-      CompactionResult result = ds.compact();
+      CompactionResult result = ds.compact(CompactionOptions.defaults());
       assertEquals(new CompactionResult(before + 1, 3, 1, 28), result);
       assertEquals(before + 1, ds.version());
-      assertEquals(scanned, scanRows(ds.scan()), "every value survives");
+      assertEquals(scanned, scanRows(ds.newScan().open()), "every value survives");
       Fragment compacted = ds.manifest().fragments().get(0);
       assertEquals(1, ds.manifest().fragments().size());
       assertEquals(28, compacted.physicalRows());
@@ -74,12 +74,12 @@ class CompactionTest {
       assertFalse(List.of(0L, 1L, 2L).contains(compacted.id()), "new fragment ids");
       assertThrows(NotFoundException.class, () -> ds.take(new long[] {oldAddressOf15}, List.of("name")).close());
       try (Dataset old = ds.checkout(before)) {
-        assertEquals(scanned, scanRows(old.scan()), "old versions still read the old files");
+        assertEquals(scanned, scanRows(old.newScan().open()), "old versions still read the old files");
         try (VectorSchemaRoot taken = old.take(new long[] {oldAddressOf15}, List.of("name"))) {
           assertEquals("newest", taken.getVector("name").getObject(0).toString());
         }
       }
-      assertEquals(new CompactionResult(before + 1, 0, 0, 0), ds.compact(), "nothing left to compact");
+      assertEquals(new CompactionResult(before + 1, 0, 0, 0), ds.compact(CompactionOptions.defaults()), "nothing left to compact");
       assertEquals(before + 1, ds.latestVersion());
     }
   }
@@ -90,14 +90,14 @@ class CompactionTest {
       CompactionResult split = ds.compact(CompactionOptions.defaults().withTargetRowsPerFragment(12));
       assertEquals(new CompactionResult(4, 3, 3, 30), split);
       assertEquals(List.of(12L, 12L, 6L), ds.manifest().fragments().stream().map(Fragment::physicalRows).toList());
-      assertEquals(SampleTable.range(0, 30), OverlayTestSupport.sorted(scanRows(ds.scan()).keySet()));
+      assertEquals(SampleTable.range(0, 30), OverlayTestSupport.sorted(scanRows(ds.newScan().open()).keySet()));
 
       // Fragments of at least 6 rows are large enough; only the one with a deletion qualifies, on its own.
       ds.delete(new long[] {RowAddress.of(ds.manifest().fragments().get(1).id(), 0)});
       CompactionOptions sizeOk = CompactionOptions.defaults().withTargetRowsPerFragment(12).withSmallFragmentRows(6);
       assertEquals(new CompactionResult(5, 0, 0, 0), ds.compact(sizeOk.withMaterializeDeletions(false)));
       assertEquals(new CompactionResult(6, 1, 1, 11), ds.compact(sizeOk));
-      Map<Long, Row> rows = scanRows(ds.scan());
+      Map<Long, Row> rows = scanRows(ds.newScan().open());
       assertEquals(29, rows.size());
       for (Map.Entry<Long, Row> e : rows.entrySet()) {
         assertEquals(expected(e.getKey()), e.getValue());
@@ -108,11 +108,11 @@ class CompactionTest {
   @Test
   void aDeleteCommittedAfterACompactionOfItsFragmentConflicts() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
-      ds.compact();
+      ds.compact(CompactionOptions.defaults());
       assertThrows(RetryableConflictException.class, () -> stale.delete(new long[] {RowAddress.of(1, 0)}));
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(4, latest.version());
-        assertEquals(30, scanRows(latest.scan()).size());
+        assertEquals(30, scanRows(latest.newScan().open()).size());
       }
     }
   }
@@ -121,15 +121,15 @@ class CompactionTest {
   void aCompactionCommittedAfterADeleteOfItsFragmentConflictsAndResurrectsNothing() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
       ds.delete(new long[] {RowAddress.of(1, 0)});
-      assertThrows(RetryableConflictException.class, stale::compact);
+      assertThrows(RetryableConflictException.class, () -> stale.compact(CompactionOptions.defaults()));
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(4, latest.version());
-        Map<Long, Row> rows = scanRows(latest.scan());
+        Map<Long, Row> rows = scanRows(latest.newScan().open());
         assertEquals(29, rows.size());
         assertFalse(rows.containsKey(10L), "the deleted row stays deleted");
         // Retrying from the latest version compacts with the deletion applied.
-        assertEquals(new CompactionResult(5, 3, 1, 29), latest.compact());
-        assertFalse(scanRows(latest.scan()).containsKey(10L));
+        assertEquals(new CompactionResult(5, 3, 1, 29), latest.compact(CompactionOptions.defaults()));
+        assertFalse(scanRows(latest.newScan().open()).containsKey(10L));
       }
     }
   }
@@ -137,11 +137,11 @@ class CompactionTest {
   @Test
   void anUpdateCommittedAfterACompactionOfItsFragmentConflicts() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
-      ds.compact();
+      ds.compact(CompactionOptions.defaults());
       assertThrows(RetryableConflictException.class,
           () -> stale.update(new long[] {RowAddress.of(1, 0)}, Map.of("name", "lost")));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(SampleTable.expectedName(10), scanRows(latest.scan()).get(10L).name());
+        assertEquals(SampleTable.expectedName(10), scanRows(latest.newScan().open()).get(10L).name());
       }
     }
   }
@@ -150,12 +150,12 @@ class CompactionTest {
   void aCompactionCommittedAfterAnUpdateOfItsFragmentConflicts() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
       ds.update(Predicate.eq("id", 10), Map.of("name", "kept"));
-      assertThrows(RetryableConflictException.class, stale::compact);
+      assertThrows(RetryableConflictException.class, () -> stale.compact(CompactionOptions.defaults()));
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(4, latest.version());
-        assertEquals("kept", scanRows(latest.scan()).get(10L).name());
-        latest.compact();
-        assertEquals("kept", scanRows(latest.scan()).get(10L).name());
+        assertEquals("kept", scanRows(latest.newScan().open()).get(10L).name());
+        latest.compact(CompactionOptions.defaults());
+        assertEquals("kept", scanRows(latest.newScan().open()).get(10L).name());
       }
     }
   }

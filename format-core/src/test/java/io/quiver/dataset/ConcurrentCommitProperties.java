@@ -67,12 +67,12 @@ class ConcurrentCommitProperties {
     Arbitrary<Change> deleteByName = Arbitraries.longs().between(0, 29)
         .map(id -> new Change("delete name = name-" + id, ds -> ds.delete(Predicate.eq(col(ds, "name"), "name-" + id))));
     Arbitrary<Change> addColumn = Arbitraries.of("extra", "more")
-        .map(name -> new Change("add column " + name, ds -> ds.addColumns(List.of(
+        .map(name -> new Change("add column " + name, ds -> ds.columns().add(List.of(
             new Field(name, FieldType.nullable(new ArrowType.Int(32, true)), null)))));
     Arbitrary<Change> drop = Arbitraries.of("name", "tags", "s.y")
-        .map(c -> new Change("drop " + c, ds -> ds.dropColumns(col(ds, c))));
+        .map(c -> new Change("drop " + c, ds -> ds.columns().drop(col(ds, c))));
     Arbitrary<Change> rename = Arbitraries.of("name", "tags")
-        .map(c -> new Change("rename " + c, ds -> ds.renameColumn(col(ds, c), c + "2")));
+        .map(c -> new Change("rename " + c, ds -> ds.columns().rename(col(ds, c), c + "2")));
     Arbitrary<Change> config = Arbitraries.of("a", "b")
         .map(k -> new Change("config " + k, ds -> ds.updateConfig(Map.of(k, "v"), Set.of())));
     Arbitrary<Change> overwrite = Arbitraries.just(new Change("overwrite", ds -> {
@@ -87,7 +87,7 @@ class ConcurrentCommitProperties {
     Arbitrary<Change> updateX = Arbitraries.longs().between(0, 29).set().ofMinSize(1).ofMaxSize(5)
         .map(ids -> new Change("update s.x where id in " + ids,
             ds -> ds.update(Predicate.in(col(ds, "id"), new ArrayList<>(ids)), Map.of(col(ds, "s.x"), -1))));
-    Arbitrary<Change> compact = Arbitraries.just(new Change("compact", Dataset::compact));
+    Arbitrary<Change> compact = Arbitraries.just(new Change("compact", ds -> ds.compact(CompactionOptions.defaults())));
     return Arbitraries.oneOf(append, deleteRange, deleteSome, deleteByName, addColumn, drop, rename, config,
         overwrite, restore, updateName, updateX, compact);
   }
@@ -229,7 +229,7 @@ class ConcurrentCommitProperties {
   /** Every row of the latest version as text (schema names + values), sorted; closes the handle. */
   private static List<String> rows(Dataset ds, RootAllocator allocator) {
     List<String> rows = new ArrayList<>();
-    try (ds; ArrowReader reader = ds.scan()) {
+    try (ds; ArrowReader reader = ds.newScan().open()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         for (int i = 0; i < root.getRowCount(); i++) {

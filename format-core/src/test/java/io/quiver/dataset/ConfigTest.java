@@ -60,7 +60,7 @@ class ConfigTest {
       try (Dataset reopened = Dataset.open(URI_, options)) {
         assertEquals(Map.of("owner", "bo"), reopened.config());
       }
-      assertEquals(SampleTable.range(0, 12), SampleTable.scanIds(ds.scan()));
+      assertEquals(SampleTable.range(0, 12), SampleTable.scanIds(ds.newScan().open()));
     }
   }
 

@@ -84,12 +84,12 @@ class DatasetTest {
       assertEquals(1, ds.version());
       assertEquals(2, append(ds, 40, 25));
       assertEquals(3, append(ds, 65, 1));
-      assertEquals(range(0, 66), scanIds(ds.scan()));
+      assertEquals(range(0, 66), scanIds(ds.newScan().open()));
       assertEquals(66, ds.countRows());
       for (long v = 1; v <= 3; v++) {
         try (Dataset old = ds.checkout(v)) {
           long expected = v == 1 ? 40 : v == 2 ? 65 : 66;
-          assertEquals(range(0, expected), scanIds(old.scan()), "version " + v);
+          assertEquals(range(0, expected), scanIds(old.newScan().open()), "version " + v);
           assertEquals(expected, old.countRows());
         }
       }
@@ -100,17 +100,17 @@ class DatasetTest {
     }
     try (Dataset reopened = Dataset.open(URI_, options)) {
       assertEquals(3, reopened.version());
-      assertEquals(range(0, 66), scanIds(reopened.scan()));
+      assertEquals(range(0, 66), scanIds(reopened.newScan().open()));
     }
   }
 
   @Test
   void emptyTableScansToNothing() {
-    try (Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, options)) {
-      assertEquals(List.of(), scanIds(ds.scan()));
+    try (Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(), options)) {
+      assertEquals(List.of(), scanIds(ds.newScan().open()));
       assertEquals(0, ds.countRows());
       append(ds, 0, 3);
-      assertEquals(range(0, 3), scanIds(ds.scan()));
+      assertEquals(range(0, 3), scanIds(ds.newScan().open()));
     }
   }
 
@@ -231,7 +231,7 @@ class DatasetTest {
         assertThat(e.getMessage()).contains("non-nullable");
       }
       assertEquals(1, ds.latestVersion());
-      assertEquals(range(0, 5), scanIds(ds.scan()));
+      assertEquals(range(0, 5), scanIds(ds.newScan().open()));
       assertEquals(List.of(), store.listAll("data/").stream()
           .filter(o -> !ds.manifest().fragments().get(0).files().get(0).path().equals(o.key())).toList());
     }
@@ -240,7 +240,7 @@ class DatasetTest {
   @Test
   void reservedColumnNamesAreRejectedAtCreate() {
     Schema bad = new Schema(List.of(new Field("_rowid", FieldType.nullable(new ArrowType.Int(64, true)), null)));
-    InvalidSchemaException e = assertThrows(InvalidSchemaException.class, () -> Dataset.create(URI_, bad, options));
+    InvalidSchemaException e = assertThrows(InvalidSchemaException.class, () -> Dataset.create(URI_, bad, List.of(), options));
     assertThat(e.getMessage()).contains("_rowid");
     assertEquals(List.of(), store.listAll(""));
   }
@@ -262,10 +262,10 @@ class DatasetTest {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 4)) {
         assertEquals(2, ds.overwrite(SampleTable.SCHEMA, List.of(b)));
       }
-      assertEquals(range(500, 504), scanIds(ds.scan()));
+      assertEquals(range(500, 504), scanIds(ds.newScan().open()));
       assertEquals(1, ds.manifest().fragments().get(0).id(), "fragment ids are never reused");
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 10), scanIds(v1.scan()));
+        assertEquals(range(0, 10), scanIds(v1.newScan().open()));
       }
     }
   }
@@ -289,7 +289,7 @@ class DatasetTest {
       byte[] bytes = store.read(key);
       store.write(key, java.util.Arrays.copyOf(bytes, bytes.length - 20));
       try (Dataset fresh = Dataset.open(URI_, optionsFor(store).session(new Session(1 << 20)).build())) {
-        CorruptFileException e = assertThrows(CorruptFileException.class, () -> scanIds(fresh.scan()));
+        CorruptFileException e = assertThrows(CorruptFileException.class, () -> scanIds(fresh.newScan().open()));
         assertThat(e.getMessage()).contains(store.locationOf(key));
       }
     }

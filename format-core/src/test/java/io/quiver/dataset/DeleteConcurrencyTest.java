@@ -83,7 +83,7 @@ class DeleteConcurrencyTest {
 
   private List<Long> latestIds(Dataset any) {
     try (Dataset latest = any.checkoutLatest()) {
-      return scanIds(latest.scan());
+      return scanIds(latest.newScan().open());
     }
   }
 
@@ -145,7 +145,7 @@ class DeleteConcurrencyTest {
       DeleteResult r = b.delete(lt("id", 10));
       assertEquals(3, r.version());
       assertEquals(0, r.deletedRows());
-      assertEquals(range(10, 100), scanIds(b.scan()));
+      assertEquals(range(10, 100), scanIds(b.newScan().open()));
     }
   }
 
@@ -158,10 +158,10 @@ class DeleteConcurrencyTest {
       assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 5), lt("id", 15))));
       // c read version 1 and rebases over both: only ids 15..19 are new.
       assertEquals(new DeleteResult(4, 5), c.delete(first20));
-      assertEquals(range(20, 100), scanIds(c.scan()));
+      assertEquals(range(20, 100), scanIds(c.newScan().open()));
       // Every intermediate version reads as it was committed.
       try (Dataset v3 = c.checkout(3)) {
-        assertEquals(range(15, 100), scanIds(v3.scan()));
+        assertEquals(range(15, 100), scanIds(v3.newScan().open()));
       }
     }
   }
@@ -172,7 +172,7 @@ class DeleteConcurrencyTest {
       a.delete(lt("id", 40)); // fragment 0 leaves the manifest
       DeleteResult r = b.delete(and(ge("id", 5), lt("id", 15)));
       assertEquals(new DeleteResult(3, 0), r);
-      assertEquals(range(40, 100), scanIds(b.scan()));
+      assertEquals(range(40, 100), scanIds(b.newScan().open()));
       assertEquals(List.of(1L, 2L), b.manifest().fragments().stream().map(Fragment::id).toList());
     }
   }
@@ -184,7 +184,7 @@ class DeleteConcurrencyTest {
       Fragment aFragment0 = a.manifest().fragments().get(0);
       assertEquals(new DeleteResult(3, 5), b.delete(ge("id", 95)));
       assertEquals(aFragment0, b.manifest().fragments().get(0), "b left a's deletion file alone");
-      assertEquals(without(0, 5, range(0, 95)), scanIds(b.scan()));
+      assertEquals(without(0, 5, range(0, 95)), scanIds(b.newScan().open()));
     }
   }
 
@@ -197,7 +197,7 @@ class DeleteConcurrencyTest {
         a.append(List.of(again)); // ids 0..4 once more, as version 2
       }
       assertEquals(new DeleteResult(3, 5), b.delete(lt("id", 5)), "b saw version 1 only");
-      List<Long> ids = scanIds(b.scan());
+      List<Long> ids = scanIds(b.newScan().open());
       assertEquals(100, ids.size());
       assertThat(ids).containsAll(range(0, 5));
     }
@@ -240,7 +240,7 @@ class DeleteConcurrencyTest {
       // After re-reading, the delete addresses the compacted fragment.
       try (Dataset latest = b.checkoutLatest()) {
         assertEquals(new DeleteResult(3, 5), latest.delete(lt("id", 5)));
-        assertEquals(95, scanIds(latest.scan()).size());
+        assertEquals(95, scanIds(latest.newScan().open()).size());
       }
     }
   }
@@ -250,7 +250,7 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open()) {
       commitByHand(1, compactionOf(a.manifest(), 2));
       assertEquals(new DeleteResult(3, 5), b.delete(lt("id", 5)));
-      List<Long> ids = scanIds(b.scan());
+      List<Long> ids = scanIds(b.newScan().open());
       assertEquals(95, ids.size());
       assertThat(ids).containsExactlyInAnyOrderElementsOf(range(5, 100));
     }

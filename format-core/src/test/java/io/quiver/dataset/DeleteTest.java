@@ -104,9 +104,9 @@ class DeleteTest {
       assertEquals(new DeleteResult(2, 4), r);
       assertEquals(2, ds.version());
       assertEquals(96, ds.countRows());
-      assertEquals(idsWhere(id -> id != 3 && id != 45 && id != 46 && id != 99), scanIds(ds.scan()));
+      assertEquals(idsWhere(id -> id != 3 && id != 45 && id != 46 && id != 99), scanIds(ds.newScan().open()));
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 100), scanIds(v1.scan()), "the old version still holds every row");
+        assertEquals(range(0, 100), scanIds(v1.newScan().open()), "the old version still holds every row");
       }
       assertEquals("delete", ds.versions().get(0).operation());
     }
@@ -155,7 +155,7 @@ class DeleteTest {
       assertEquals(store.read(fd.deletionFile().path()).length, fd.deletionFile().sizeBytes());
       // The first file is untouched: version 2 still reads as it did.
       try (Dataset v2 = ds.checkout(2)) {
-        assertEquals(range(3, 100), scanIds(v2.scan()));
+        assertEquals(range(3, 100), scanIds(v2.newScan().open()));
       }
     }
   }
@@ -165,7 +165,7 @@ class DeleteTest {
     try (Dataset ds = create()) {
       assertEquals(10, ds.delete(lt("id", 10)).deletedRows());
       assertEquals(new DeleteResult(3, 10), ds.delete(lt("id", 20)));
-      assertEquals(range(20, 100), scanIds(ds.scan()));
+      assertEquals(range(20, 100), scanIds(ds.newScan().open()));
     }
   }
 
@@ -188,9 +188,9 @@ class DeleteTest {
       // name is null when id % 7 == 3: neither name = ... nor NOT (name = ...) matches those rows.
       long deleted = ds.delete(not(eq("name", "name-1"))).deletedRows();
       assertEquals(idsWhere(id -> id % 7 != 3 && id != 1).size(), deleted);
-      assertEquals(idsWhere(id -> id % 7 == 3 || id == 1), scanIds(ds.scan()));
+      assertEquals(idsWhere(id -> id % 7 == 3 || id == 1), scanIds(ds.newScan().open()));
       assertEquals(idsWhere(id -> id % 7 == 3).size(), ds.delete(isNull("name")).deletedRows());
-      assertEquals(List.of(1L), scanIds(ds.scan()));
+      assertEquals(List.of(1L), scanIds(ds.newScan().open()));
     }
   }
 
@@ -202,7 +202,7 @@ class DeleteTest {
       List<Long> kept = idsWhere(id -> id % 11 != 5 && id % 5 != 1);
       assertEquals(100 - kept.size(), r.deletedRows());
       assertEquals(Set.of(4), committedDelete(2).readFieldIds(), "s.x has field id 4");
-      assertEquals(kept, scanIds(ds.scan()));
+      assertEquals(kept, scanIds(ds.newScan().open()));
       // A nested-only projection and take see the same rows.
       List<String> ys = new ArrayList<>();
       try (ArrowReader reader = ds.newScan().columns("s.y").withRowAddress(true).open()) {
@@ -216,7 +216,7 @@ class DeleteTest {
       }
       assertEquals(kept.stream().map(id -> "y" + id).toList(), ys);
       assertEquals(kept.size() - 1, ds.delete(gt("s.x", 0)).deletedRows(), "id 0 has x = 0");
-      assertEquals(List.of(0L), scanIds(ds.scan()));
+      assertEquals(List.of(0L), scanIds(ds.newScan().open()));
     }
   }
 
@@ -229,13 +229,13 @@ class DeleteTest {
       ds.delete(Predicate.TRUE);
       assertEquals(List.of(), ds.manifest().fragments());
       assertEquals(0, ds.countRows());
-      assertEquals(List.of(), scanIds(ds.scan()));
+      assertEquals(List.of(), scanIds(ds.newScan().open()));
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 3)) {
         ds.append(List.of(b));
       }
       assertEquals(List.of(3L), ds.manifest().fragments().stream().map(Fragment::id).toList(),
           "fragment ids are never reused");
-      assertEquals(range(500, 503), scanIds(ds.scan()));
+      assertEquals(range(500, 503), scanIds(ds.newScan().open()));
     }
   }
 
@@ -257,7 +257,7 @@ class DeleteTest {
       Map<Long, Long> addressOf = addresses(ds);
       long[] doomed = {addressOf.get(5L), addressOf.get(41L), addressOf.get(99L), addressOf.get(41L)};
       assertEquals(new DeleteResult(2, 3), ds.delete(doomed));
-      assertEquals(idsWhere(id -> id != 5 && id != 41 && id != 99), scanIds(ds.scan()));
+      assertEquals(idsWhere(id -> id != 5 && id != 41 && id != 99), scanIds(ds.newScan().open()));
       Operation.Delete d = committedDelete(2);
       assertEquals(Set.of(), d.readFieldIds());
       assertEquals("", d.predicate());
@@ -284,7 +284,7 @@ class DeleteTest {
       assertThat(e.getMessage()).contains("offset 20").contains("20 rows");
       assertEquals(1, ds.latestVersion());
       assertThat(store.listAll("_deletions/")).isEmpty();
-      assertEquals(range(0, 100), scanIds(ds.scan()));
+      assertEquals(range(0, 100), scanIds(ds.newScan().open()));
     }
   }
 
@@ -301,7 +301,7 @@ class DeleteTest {
       assertEquals(1, ds.latestVersion());
     }
     // A type mismatch is reported even when there is no row to evaluate.
-    try (Dataset empty = Dataset.create("test://empty", SampleTable.SCHEMA,
+    try (Dataset empty = Dataset.create("test://empty", SampleTable.SCHEMA, List.of(),
         options(new MemoryObjectStore("test://empty"), allocator))) {
       assertThrows(InvalidArgumentException.class, () -> empty.delete(eq("name", 5)));
     }
@@ -313,8 +313,8 @@ class DeleteTest {
       ds.delete(ne("s.y", "y50"));
     }
     try (Dataset ds = Dataset.open(URI_, options)) {
-      assertEquals(idsWhere(id -> id == 50 || id % 11 == 5), scanIds(ds.scan()));
-      assertEquals(ds.manifest().liveRows(), scanIds(ds.scan()).size());
+      assertEquals(idsWhere(id -> id == 50 || id % 11 == 5), scanIds(ds.newScan().open()));
+      assertEquals(ds.manifest().liveRows(), scanIds(ds.newScan().open()).size());
       assertFalse(ds.manifest().fragments().isEmpty());
     }
   }

@@ -44,7 +44,7 @@ class DistributedBackfillTest {
           // A worker: its own handles, nothing shared with the coordinator but (uri, version, fragment id).
           try (Dataset latest = Dataset.open("test://t", options); Dataset ds = latest.checkout(version)) {
             // c = s.x + 1, computed from the struct s the worker reads: s is the declared input.
-            ColumnSchema schema = ds.newColumnSchema(List.of(StagedColumnSupport.intField("c", true)), List.of(),
+            ColumnSchema schema = ds.columns().newSchema(List.of(StagedColumnSupport.intField("c", true)), List.of(),
                 List.of("s"));
             Integer[] values = new Integer[(int) fragment.physicalRows()];
             try (ArrowReader r = ds.newScan().columns("s").withRowAddress(true).open()) {
@@ -61,13 +61,13 @@ class DistributedBackfillTest {
               }
             }
             try (ArrowReader batches = StagedColumnSupport.ints(allocator, schema.arrowSchema(), values)) {
-              shipped.add(ds.writeFragmentColumn(fragment.id(), batches, schema).encode());
+              shipped.add(ds.columns().writeFragment(fragment.id(), batches, schema).encode());
             }
           }
         }
 
         List<StagedColumnWrite> staged = shipped.stream().map(StagedColumnWrite::decode).toList();
-        long committed = table.commitColumnWrites(staged);
+        long committed = table.columns().commit(staged);
         assertEquals(version + 1, committed, "one commit for every fragment");
 
         Map<Long, Integer> byId = new HashMap<>();

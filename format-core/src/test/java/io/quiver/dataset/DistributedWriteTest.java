@@ -82,9 +82,9 @@ class DistributedWriteTest {
       assertThat(results.get(0).encode()).isEqualTo(results.get(0).encode());
       assertThat(results.get(0).encode().length).as("compact").isLessThan(1024);
 
-      assertEquals(2, ds.commitWriteResults(results, CommitOptions.defaults()));
+      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, CommitOptions.defaults()));
       assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 25), scanIds(ds.scan()));
+      assertEquals(range(0, 25), scanIds(ds.newScan().open()));
       assertEquals(4, ds.manifest().fragments().size());
     }
   }
@@ -93,8 +93,8 @@ class DistributedWriteTest {
   void resultsOverwriteTheTableAsOneTransaction() {
     try (Dataset ds = create()) {
       List<WriteResult> results = decode(worker(1, 100, 4), worker(1, 104, 4));
-      assertEquals(2, ds.commitWriteResults(results, WriteMode.OVERWRITE, CommitOptions.defaults()));
-      assertEquals(range(100, 108), scanIds(ds.scan()));
+      assertEquals(2, ds.distributed().commit(results, WriteMode.OVERWRITE, CommitOptions.defaults()));
+      assertEquals(range(100, 108), scanIds(ds.newScan().open()));
     }
   }
 
@@ -102,13 +102,13 @@ class DistributedWriteTest {
   void newFragmentWriterOnAHandleWritesTheSameResults() {
     try (Dataset ds = create()) {
       WriteResult r;
-      try (DistributedWriter w = ds.newFragmentWriter(); VectorSchemaRoot b = SampleTable.batch(allocator, 10, 6)) {
+      try (DistributedWriter w = ds.distributed().newWriter(); VectorSchemaRoot b = SampleTable.batch(allocator, 10, 6)) {
         r = w.write(List.of(b));
       }
       assertEquals(1, r.readVersion());
       assertEquals(ds.schema(), r.schema());
-      assertEquals(2, ds.commitWriteResults(List.of(r), CommitOptions.defaults()));
-      assertEquals(range(0, 16), scanIds(ds.scan()));
+      assertEquals(2, ds.distributed().commit(List.of(r), WriteMode.APPEND, CommitOptions.defaults()));
+      assertEquals(range(0, 16), scanIds(ds.newScan().open()));
     }
   }
 
@@ -125,7 +125,7 @@ class DistributedWriteTest {
           java.util.Optional.empty());
       WriteResult decoded = WriteResult.decode(other.encode());
       SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
-          () -> ds.commitWriteResults(List.of(good, decoded), CommitOptions.defaults()));
+          () -> ds.distributed().commit(List.of(good, decoded), WriteMode.APPEND, CommitOptions.defaults()));
       assertThat(e.getMessage()).contains("write result 1").contains("label");
       assertEquals(1, ds.latestVersion());
     }
@@ -138,8 +138,8 @@ class DistributedWriteTest {
       WriteResult foreign = new WriteResult("mem://elsewhere", r.readVersion(), r.schema(), r.fragments(),
           java.util.Optional.empty());
       assertThrows(InvalidArgumentException.class,
-          () -> ds.commitWriteResults(List.of(foreign), CommitOptions.defaults()));
-      assertThrows(InvalidArgumentException.class, () -> ds.commitWriteResults(List.of(), CommitOptions.defaults()));
+          () -> ds.distributed().commit(List.of(foreign), WriteMode.APPEND, CommitOptions.defaults()));
+      assertThrows(InvalidArgumentException.class, () -> ds.distributed().commit(List.of(), WriteMode.APPEND, CommitOptions.defaults()));
       assertEquals(1, ds.latestVersion());
     }
   }
@@ -162,14 +162,14 @@ class DistributedWriteTest {
   void workerResultsShipWriteResultsAndStagedColumnWritesOnOneChannel() {
     try (Dataset ds = create()) {
       WriteResult write = WriteResult.decode(worker(1, 10, 3));
-      ColumnSchema schema = ds.newColumnSchema(List.of(StagedColumnSupport.intField("v", true)));
+      ColumnSchema schema = ds.columns().newSchema(List.of(StagedColumnSupport.intField("v", true)), List.of(), List.of());
       io.quiver.manifest.Fragment fragment = ds.manifest().fragments().get(0);
       Integer[] values = new Integer[(int) fragment.physicalRows()];
       Arrays.fill(values, 7);
       StagedColumnWrite column;
       try (org.apache.arrow.vector.ipc.ArrowReader in =
           StagedColumnSupport.ints(allocator, schema.arrowSchema(), values)) {
-        column = ds.writeFragmentColumn(fragment.id(), in, schema);
+        column = ds.columns().writeFragment(fragment.id(), in, schema);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
@@ -178,7 +178,7 @@ class DistributedWriteTest {
       assertEquals(bundle, back);
       assertThat(back.encode()).isEqualTo(bundle.encode());
       assertEquals(List.of(column), back.columnWrites());
-      assertEquals(2, ds.commitColumnWrites(back.columnWrites()));
+      assertEquals(2, ds.columns().commit(back.columnWrites()));
       assertEquals(List.of(7, 7, 7, 7, 7, 7, 7, 7, 7, 7), StagedColumnSupport.column(ds, "v"));
     }
   }
@@ -191,14 +191,14 @@ class DistributedWriteTest {
       List<WriteResult> results = decode(worker(1, 10, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-1/7");
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_AFTER);
-      assertEquals(2, ds.commitWriteResults(results, keyed));
+      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed));
       assertEquals(0, store.pendingFaults());
       // The caller did not trust the ack and retries from a fresh handle: same version, no new commit.
       try (Dataset again = Dataset.open(URI_, options)) {
-        assertEquals(2, again.commitWriteResults(results, keyed));
+        assertEquals(2, again.distributed().commit(results, WriteMode.APPEND, keyed));
       }
       assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
     }
   }
 
@@ -215,14 +215,14 @@ class DistributedWriteTest {
       List<WriteResult> first = decode(worker(1, 10, 5));
       List<WriteResult> other = decode(worker(1, 50, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-c3/1");
-      assertEquals(2, ds.commitWriteResults(first, keyed));
+      assertEquals(2, ds.distributed().commit(first, WriteMode.APPEND, keyed));
       IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
-          () -> ds.commitWriteResults(other, keyed));
+          () -> ds.distributed().commit(other, WriteMode.APPEND, keyed));
       assertEquals("job-c3/1", e.key());
       assertEquals(2, e.committedVersion());
       assertThat(e.getMessage()).contains("job-c3/1").contains("version 2").contains("differs");
       assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
     }
   }
 
@@ -246,7 +246,7 @@ class DistributedWriteTest {
   @Test
   void findCommitAnswersFromTheLatestLedgerReadingManifestsOnly() {
     try (Dataset ds = create()) {
-      assertEquals(2, ds.commitWriteResults(decode(worker(1, 10, 2)),
+      assertEquals(2, ds.distributed().commit(decode(worker(1, 10, 2)), WriteMode.APPEND,
           CommitOptions.defaults().withIdempotenceKey("job/1")));
       for (int i = 0; i < 3; i++) {
         try (VectorSchemaRoot b = SampleTable.batch(allocator, 20 + i, 1)) {
@@ -255,18 +255,18 @@ class DistributedWriteTest {
       }
       assertEquals(5, ds.latestVersion());
       store.clearCalls();
-      CommitRecord found = ds.findCommit("job/1").commit().orElseThrow();
+      CommitRecord found = ds.distributed().findCommit("job/1", 0).commit().orElseThrow();
       assertEquals(2, found.version());
       assertEquals("append", found.operation());
       assertThat(store.calls(Op.READ_RANGE)).isEmpty();
       assertThat(store.calls(Op.READ)).allMatch(k -> !k.startsWith("data/"));
       // One manifest (the latest) answers, whatever the attempt's read version.
       assertThat(store.calls(Op.READ)).hasSizeLessThanOrEqualTo(1);
-      assertEquals(2, ds.findCommit("job/1", 4).version());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("job/2").status());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("job/2", 3).status());
-      assertThrows(InvalidArgumentException.class, () -> ds.findCommit("job/1", -1));
-      assertThrows(InvalidArgumentException.class, () -> ds.findCommit(""));
+      assertEquals(2, ds.distributed().findCommit("job/1", 4).version());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job/2", 0).status());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job/2", 3).status());
+      assertThrows(InvalidArgumentException.class, () -> ds.distributed().findCommit("job/1", -1));
+      assertThrows(InvalidArgumentException.class, () -> ds.distributed().findCommit("", 0));
     }
   }
 
@@ -283,11 +283,11 @@ class DistributedWriteTest {
       List<WriteResult> results = decode(worker(1, 10, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job/f");
       store.arm(Op.WRITE, k -> k.startsWith("_transactions/"), Fault.FAIL_BEFORE, 1);
-      assertThrows(StoreException.class, () -> ds.commitWriteResults(results, keyed));
+      assertThrows(StoreException.class, () -> ds.distributed().commit(results, WriteMode.APPEND, keyed));
       assertEquals(1, ds.latestVersion());
-      assertEquals(2, ds.commitWriteResults(results, keyed));
-      assertEquals(2, ds.commitWriteResults(results, keyed));
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed));
+      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed));
+      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
     }
   }
 }

@@ -74,7 +74,7 @@ class Format10CompatibilityTest {
 
   private static List<List<Object>> read(Dataset ds) throws IOException {
     List<List<Object>> rows = new ArrayList<>();
-    try (ArrowReader r = ds.scan()) {
+    try (ArrowReader r = ds.newScan().open()) {
       while (r.loadNextBatch()) {
         VectorSchemaRoot root = r.getVectorSchemaRoot();
         BigIntVector id = (BigIntVector) root.getVector("id");
@@ -111,9 +111,9 @@ class Format10CompatibilityTest {
       assertEquals(expectedRows(45), read(ds));
       assertTrue(ds.validate().isValid(), () -> ds.validate().toString());
       // Without a ledger, the history answers: every version is present, so absence is certain.
-      assertEquals(2, ds.findCommit("job-1/cp-1").version());
-      assertEquals(5, ds.findCommit("job-2").version());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("job-3").status());
+      assertEquals(2, ds.distributed().findCommit("job-1/cp-1", 0).version());
+      assertEquals(5, ds.distributed().findCommit("job-2", 0).version());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-3", 0).status());
       try (Dataset v2 = ds.checkout(2)) {
         assertEquals(40, v2.countRows());
       }
@@ -181,7 +181,7 @@ class Format10CompatibilityTest {
       try (Dataset restarted = Dataset.open(URI_, options); VectorSchemaRoot same = rows(restarted, 45, 50)) {
         assertEquals(6, restarted.append(List.of(same), CommitOptions.defaults().withIdempotenceKey("job-3")));
         assertEquals(6, restarted.latestVersion());
-        assertEquals(2, restarted.findCommit("job-1/cp-1").version());
+        assertEquals(2, restarted.distributed().findCommit("job-1/cp-1", 0).version());
       }
       assertTrue(ds.checkoutLatest().validate().isValid());
     }

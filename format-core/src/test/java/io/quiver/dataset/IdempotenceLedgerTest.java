@@ -91,11 +91,11 @@ class IdempotenceLedgerTest {
       ds.delete(io.quiver.predicate.Predicate.eq("id", 1L));
       ds.update(io.quiver.predicate.Predicate.eq("id", 2L), Map.of("name", "two"));
       ds.updateConfig(Map.of("owner", "me"), Set.of());
-      ds.compact();
-      ds.addColumns(List.of(new org.apache.arrow.vector.types.pojo.Field("score",
+      ds.compact(CompactionOptions.defaults());
+      ds.columns().add(List.of(new org.apache.arrow.vector.types.pojo.Field("score",
           org.apache.arrow.vector.types.pojo.FieldType.nullable(new org.apache.arrow.vector.types.pojo.ArrowType.Int(32,
               true)), null)));
-      ds.dropColumns("score");
+      ds.columns().drop("score");
       long restored = ds.restore(1);
       CommitLedger l = ledger(ds);
       assertEquals(2, l.find("k1").orElseThrow().version(), "a restore of version 1 keeps the key committed later");
@@ -103,7 +103,7 @@ class IdempotenceLedgerTest {
       assertEquals(1, l.completeFromVersion());
       // The restored content lacks k1's rows, but k1 is committed: a retry is not a second commit.
       assertEquals(2, keyed(ds, 10, 3, "k1"));
-      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().scan()));
+      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().newScan().open()));
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 50, 2)) {
         ds.overwrite(SampleTable.SCHEMA, List.of(b));
       }
@@ -125,12 +125,12 @@ class IdempotenceLedgerTest {
       assertFalse(l.find("old").isPresent());
       assertEquals(4, l.find("young").orElseThrow().version());
       assertEquals(4, l.completeFromVersion(), "complete only after the expired entry");
-      assertEquals(CommitLookup.Status.UNKNOWN, ds.findCommit("old").status());
-      assertEquals(CommitLookup.Status.UNKNOWN, ds.findCommit("old", 2).status());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("old", 3).status(),
+      assertEquals(CommitLookup.Status.UNKNOWN, ds.distributed().findCommit("old", 0).status());
+      assertEquals(CommitLookup.Status.UNKNOWN, ds.distributed().findCommit("old", 2).status());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("old", 3).status(),
           "an attempt read at version 3 could only have committed at 4 or later, which the ledger covers");
-      assertEquals(4, ds.findCommit("young", 0).version());
-      assertThat(ds.findCommit("old").toString()).contains("unknown").contains("expired");
+      assertEquals(4, ds.distributed().findCommit("young", 0).version());
+      assertThat(ds.distributed().findCommit("old", 0).toString()).contains("unknown").contains("expired");
     }
   }
 
@@ -144,8 +144,8 @@ class IdempotenceLedgerTest {
       CommitLedger l = ledger(ds);
       assertEquals(List.of("k2", "k3", "k4"), new ArrayList<>(l.keys().keySet()));
       assertEquals(5, l.completeFromVersion());
-      assertEquals(CommitLookup.Status.UNKNOWN, ds.findCommit("k0").status());
-      assertEquals(7, ds.findCommit("k4").version());
+      assertEquals(CommitLookup.Status.UNKNOWN, ds.distributed().findCommit("k0", 0).status());
+      assertEquals(7, ds.distributed().findCommit("k4", 0).version());
     }
   }
 
@@ -188,7 +188,7 @@ class IdempotenceLedgerTest {
     try (Dataset ds = create()) {
       WriteResult a;
       WriteResult b;
-      try (DistributedWriter w = ds.newFragmentWriter()) {
+      try (DistributedWriter w = ds.distributed().newWriter()) {
         try (VectorSchemaRoot x = SampleTable.batch(allocator, 10, 5)) {
           a = w.write(List.of(x));
         }
@@ -197,10 +197,10 @@ class IdempotenceLedgerTest {
         }
       }
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("k");
-      assertEquals(2, ds.commitWriteResults(List.of(a, b), keyed));
-      assertEquals(2, ds.commitWriteResults(List.of(b, a), keyed));
+      assertEquals(2, ds.distributed().commit(List.of(a, b), WriteMode.APPEND, keyed));
+      assertEquals(2, ds.distributed().commit(List.of(b, a), WriteMode.APPEND, keyed));
       assertEquals(WriteResult.appendDigest(List.of(a, b)), WriteResult.appendDigest(List.of(b, a)));
-      assertEquals(WriteResult.appendDigest(List.of(a, b)), ds.findCommit("k").commit().orElseThrow().operationDigest());
+      assertEquals(WriteResult.appendDigest(List.of(a, b)), ds.distributed().findCommit("k", 0).commit().orElseThrow().operationDigest());
       // One row different: another digest, a typed error.
       IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
           () -> keyed(ds, 10, 9, "k"));
@@ -239,14 +239,14 @@ class IdempotenceLedgerTest {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 10, 1)) {
         assertEquals(3, ds.append(List.of(b), CommitOptions.defaults().withApplicationSequence("app", 5)));
       }
-      assertTrue(ds.applicationWatermark("app").isPresent());
+      assertTrue(ds.distributed().applicationWatermark("app").isPresent());
       clock.advance(Duration.ofHours(2));
       append(ds, 20, 1);
-      assertTrue(ds.applicationWatermark("app").isEmpty());
+      assertTrue(ds.distributed().applicationWatermark("app").isEmpty());
       assertEquals(4, ledger(ds).completeFromVersion());
       assertThrows(InvalidArgumentException.class,
           () -> CommitOptions.defaults().withApplicationSequence("app", -1));
-      assertThrows(InvalidArgumentException.class, () -> ds.applicationWatermark(""));
+      assertThrows(InvalidArgumentException.class, () -> ds.distributed().applicationWatermark(""));
     }
   }
 }

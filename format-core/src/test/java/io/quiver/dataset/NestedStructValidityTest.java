@@ -107,7 +107,7 @@ class NestedStructValidityTest {
       try (Dataset latest = ds.checkoutLatest()) {
         latest.delete(new long[] {ROWS - 1}); // fragment 0, offset = id: a deletion makes it qualify
         model.remove(ROWS - 1L);
-        assertEquals(1, latest.compact().fragmentsRemoved());
+        assertEquals(1, latest.compact(CompactionOptions.defaults()).fragmentsRemoved());
       }
       check(ds, "after compaction");
     }
@@ -132,21 +132,21 @@ class NestedStructValidityTest {
   @Test
   void e7_wholeStructWriteMakesAConcurrentStagedMemberWriteStaleAndAMemberWriteDoesNot() {
     try (Dataset ds = create(); Dataset worker = ds.checkout(ds.version())) {
-      ColumnSchema ySchema = worker.newColumnSchema(List.of(), List.of("s.y"));
+      ColumnSchema ySchema = worker.columns().newSchema(List.of(), List.of("s.y"), List.of());
       StagedColumnWrite y = stageOne(worker, ySchema, id -> false);
       replace(ds, "s.a.q", id -> true, id -> true); // a member write: validity unchanged, y's backing too
-      worker.commitColumnWrites(List.of(y));
+      worker.columns().commit(List.of(y));
       check(ds, "after a staged s.y committed over a concurrent member write");
 
       try (Dataset late = ds.checkoutLatest()) {
-        StagedColumnWrite y2 = stageOne(late, late.newColumnSchema(List.of(), List.of("s.y")), id -> false);
+        StagedColumnWrite y2 = stageOne(late, late.columns().newSchema(List.of(), List.of("s.y"), List.of()), id -> false);
         replace(ds, "s", id -> id % 2 == 0, id -> id % 2 == 0); // the struct written whole: new validity
         model.forEach((id, n) -> {
           n[0] = id % 2 == 0;
           n[1] = id % 2 == 0;
         });
         StaleColumnWriteException e =
-            assertThrows(StaleColumnWriteException.class, () -> late.commitColumnWrites(List.of(y2)));
+            assertThrows(StaleColumnWriteException.class, () -> late.columns().commit(List.of(y2)));
         assertThat(e.getMessage()).contains("s.y");
         check(ds, "after the stale staged write was refused");
       }
@@ -175,7 +175,7 @@ class NestedStructValidityTest {
     try (Dataset latest = ds.checkoutLatest()) {
       io.quiver.schema.Schema table = latest.manifest().schema();
       Schema out = table.project(java.util.Set.of(table.findField(path).orElseThrow().id())).toArrow();
-      latest.replaceColumns(List.of(path), List.of("id"), (input, alloc) -> {
+      latest.columns().replace(List.of(path), List.of("id"), (input, alloc) -> {
         BigIntVector id = (BigIntVector) input.getVector("id");
         long[] ids = new long[input.getRowCount()];
         for (int i = 0; i < ids.length; i++) {
@@ -188,8 +188,8 @@ class NestedStructValidityTest {
 
   private void stage(Dataset ds, String path, LongPredicate sNulls) {
     try (Dataset latest = ds.checkoutLatest()) {
-      StagedColumnWrite w = stageOne(latest, latest.newColumnSchema(List.of(), List.of(path)), sNulls);
-      latest.commitColumnWrites(List.of(w));
+      StagedColumnWrite w = stageOne(latest, latest.columns().newSchema(List.of(), List.of(path), List.of()), sNulls);
+      latest.columns().commit(List.of(w));
     }
   }
 
@@ -208,7 +208,7 @@ class NestedStructValidityTest {
       throw new UncheckedIOException(e);
     }
     try (ArrowReader reader = new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), allocator)) {
-      return handle.writeFragmentColumn(handle.manifest().fragments().get(0).id(), reader, schema);
+      return handle.columns().writeFragment(handle.manifest().fragments().get(0).id(), reader, schema);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

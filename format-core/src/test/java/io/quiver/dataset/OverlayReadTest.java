@@ -111,13 +111,13 @@ class OverlayReadTest {
       assertThrows(NotFoundException.class, () -> ds.take(new long[] {17}, List.of("name")).close());
       // Each older version sees exactly its overlays.
       try (Dataset v2 = ds.checkout(2)) {
-        Map<Long, Row> scanned = scanRows(v2.scan());
+        Map<Long, Row> scanned = scanRows(v2.newScan().open());
         assertEquals("a10", scanned.get(10L).name());
         assertEquals("a2", scanned.get(2L).name());
         assertEquals(SampleTable.expectedName(17), scanned.get(17L).name());
       }
       try (Dataset v4 = ds.checkout(4)) {
-        assertEquals("b17", scanRows(v4.scan()).get(17L).name());
+        assertEquals("b17", scanRows(v4.newScan().open()).get(17L).name());
       }
     }
   }
@@ -220,7 +220,7 @@ class OverlayReadTest {
         new Operation.Update(List.of(new Operation.FragmentOverlays(0, List.of(overlay))), Set.of()));
     try (Dataset ds = Dataset.open(OverlayTestSupport.URI_, options)) {
       Row want = expected(4);
-      assertEquals(new Row("new", want.structNull(), want.x(), want.y(), want.tags()), scanRows(ds.scan()).get(4L));
+      assertEquals(new Row("new", want.structNull(), want.x(), want.y(), want.tags()), scanRows(ds.newScan().open()).get(4L));
     }
   }
 
@@ -232,7 +232,7 @@ class OverlayReadTest {
     }
     m = nameOverlay(m, new int[] {1, 2}, List.of("one", "two", "three")); // three rows for two offsets
     try (Dataset ds = Dataset.open(OverlayTestSupport.URI_, options)) {
-      CorruptFileException e = assertThrows(CorruptFileException.class, () -> scanRows(ds.scan()));
+      CorruptFileException e = assertThrows(CorruptFileException.class, () -> scanRows(ds.newScan().open()));
       assertTrue(e.getMessage().contains("holds 3 rows"), e.getMessage());
     }
   }

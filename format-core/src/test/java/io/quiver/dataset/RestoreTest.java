@@ -67,7 +67,7 @@ class RestoreTest {
 
   private List<Long> latestIds(Dataset any) {
     try (Dataset latest = any.checkoutLatest()) {
-      return scanIds(latest.scan());
+      return scanIds(latest.newScan().open());
     }
   }
 
@@ -75,14 +75,14 @@ class RestoreTest {
   void aRestoredVersionScansExactlyAsTheOldVersionDid() {
     try (Dataset ds = create()) {
       ds.updateConfig(Map.of("owner", "ana"), Set.of()); // v2
-      List<Long> v2Rows = scanIds(ds.scan());
+      List<Long> v2Rows = scanIds(ds.newScan().open());
       append(ds, 50, 30); // v3
       ds.delete(lt("id", 10)); // v4
       ds.updateConfig(Map.of("owner", "bo", "extra", "1"), Set.of()); // v5
       assertEquals(6, ds.restore(2));
       assertEquals(6, ds.version());
-      assertEquals(v2Rows, scanIds(ds.scan()));
-      assertEquals(range(0, 50), scanIds(ds.scan()), "rows deleted later are back");
+      assertEquals(v2Rows, scanIds(ds.newScan().open()));
+      assertEquals(range(0, 50), scanIds(ds.newScan().open()), "rows deleted later are back");
       assertEquals(50, ds.countRows());
       assertEquals(Map.of("owner", "ana"), ds.config());
       try (Dataset v2 = ds.checkout(2)) {
@@ -94,7 +94,7 @@ class RestoreTest {
       assertEquals("restore", ds.versions().get(0).operation());
       // Versions in between are still there.
       try (Dataset v4 = ds.checkout(4)) {
-        assertEquals(range(10, 80), scanIds(v4.scan()));
+        assertEquals(range(10, 80), scanIds(v4.newScan().open()));
       }
     }
   }
@@ -106,7 +106,7 @@ class RestoreTest {
       ds.restore(1);
       append(ds, 100, 5);
       assertEquals(List.of(0L, 1L, 3L), ds.manifest().fragments().stream().map(Fragment::id).toList());
-      assertEquals(concat(range(0, 50), range(100, 105)), scanIds(ds.scan()));
+      assertEquals(concat(range(0, 50), range(100, 105)), scanIds(ds.newScan().open()));
     }
   }
 
@@ -118,7 +118,7 @@ class RestoreTest {
       assertEquals(List.of("k"), ds.schema().fields().stream().map(f -> f.name()).toList());
       ds.restore(1);
       assertTrue(ds.schema().sameStructure(io.load(1).manifest().schema()));
-      assertEquals(range(0, 50), scanIds(ds.scan()));
+      assertEquals(range(0, 50), scanIds(ds.newScan().open()));
     }
   }
 

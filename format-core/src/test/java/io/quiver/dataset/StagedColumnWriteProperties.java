@@ -40,7 +40,7 @@ class StagedColumnWriteProperties {
       MemoryObjectStore store = new MemoryObjectStore(OverlayTestSupport.URI_);
       DatasetOptions options = OverlayTestSupport.options(allocator, store, 2);
       try (Dataset ds = OverlayTestSupport.create(allocator, options, 0, 6)) {
-        ds.addColumns(List.of(intField("v", true)), List.of("id"), StagedColumnWriteProperties::tens);
+        ds.columns().add(List.of(intField("v", true)), List.of("id"), StagedColumnWriteProperties::tens);
         Map<Long, Integer> model = new TreeMap<>();
         for (long id = 0; id < 6; id++) {
           model.put(id, (int) id * 10);
@@ -74,7 +74,7 @@ class StagedColumnWriteProperties {
                   model.remove(id);
                 }
               }
-              default -> handle.compact();
+              default -> handle.compact(CompactionOptions.defaults());
             }
           } catch (CommitConflictException e) {
             // typed: nothing committed, the model is unchanged
@@ -96,7 +96,7 @@ class StagedColumnWriteProperties {
 
   /** Stages v = value + id for every fragment of the handle's snapshot and commits them together. */
   private static void stageAll(Dataset handle, BufferAllocator allocator, int value, Map<Long, Integer> model) {
-    ColumnSchema schema = handle.newColumnSchema(List.of(), List.of("v"));
+    ColumnSchema schema = handle.columns().newSchema(List.of(), List.of("v"), List.of());
     List<StagedColumnWrite> staged = new ArrayList<>();
     Map<Long, Integer> written = new HashMap<>();
     for (io.quiver.manifest.Fragment f : handle.manifest().fragments()) {
@@ -109,12 +109,12 @@ class StagedColumnWriteProperties {
         }
       }
       try (ArrowReader reader = StagedColumnSupport.ints(allocator, schema.arrowSchema(), values)) {
-        staged.add(StagedColumnWrite.decode(handle.writeFragmentColumn(f.id(), reader, schema).encode()));
+        staged.add(StagedColumnWrite.decode(handle.columns().writeFragment(f.id(), reader, schema).encode()));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    handle.commitColumnWrites(staged);
+    handle.columns().commit(staged);
     written.forEach((id, v) -> model.computeIfPresent(id, (k, old) -> v));
   }
 

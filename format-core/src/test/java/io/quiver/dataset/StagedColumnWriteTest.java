@@ -37,7 +37,7 @@ class StagedColumnWriteTest {
     options = OverlayTestSupport.options(allocator, store, 2);
     ds = OverlayTestSupport.create(allocator, options, 0, 4);
     // v = id * 10, stored in its own file: the existing field most scenarios rewrite.
-    ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
+    ds.columns().add(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
   }
 
   @AfterEach
@@ -48,7 +48,7 @@ class StagedColumnWriteTest {
 
   private StagedColumnWrite stage(Dataset handle, ColumnSchema schema, Integer... values) {
     try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
-      return handle.writeFragmentColumn(0, reader, schema);
+      return handle.columns().writeFragment(0, reader, schema);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -64,12 +64,12 @@ class StagedColumnWriteTest {
 
   @Test
   void workerAndCoordinatorRoundTripThroughTheByteEncoding() {
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("emb", true)), List.of("w"));
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("emb", true)), List.of("w"), List.of());
     byte[] bytes;
     try (Dataset worker = Dataset.open(OverlayTestSupport.URI_, options)) {
       StagedColumnWrite staged;
       try (ArrowReader reader = ints(allocator, schema.arrowSchema(), 1, 2, 3, 4)) {
-        staged = worker.writeFragmentColumn(0, reader, schema);
+        staged = worker.columns().writeFragment(0, reader, schema);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
@@ -77,7 +77,7 @@ class StagedColumnWriteTest {
       assertEquals(staged, StagedColumnWrite.decode(bytes));
     }
     try (Dataset coordinator = Dataset.open(OverlayTestSupport.URI_, options)) {
-      coordinator.commitColumnWrites(List.of(StagedColumnWrite.decode(bytes)));
+      coordinator.columns().commit(List.of(StagedColumnWrite.decode(bytes)));
       assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(coordinator, "emb"));
       assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(coordinator, "w"));
       assertEquals(List.of(0, 10, 20, 30), StagedColumnSupport.column(coordinator, "v"));
@@ -91,14 +91,14 @@ class StagedColumnWriteTest {
 
   @Test
   void uncommittedStagedFilesAreRemovedByCleanupAfterTheSafetyWindow() {
-    StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(intField("n", true))), 1, 2, 3, 4);
+    StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()), 1, 2, 3, 4);
     String path = w.file().path();
     ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
     assertTrue(store.head(path).isPresent(), "inside the safety window the staged file is kept");
     ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ZERO)
         .before(java.time.Instant.now().plusSeconds(60)).build());
     assertTrue(store.head(path).isEmpty(), "an uncommitted staged file is garbage after the window");
-    assertThrows(SchemaMismatchException.class, () -> ds.commitColumnWrites(List.of(w)));
+    assertThrows(SchemaMismatchException.class, () -> ds.columns().commit(List.of(w)));
     assertValid(ds);
   }
 }

@@ -77,7 +77,7 @@ class StagedWriteCompatibilityTest {
     try (Dataset other = ds.checkout(ds.version())) {
       other.update(new long[] {RowAddress.of(0, 0)}, Map.of("v", 5));
     }
-    long version = ds.commitColumnWrites(List.of(n, w));
+    long version = ds.columns().commit(List.of(n, w));
     assertEquals(4, version);
     assertEquals(List.of(1, 11, 21, 31), StagedColumnSupport.column(ds, "n"));
     assertEquals(Arrays.asList(7, null, 9, 10), StagedColumnSupport.column(ds, "w"));

@@ -44,7 +44,7 @@ class StagedWriteInputsTest {
     allocator = new RootAllocator();
     store = new MemoryObjectStore(OverlayTestSupport.URI_);
     ds = OverlayTestSupport.create(allocator, OverlayTestSupport.options(allocator, store, 2), 0, 4);
-    ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
+    ds.columns().add(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
   }
 
   @AfterEach
@@ -59,18 +59,17 @@ class StagedWriteInputsTest {
 
   private StagedColumnWrite stage(ColumnSchema schema, Integer... values) {
     try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
-      return ds.writeFragmentColumn(0, reader, schema);
+      return ds.columns().writeFragment(0, reader, schema);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
   }
 
   @Test
-  void theOverloadsWithoutInputsDeclareNone() {
-    assertTrue(ds.newColumnSchema(List.of(intField("n", true))).inputFieldIds().isEmpty());
-    assertTrue(ds.newColumnSchema(List.of(), List.of("v")).inputs().fields().isEmpty());
-    assertTrue(ds.newColumnSchemaByIds(List.of(), List.of(id("v"))).inputFieldIds().isEmpty());
-    StagedColumnWrite w = stage(ds.newColumnSchema(List.of(intField("n", true))), 1, 2, 3, 4);
+  void schemasWithoutInputsDeclareNone() {
+    assertTrue(ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()).inputFieldIds().isEmpty());
+    assertTrue(ds.columns().newSchema(List.of(), List.of("v"), List.of()).inputs().fields().isEmpty());
+    StagedColumnWrite w = stage(ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()), 1, 2, 3, 4);
     assertTrue(w.inputFieldIds().isEmpty());
     assertTrue(w.inputWitness().isEmpty());
   }
@@ -78,15 +77,15 @@ class StagedWriteInputsTest {
   @Test
   void inputsResolveToAtomicFieldsRecursively() {
     List<org.apache.arrow.vector.types.pojo.Field> n = List.of(intField("n", true));
-    assertEquals(Set.of(id("s.x"), id("s.y")), ds.newColumnSchema(n, List.of(), List.of("s")).inputFieldIds());
-    assertEquals(Set.of(id("s.y")), ds.newColumnSchema(n, List.of(), List.of("s.y")).inputFieldIds());
+    assertEquals(Set.of(id("s.x"), id("s.y")), ds.columns().newSchema(n, List.of(), List.of("s")).inputFieldIds());
+    assertEquals(Set.of(id("s.y")), ds.columns().newSchema(n, List.of(), List.of("s.y")).inputFieldIds());
     // A list is stored whole: its item stands for the list.
-    assertEquals(Set.of(id("tags")), ds.newColumnSchema(n, List.of(), List.of("tags.item")).inputFieldIds());
-    ColumnSchema schema = ds.newColumnSchema(n, List.of(), List.of("v", "s", "v"));
+    assertEquals(Set.of(id("tags")), ds.columns().newSchema(n, List.of(), List.of("tags.item")).inputFieldIds());
+    ColumnSchema schema = ds.columns().newSchema(n, List.of(), List.of("v", "s", "v"));
     assertEquals(Set.of(id("v"), id("s.x"), id("s.y")), schema.inputFieldIds());
     assertEquals(List.of("s", "v"), schema.inputs().fields().stream().map(io.quiver.schema.Field::name).toList());
     assertEquals(schema.inputFieldIds(),
-        ds.newColumnSchemaByIds(n, List.of(), List.of(id("v"), id("s"))).inputFieldIds());
+        ds.columns().newSchema(n, List.of(), List.of("s", "v")).inputFieldIds());
     assertThat(schema.toString()).contains("inputs [");
   }
 
@@ -94,14 +93,13 @@ class StagedWriteInputsTest {
   void unknownInputsAreRefused() {
     List<org.apache.arrow.vector.types.pojo.Field> n = List.of(intField("n", true));
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-        () -> ds.newColumnSchema(n, List.of(), List.of("nope")));
+        () -> ds.columns().newSchema(n, List.of(), List.of("nope")));
     assertThat(e.getMessage()).contains("no input column 'nope'");
-    assertThrows(InvalidArgumentException.class, () -> ds.newColumnSchemaByIds(n, List.of(), List.of(999)));
   }
 
   @Test
   void selectKeepsEveryInputAndEveryStagedWriteCarriesThem() {
-    ColumnSchema both = ds.newColumnSchema(List.of(intField("a", true), intField("b", true)), List.of("w"),
+    ColumnSchema both = ds.columns().newSchema(List.of(intField("a", true), intField("b", true)), List.of("w"),
         List.of("v", "w"));
     ColumnSchema a = both.select("a");
     assertEquals(both.inputFieldIds(), a.inputFieldIds());
@@ -109,7 +107,7 @@ class StagedWriteInputsTest {
     StagedColumnWrite ww = stage(both.select("w"), 5, 6, 7, 8);
     assertEquals(Set.of(id("v"), id("w")), wa.inputFieldIds());
     assertEquals(Set.of(id("v"), id("w")), ww.inputFieldIds());
-    ds.commitColumnWrites(List.of(wa, ww));
+    ds.columns().commit(List.of(wa, ww));
     assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "a"));
     assertEquals(List.of(5, 6, 7, 8), StagedColumnSupport.column(ds, "w"));
   }
@@ -117,8 +115,8 @@ class StagedWriteInputsTest {
   @Test
   void theInputWitnessRoundTripsThroughBytesAndTheTransaction() {
     ds.update(new long[] {RowAddress.of(0, 2)}, Map.of("v", 5));
-    ds.addColumns(List.of(intField("empty", true))); // stored nowhere: its witness is an absence
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v", "empty", "s"));
+    ds.columns().add(List.of(intField("empty", true))); // stored nowhere: its witness is an absence
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of("v", "empty", "s"));
     StagedColumnWrite w = stage(schema, 1, 2, 3, 4);
     assertEquals(4, w.inputWitness().size());
     io.quiver.internal.txn.FieldBacking v = w.inputWitness().stream().filter(b -> b.fieldId() == id("v")).findFirst()
@@ -145,13 +143,13 @@ class StagedWriteInputsTest {
 
   @Test
   void stagingWithAColumnSchemaWhoseVersionIsGoneSaysSo() {
-    ColumnSchema old = ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v"));
+    ColumnSchema old = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of("v"));
     ds.update(new long[] {RowAddress.of(0, 1)}, Map.of("w", 1));
     store.delete(io.quiver.store.ObjectStoreCommitStore.manifestKey(old.readVersion()));
     try (Dataset fresh = Dataset.open(OverlayTestSupport.URI_,
         OverlayTestSupport.options(allocator, store, 2)); ArrowReader reader = ints(allocator, old.arrowSchema(), 1, 2, 3, 4)) {
       io.quiver.exceptions.StaleColumnWriteException e = assertThrows(
-          io.quiver.exceptions.StaleColumnWriteException.class, () -> fresh.writeFragmentColumn(0, reader, old));
+          io.quiver.exceptions.StaleColumnWriteException.class, () -> fresh.columns().writeFragment(0, reader, old));
       assertThat(e.getMessage()).contains("version " + old.readVersion() + " is no longer in the table");
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
@@ -160,7 +158,7 @@ class StagedWriteInputsTest {
 
   @Test
   void anInputWithoutItsBackingIsCorrupt() throws Exception {
-    StagedColumnWrite w = stage(ds.newColumnSchema(List.of(intField("n", true)), List.of(), List.of("v")), 1, 2, 3, 4);
+    StagedColumnWrite w = stage(ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of("v")), 1, 2, 3, 4);
     byte[] bytes = w.encode();
     io.quiver.internal.proto.StagedColumnWrite proto =
         io.quiver.internal.proto.StagedColumnWrite.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));

@@ -87,10 +87,10 @@ class TagsTest {
       assertEquals(2, ds.tags().version("a_nightly"));
       try (Dataset v1 = ds.checkout("release-1.0")) {
         assertEquals(1, v1.version());
-        assertEquals(range(0, 40), scanIds(v1.scan()));
+        assertEquals(range(0, 40), scanIds(v1.newScan().open()));
       }
       try (Dataset v2 = ds.checkout("a_nightly")) {
-        assertEquals(range(0, 65), scanIds(v2.scan()));
+        assertEquals(range(0, 65), scanIds(v2.newScan().open()));
       }
     }
     // Tags are on storage: a new handle sees them.

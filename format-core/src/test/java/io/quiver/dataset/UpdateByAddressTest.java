@@ -87,7 +87,7 @@ class UpdateByAddressTest {
       // Row 5's struct was null, and an update never changes struct validity: s stays null (s.x = 77 is
       // stored under it, hidden).
       want.put(5L, new Row("updated", true, null, null, expected(5).tags()));
-      assertEquals(want, scanRows(ds.scan()));
+      assertEquals(want, scanRows(ds.newScan().open()));
       assertEquals(want, scanRows(ds.newScan().batchSize(3).open()));
       try (VectorSchemaRoot taken = ds.take(new long[] {RowAddress.of(1, 2), 5, 3, 4}, List.of())) {
         Map<Long, Row> got = rows(taken);
@@ -96,7 +96,7 @@ class UpdateByAddressTest {
         }
       }
       try (Dataset before = ds.checkout(2)) {
-        assertEquals(expected(3), scanRows(before.scan()).get(3L), "older versions keep base values");
+        assertEquals(expected(3), scanRows(before.newScan().open()).get(3L), "older versions keep base values");
       }
     }
   }
@@ -110,7 +110,7 @@ class UpdateByAddressTest {
       ds.update(new long[] {2}, nullName);
       ds.update(new long[] {1}, values("tags", null, "s.y", "why"));
       assertEquals(5, ds.version());
-      Map<Long, Row> rows = scanRows(ds.scan());
+      Map<Long, Row> rows = scanRows(ds.newScan().open());
       assertEquals(new Row("first", false, SampleTable.expectedX(1), "why", null), rows.get(1L));
       assertEquals(null, rows.get(2L).name());
       assertEquals(expected(2).x(), rows.get(2L).x());
@@ -166,7 +166,7 @@ class UpdateByAddressTest {
         assertEquals(6, b.update(new long[] {1}, values("s.x", -1)).version());
       }
       try (Dataset latest = ds.checkoutLatest()) {
-        Map<Long, Row> rows = scanRows(latest.scan());
+        Map<Long, Row> rows = scanRows(latest.newScan().open());
         assertEquals("a2", rows.get(1L).name());
         assertEquals(-1, rows.get(1L).x());
         assertEquals("b", rows.get(41L).name());
@@ -186,7 +186,7 @@ class UpdateByAddressTest {
       }
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(3, latest.version());
-        Map<Long, Row> rows = scanRows(latest.scan());
+        Map<Long, Row> rows = scanRows(latest.newScan().open());
         assertEquals("a", rows.get(1L).name());
         assertEquals(SampleTable.expectedName(2), rows.get(2L).name());
       }

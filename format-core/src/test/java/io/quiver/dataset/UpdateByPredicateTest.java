@@ -77,7 +77,7 @@ class UpdateByPredicateTest {
         want.put(id, e.structNull() ? new Row("hit", true, null, null, e.tags()) : new Row("hit", false, e.x(), "why",
             e.tags()));
       }
-      assertEquals(want, scanRows(ds.scan()));
+      assertEquals(want, scanRows(ds.newScan().open()));
       assertEquals(2, ds.manifest().fragments().stream().filter(f -> !f.overlays().isEmpty()).count());
     }
   }
@@ -89,7 +89,7 @@ class UpdateByPredicateTest {
       // s.x > 150 matches ids 51..59 (3 * id) and, through the overlay, id 4.
       UpdateResult r = ds.update(Predicate.gt("s.x", 150), Map.of("name", "big"));
       long expectedRows = 0;
-      Map<Long, Row> scanned = scanRows(ds.scan());
+      Map<Long, Row> scanned = scanRows(ds.newScan().open());
       for (long id = 0; id < 60; id++) {
         Integer x = id == 4 ? Integer.valueOf(1000) : expected(id).x();
         boolean hit = x != null && x > 150;
@@ -131,7 +131,7 @@ class UpdateByPredicateTest {
         Integer x = id == 2 ? Integer.valueOf(5) : e.x();
         want.put(id, new Row("n" + id, e.structNull() && x == null, x == null ? null : x * 2, e.y(), e.tags()));
       }
-      assertEquals(want, scanRows(ds.scan()));
+      assertEquals(want, scanRows(ds.newScan().open()));
       assertEquals(10, want.get(2L).x());
     }
   }
@@ -176,7 +176,7 @@ class UpdateByPredicateTest {
       OverlayTestSupport.delete(store, ds.manifest(), 0, 1, 2);
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(new UpdateResult(4, 3), latest.update(Predicate.lt("id", 5), Map.of("name", "u")));
-        Map<Long, Row> rows = scanRows(latest.scan());
+        Map<Long, Row> rows = scanRows(latest.newScan().open());
         assertEquals(58, rows.size());
         assertEquals("u", rows.get(0L).name());
         assertEquals("u", rows.get(4L).name());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
@@ -247,7 +248,7 @@ public final class FaultSchedules {
           version = ds.delete(io.quiver.predicate.Predicate.in("id", targets)).version();
         }
       } else {
-        version = ds.compact().version();
+        version = ds.compact(CompactionOptions.defaults()).version();
       }
     } catch (QuiverException e) {
       error = e;
@@ -256,7 +257,7 @@ public final class FaultSchedules {
     Statistics.label("crashed").collect(store.crashedAt().isPresent());
     try (Dataset latest = Dataset.open(URI_, options(allocator, shared, clock))) {
       if (w.kind() == Kind.APPEND) {
-        boolean committed = error == null || latest.findCommit(key).isCommitted();
+        boolean committed = error == null || latest.distributed().findCommit(key, 0).isCommitted();
         if (error != null && committed && !ambiguous[0]) {
           fail(w + " failed with a non-ambiguous error but its commit is in history: " + error);
         }
@@ -360,7 +361,7 @@ public final class FaultSchedules {
 
   public static List<Long> scanIds(Dataset ds) {
     List<Long> ids = new ArrayList<>();
-    try (ArrowReader r = ds.scan()) {
+    try (ArrowReader r = ds.newScan().open()) {
       while (r.loadNextBatch()) {
         BigIntVector v = (BigIntVector) r.getVectorSchemaRoot().getVector("id");
         for (int i = 0; i < v.getValueCount(); i++) {

@@ -194,7 +194,7 @@ public abstract class HostileInputContract {
   private void readLatest(BufferAllocator alloc) {
     try (Dataset ds = Dataset.open(URI_, options(alloc))) {
       ds.validate();
-      SampleTable.scanIds(ds.scan());
+      SampleTable.scanIds(ds.newScan().open());
     }
   }
 
@@ -298,10 +298,10 @@ public abstract class HostileInputContract {
     byte[] original;
     try (Dataset ds = Dataset.open(URI_, options(allocator))) {
       Fragment f = ds.manifest().fragments().get(0);
-      io.quiver.dataset.ColumnSchema schema = ds.newColumnSchema(
-          List.of(new Field("extra", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+      io.quiver.dataset.ColumnSchema schema = ds.columns().newSchema(
+          List.of(new Field("extra", FieldType.nullable(new ArrowType.Int(32, true)), null)), List.of(), List.of());
       try (org.apache.arrow.vector.ipc.ArrowReader reader = oneIntColumn(schema.arrowSchema(), (int) f.physicalRows())) {
-        original = ds.writeFragmentColumn(f.id(), reader, schema).encode();
+        original = ds.columns().writeFragment(f.id(), reader, schema).encode();
       }
     }
     for (Damage d : damages(original)) {
@@ -396,7 +396,7 @@ public abstract class HostileInputContract {
         new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null))),
         new Schema(List.of(new Field("other", FieldType.nullable(new ArrowType.Int(64, true)), null))));
     try (Dataset ds = Dataset.open(URI_, options(allocator))) {
-      List<Long> ids = SampleTable.scanIds(ds.scan());
+      List<Long> ids = SampleTable.scanIds(ds.newScan().open());
       List<String> files = dataFiles();
       for (Schema schema : wrong) {
         try (VectorSchemaRoot b = root(schema, 3)) {
@@ -407,7 +407,7 @@ public abstract class HostileInputContract {
         }
       }
       assertEquals(latest, ds.latestVersion(), "nothing committed");
-      assertEquals(ids, SampleTable.scanIds(ds.scan()));
+      assertEquals(ids, SampleTable.scanIds(ds.newScan().open()));
       assertEquals(files, dataFiles(), "no data file left behind");
     }
   }

@@ -5,6 +5,7 @@ import io.quiver.dataset.CleanupReport;
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.CommitLookup;
 import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.DistributedWriter;
@@ -12,6 +13,7 @@ import io.quiver.dataset.Session;
 import io.quiver.dataset.StagedColumnWrite;
 import io.quiver.dataset.ValidationReport;
 import io.quiver.dataset.VersionInfo;
+import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CommitConflictException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
@@ -203,7 +205,7 @@ public final class ModelWorld implements AutoCloseable {
   void addNullColumn(int h) {
     String name = "c" + nextColumn++;
     attempt(h, "add null column " + name, (ds, base) -> {
-      ds.addColumns(List.of(intField(name)));
+      ds.columns().add(List.of(intField(name)));
       return latest -> latest.withColumn(name, Map.of());
     });
   }
@@ -212,7 +214,7 @@ public final class ModelWorld implements AutoCloseable {
   void addComputedColumn(int h) {
     String name = "c" + nextColumn++;
     attempt(h, "add computed column " + name, (ds, base) -> {
-      ds.addColumns(List.of(intField(name)), List.of("id"), (input, alloc) -> computed(input, alloc, name, 0));
+      ds.columns().add(List.of(intField(name)), List.of("id"), (input, alloc) -> computed(input, alloc, name, 0));
       return latest -> latest.withColumn(name, valuesOf(base, name, 0));
     });
   }
@@ -222,7 +224,7 @@ public final class ModelWorld implements AutoCloseable {
     attempt(h, "drop column #" + k, (ds, base) -> {
       String col = column(ds, k);
       note(col);
-      ds.dropColumns(col);
+      ds.columns().drop(col);
       return latest -> latest.has(col) ? latest.withoutColumn(col) : latest;
     });
   }
@@ -232,7 +234,7 @@ public final class ModelWorld implements AutoCloseable {
     String name = "c" + nextColumn++;
     int salt = nextSalt++;
     attempt(h, "staged write of new column " + name, (ds, base) -> {
-      ColumnSchema schema = ds.newColumnSchema(List.of(intField(name)));
+      ColumnSchema schema = ds.columns().newSchema(List.of(intField(name)), List.of(), List.of());
       stageAndCommit(ds, schema, name, salt);
       return latest -> latest.withColumn(name, valuesOf(base, name, salt));
     });
@@ -244,7 +246,7 @@ public final class ModelWorld implements AutoCloseable {
     attempt(h, "staged rewrite of column #" + k, (ds, base) -> {
       String col = column(ds, k);
       note(col + " salt " + salt);
-      ColumnSchema schema = ds.newColumnSchema(List.of(), List.of(col));
+      ColumnSchema schema = ds.columns().newSchema(List.of(), List.of(col), List.of());
       stageAndCommit(ds, schema, col, salt);
       return latest -> latest.withValues(col, valuesOf(base, col, salt));
     });
@@ -256,14 +258,14 @@ public final class ModelWorld implements AutoCloseable {
     attempt(h, "replace column #" + k, (ds, base) -> {
       String col = column(ds, k);
       note(col + " salt " + salt);
-      ds.replaceColumns(List.of(col), List.of("id"), (input, alloc) -> computed(input, alloc, col, salt));
+      ds.columns().replace(List.of(col), List.of("id"), (input, alloc) -> computed(input, alloc, col, salt));
       return latest -> latest.withValues(col, valuesOf(base, col, salt));
     });
   }
 
   void compact(int h) {
     attempt(h, "compact", (ds, base) -> {
-      ds.compact();
+      ds.compact(CompactionOptions.defaults());
       return latest -> latest;
     });
   }
@@ -558,7 +560,7 @@ public final class ModelWorld implements AutoCloseable {
         rec.columns = cols;
       }
       rec.everyId.addAll(rows.keySet());
-      try (DistributedWriter worker = ds.newFragmentWriter();
+      try (DistributedWriter worker = ds.distributed().newWriter();
           VectorSchemaRoot batch = batch(ds.schema().toArrow(), rows)) {
         saved.add(worker.write(List.of(batch)).encode());
       }
@@ -572,7 +574,7 @@ public final class ModelWorld implements AutoCloseable {
       restart(h);
     }
     try (Dataset restarted = Dataset.open(uri, restarted())) {
-      CommitLookup found = restarted.findCommit(key, readVersion[0]);
+      CommitLookup found = restarted.distributed().findCommit(key, readVersion[0]);
       history.add("restarted driver: findCommit(" + key + ", " + readVersion[0] + ") -> " + found.status()
           + (found.isCommitted() ? " v" + found.version() : ""));
       expectLookup(rec, readVersion[0], found, "after a crash");
@@ -585,7 +587,7 @@ public final class ModelWorld implements AutoCloseable {
               note("ids " + savedRows.get(0).keySet() + ", expect " + expect);
               List<WriteResult> results = List.of(WriteResult.decode(saved.get(0)));
               return expectKeyed(d, base, rec, expect, savedRows.get(0),
-                  () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(key)));
+                  () -> d.distributed().commit(results, WriteMode.APPEND, opts.commitOptions().withIdempotenceKey(key)));
             });
       } else {
         keyed("restarted driver", restarted, key, n, true, !distributed, split + 1);
@@ -628,7 +630,7 @@ public final class ModelWorld implements AutoCloseable {
             }
             List<WriteResult> results = rec.saved.stream().map(WriteResult::decode).toList();
             return expectKeyed(d, base, rec, expect, rec.savedRows,
-                () -> d.commitWriteResults(results, opts.commitOptions().withIdempotenceKey(rec.key)));
+                () -> d.distributed().commit(results, WriteMode.APPEND, opts.commitOptions().withIdempotenceKey(rec.key)));
           });
     }
   }
@@ -724,13 +726,13 @@ public final class ModelWorld implements AutoCloseable {
       if (part.isEmpty()) {
         continue;
       }
-      try (DistributedWriter worker = workers.newFragmentWriter();
+      try (DistributedWriter worker = workers.distributed().newWriter();
           VectorSchemaRoot batch = batch(schema, ordered(part))) {
         results.add(WriteResult.decode(worker.write(List.of(batch)).encode()));
       }
     }
     lastResults = results.stream().map(WriteResult::encode).toList();
-    return d.commitWriteResults(results, options);
+    return d.distributed().commit(results, WriteMode.APPEND, options);
   }
 
   private static Map<Long, Map<String, Object>> ordered(List<Map.Entry<Long, Map<String, Object>>> entries) {
@@ -803,18 +805,18 @@ public final class ModelWorld implements AutoCloseable {
   private void checkLedger(long latest) {
     Dataset ds = roots[0];
     for (KeyRecord rec : keys.values()) {
-      expectLookup(rec, 0, ds.findCommit(rec.key), "after the step");
+      expectLookup(rec, 0, ds.distributed().findCommit(rec.key, 0), "after the step");
       if (rec.version != null) {
-        expectLookup(rec, rec.version - 1, ds.findCommit(rec.key, rec.version - 1), "after the step");
+        expectLookup(rec, rec.version - 1, ds.distributed().findCommit(rec.key, rec.version - 1), "after the step");
       } else {
-        expectLookup(rec, latest, ds.findCommit(rec.key, latest), "after the step");
+        expectLookup(rec, latest, ds.distributed().findCommit(rec.key, latest), "after the step");
       }
     }
     KeyRecord never = new KeyRecord("g" + generation + "/never");
-    expectLookup(never, 0, ds.findCommit(never.key), "after the step");
-    expectLookup(never, latest, ds.findCommit(never.key, latest), "after the step");
+    expectLookup(never, 0, ds.distributed().findCommit(never.key, 0), "after the step");
+    expectLookup(never, latest, ds.distributed().findCommit(never.key, latest), "after the step");
     for (AppRecord rec : apps.values()) {
-      Optional<CommitLedger.SequenceWatermark> mark = ds.applicationWatermark(rec.app);
+      Optional<CommitLedger.SequenceWatermark> mark = ds.distributed().applicationWatermark(rec.app);
       boolean expired = rec.expiredAfter != null && latest > rec.expiredAfter;
       if (rec.sequence < 0 || expired) {
         if (mark.isPresent()) {
@@ -1092,13 +1094,13 @@ public final class ModelWorld implements AutoCloseable {
         values[offset] = id == null ? null : value(id, column, salt);
       }
       try (ArrowReader batches = stream(schema.arrowSchema(), values)) {
-        writes.add(ds.writeFragmentColumn(f.id(), batches, schema));
+        writes.add(ds.columns().writeFragment(f.id(), batches, schema));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     note(writes.size() + " fragments");
-    ds.commitColumnWrites(writes);
+    ds.columns().commit(writes);
   }
 
   private ArrowReader stream(Schema schema, Integer[] values) {
@@ -1129,7 +1131,7 @@ public final class ModelWorld implements AutoCloseable {
   private static ModelState scan(Dataset ds) {
     List<String> cols = names(ds);
     TreeMap<Long, Map<String, Object>> rows = new TreeMap<>();
-    try (ArrowReader reader = ds.scan()) {
+    try (ArrowReader reader = ds.newScan().open()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         for (int i = 0; i < root.getRowCount(); i++) {

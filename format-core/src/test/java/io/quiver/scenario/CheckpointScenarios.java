@@ -113,7 +113,7 @@ public final class CheckpointScenarios {
     CheckpointStore checkpoints = s.checkpoints();
     try (Dataset ds = t.open()) {
       // Another run of a job with the same id committed other rows under key job-1/1.
-      ds.commitWriteResults(List.of(s.worker(500, 4)), CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
+      ds.distributed().commit(List.of(s.worker(500, 4)), WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
       s.stageAndSeal(checkpoints, "1", 10);
       IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
           () -> s.driver(ds, checkpoints).finalize(JOB, "1"));

@@ -18,6 +18,7 @@ import io.quiver.dataset.DeleteResult;
 import io.quiver.dataset.DistributedWriter;
 import io.quiver.dataset.SampleTable;
 import io.quiver.dataset.VersionInfo;
+import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.exceptions.IncompatibleTransactionException;
@@ -88,13 +89,16 @@ public final class CommitScenarios {
 
   /**
    * B3: the writer wrote its data and transaction files, then crashed before claiming a version: nothing
-   * is visible, and cleanup removes the orphans only after the safety window.
+   * is visible, and cleanup removes the orphans only after the safety window. The crash is modelled by a
+   * refused claim whose clean-up is refused too (a live writer deletes what it wrote when its commit
+   * definitely failed; a dead one never gets to).
    */
   public static void b3_crashBeforeCommitLeavesOrphansThatOnlyCleanupAfterTheSafetyWindowRemoves(ScenarioTable t) {
     try (Dataset ds = t.create(0, 40)) {
       t.append(ds, 40, 10);
       Set<String> before = t.keys();
       t.faults().arm(Op.PUT_IF_ABSENT, k -> k.startsWith(ObjectStoreCommitStore.VERSIONS_PREFIX), Fault.FAIL_BEFORE, 1);
+      t.faults().arm(Op.DELETE, k -> true, Fault.FAIL_BEFORE, 2);
       try (VectorSchemaRoot b = SampleTable.batch(t.allocator(), 50, 10)) {
         assertThrows(CommitRetriesExhaustedException.class,
             () -> ds.append(List.of(b), CommitOptions.defaults().withMaxAttempts(1)));
@@ -142,15 +146,15 @@ public final class CommitScenarios {
     try (Dataset ds = t.create(0, 10)) {
       List<WriteResult> results = decode(worker(t, 1, 10, 5), worker(t, 1, 15, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-b4/1");
-      assertEquals(2, ds.commitWriteResults(results, keyed)); // the driver "crashes" before learning this
+      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed)); // the driver "crashes" before learning this
       // Other writers commit meanwhile.
       assertEquals(3, t.append(ds, 100, 2));
       // A new driver process re-reads the staged results and commits again with the same key.
       try (Dataset driver = t.open()) {
-        assertEquals(2, driver.commitWriteResults(decode(results.get(0).encode(), results.get(1).encode()), keyed));
+        assertEquals(2, driver.distributed().commit(decode(results.get(0).encode(), results.get(1).encode()), WriteMode.APPEND, keyed));
         assertEquals(3, driver.version(), "the handle does not move backwards");
         assertEquals(3, driver.latestVersion());
-        assertThat(scanIds(driver.scan())).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(scanIds(driver.newScan().open())).containsExactlyInAnyOrderElementsOf(expected);
       }
       VersionInfo v2 = ds.versions().stream().filter(v -> v.version() == 2).findFirst().orElseThrow();
       assertEquals("job-b4/1", v2.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY));
@@ -164,7 +168,7 @@ public final class CommitScenarios {
     try (Dataset a = t.create(0, 100); Dataset b = t.open()) {
       assertEquals(new DeleteResult(2, 5), a.delete(lt("id", 5)));
       assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 30), lt("id", 35))));
-      assertEquals(without(0, 5, without(30, 35, range(0, 100))), scanIds(b.scan()));
+      assertEquals(without(0, 5, without(30, 35, range(0, 100))), scanIds(b.newScan().open()));
       assertEquals(90, b.countRows());
     }
     assertEquals(without(0, 5, without(30, 35, range(0, 100))), t.validateAndScanLatest());
@@ -175,7 +179,7 @@ public final class CommitScenarios {
     try (Dataset a = t.create(0, 100); Dataset b = t.open()) {
       a.delete(lt("id", 10));
       assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 5), lt("id", 15))), "ids 5..9 were deleted by a already");
-      assertEquals(range(15, 100), scanIds(b.scan()));
+      assertEquals(range(15, 100), scanIds(b.newScan().open()));
       assertEquals(85, b.countRows());
     }
     assertEquals(range(15, 100), t.validateAndScanLatest());
@@ -225,7 +229,7 @@ public final class CommitScenarios {
         assertThat(ie.getMessage()).contains("restore committed as version 3");
         assertEquals(3, c.latestVersion(), "the append committed nothing");
         try (Dataset v2 = c.checkout(2)) {
-          assertEquals(range(0, 60), scanIds(v2.scan()), "the appended rows stay in the history");
+          assertEquals(range(0, 60), scanIds(v2.newScan().open()), "the appended rows stay in the history");
         }
       }
     }

@@ -54,7 +54,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     this.allocator = t.allocator();
     this.ds = t.create(0, 4);
     t.append(ds, 4, 4);
-    ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
+    ds.columns().add(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
   }
 
   private static void run(ScenarioTable t, Consumer<DerivedColumnScenarios> body) {
@@ -76,7 +76,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
 
   /** A column schema for the new column {@code d} computed from {@code inputs}. */
   private static ColumnSchema derived(Dataset handle, String... inputs) {
-    return handle.newColumnSchema(List.of(intField("d", true)), List.of(), List.of(inputs));
+    return handle.columns().newSchema(List.of(intField("d", true)), List.of(), List.of(inputs));
   }
 
   /**
@@ -91,7 +91,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     Integer[] values = new Integer[(int) rows];
     read.forEach((offset, value) -> values[offset.intValue()] = value == null ? null : value + 1);
     try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
-      return handle.writeFragmentColumn(fragmentId, reader, schema);
+      return handle.columns().writeFragment(fragmentId, reader, schema);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -188,7 +188,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       assertEquals(Set.of(v), w1.inputFieldIds());
       long updated = updater.update(new long[] {RowAddress.of(1, 2)}, Map.of("v", 555)).version();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w0, w1)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0, w1)));
       assertEquals(1, e.fragmentId());
       assertEquals("v", e.field());
       assertThat(e.getMessage()).contains("input field 'v' (id " + v + ")").contains("fragment 1")
@@ -208,7 +208,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w0 = derive(ds, schema, 0);
       StagedColumnWrite w1 = derive(ds, schema, 1);
       long updated = updater.update(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 2)}, Map.of("w", -1)).version();
-      long committed = ds.commitColumnWrites(List.of(w0, w1));
+      long committed = ds.columns().commit(List.of(w0, w1));
       assertEquals(updated + 1, committed);
       assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("d"));
       assertEquals(List.of(0, -1, 200, 300, 400, 500, -1, 700), latest("w"));
@@ -224,9 +224,9 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     try (Dataset replacer = ds.checkout(ds.version())) {
       StagedColumnWrite w0 = derive(ds, derived(ds, "v"), 0);
       // The same values in a new file: the witness compares states, not values, so this is stale too.
-      long replaced = replacer.replaceColumns(List.of("v"), List.of("id"), DerivedColumnScenarios::vFromId);
+      long replaced = replacer.columns().replace(List.of("v"), List.of("id"), DerivedColumnScenarios::vFromId);
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w0)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0)));
       assertEquals(0, e.fragmentId());
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 0").contains("base data file changed");
       assertNothingPublished(replaced);
@@ -255,16 +255,16 @@ public final class DerivedColumnScenarios implements AutoCloseable {
   private void e6_concurrentStagedRewriteOfAnInputMakesTheDerivedColumnStaleBody() {
     try (Dataset rewriter = ds.checkout(ds.version())) {
       StagedColumnWrite d1 = derive(ds, derived(ds, "v"), 1);
-      ColumnSchema rewriteV = rewriter.newColumnSchema(List.of(), List.of("v"));
+      ColumnSchema rewriteV = rewriter.columns().newSchema(List.of(), List.of("v"), List.of());
       StagedColumnWrite v1;
       try (ArrowReader r = ints(allocator, rewriteV.arrowSchema(), 7, 7, 7, 7)) {
-        v1 = rewriter.writeFragmentColumn(1, r, rewriteV);
+        v1 = rewriter.columns().writeFragment(1, r, rewriteV);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      long rewritten = rewriter.commitColumnWrites(List.of(v1));
+      long rewritten = rewriter.columns().commit(List.of(v1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(d1)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(d1)));
       assertEquals(1, e.fragmentId());
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 1").contains("base data file changed");
       assertNothingPublished(rewritten);
@@ -283,7 +283,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w0 = derive(ds, schema, 0);
       StagedColumnWrite w1 = derive(ds, schema, 1);
       deleter.delete(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 3)});
-      ds.commitColumnWrites(List.of(w0, w1));
+      ds.columns().commit(List.of(w0, w1));
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(6, latest.countRows());
       }
@@ -300,9 +300,9 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     int v = fieldId("v");
     try (Dataset dropper = ds.checkout(ds.version())) {
       StagedColumnWrite w0 = derive(ds, derived(ds, "v"), 0);
-      long dropped = dropper.dropColumns("v");
+      long dropped = dropper.columns().drop("v");
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w0)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0)));
       assertEquals(0, e.fragmentId());
       assertEquals("v", e.field());
       assertThat(e.getMessage()).contains("input field 'v' (id " + v + ")").contains("fragment 0").contains("dropped");
@@ -320,8 +320,8 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       ColumnSchema schema = derived(ds, "v");
       StagedColumnWrite w0 = derive(ds, schema, 0);
       StagedColumnWrite w1 = derive(ds, schema, 1);
-      renamer.renameColumn("v", "tens");
-      ds.commitColumnWrites(List.of(w0, w1));
+      renamer.columns().rename("v", "tens");
+      ds.columns().commit(List.of(w0, w1));
       assertDerivedEverywhere("tens", ids(0, 8));
       assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("d"));
     }
@@ -343,7 +343,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       updater.update(new long[] {RowAddress.of(0, 2)}, Map.of("s.x", 99));
       long restored = updater.update(new long[] {RowAddress.of(0, 2)}, Map.of("s.x", 6)).version();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w0)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0)));
       assertEquals(0, e.fragmentId());
       assertEquals("s.x", e.field());
       assertThat(e.getMessage()).contains("input field 's.x' (id " + x + ")").contains("fragment 0");
@@ -371,7 +371,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       List<StagedColumnWrite> staged = received.stream().map(StagedColumnWrite::decode).toList();
       long before = coordinator.version();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> coordinator.commitColumnWrites(staged));
+          assertThrows(StaleColumnWriteException.class, () -> coordinator.columns().commit(staged));
       assertEquals(1, e.fragmentId());
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 1");
       assertNothingPublished(before);
@@ -381,7 +381,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
         again = StagedColumnWrite.decode(derive(worker, derived(worker, "v"), 1).encode());
       }
       assertThat(again.readVersion()).isGreaterThan(version);
-      coordinator.commitColumnWrites(List.of(staged.get(0), again));
+      coordinator.columns().commit(List.of(staged.get(0), again));
     }
     assertEquals(List.of(1, 11, 21, 31, 1001, 51, 61, 71), latest("d"));
     assertDerivedEverywhere("v", ids(0, 8));
@@ -395,17 +395,17 @@ public final class DerivedColumnScenarios implements AutoCloseable {
   private void e6_inputThatIsAlsoATargetIsBoundOnceAndCommitsBody() {
     int v = fieldId("v");
     try (Dataset other = ds.checkout(ds.version())) {
-      ColumnSchema schema = ds.newColumnSchema(List.of(), List.of("v"), List.of("v"));
+      ColumnSchema schema = ds.columns().newSchema(List.of(), List.of("v"), List.of("v"));
       assertEquals(Set.of(v), schema.inputFieldIds());
       StagedColumnWrite w0 = derive(ds, schema, 0);
       StagedColumnWrite w1 = derive(ds, schema, 1);
-      ColumnSchema again = other.newColumnSchema(List.of(), List.of("v"), List.of("v"));
+      ColumnSchema again = other.columns().newSchema(List.of(), List.of("v"), List.of("v"));
       StagedColumnWrite stale = derive(other, again, 0);
       other.update(new long[] {RowAddress.of(1, 1)}, Map.of("w", 1));
-      ds.commitColumnWrites(List.of(w0, w1));
+      ds.columns().commit(List.of(w0, w1));
       assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("v"));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(stale)));
+          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(stale)));
       assertThat(e.getMessage()).contains("'v'").contains("fragment 0");
       assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("v"));
     }
@@ -432,7 +432,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       });
       t.faults().armOnce(Op.PUT_IF_ABSENT, claim, Fault.INTERLEAVE);
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w1)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w1)));
       assertTrue(interleaved[0], "the concurrent update ran inside our first claim");
       assertThat(t.faults().calls(Op.PUT_IF_ABSENT)).contains(claim);
       assertEquals(1, e.fragmentId());
@@ -464,7 +464,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       // Fragment 1's v did not change between the two versions: staging it with the old schema is fine.
       StagedColumnWrite w1 = derive(worker, old, 1);
       StagedColumnWrite w0 = derive(worker, derived(worker, "v"), 0);
-      worker.commitColumnWrites(List.of(w0, w1));
+      worker.columns().commit(List.of(w0, w1));
     }
     assertEquals(List.of(4, 11, 21, 31, 41, 51, 61, 71), latest("d"));
     assertDerivedEverywhere("v", ids(0, 8));
@@ -491,7 +491,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       int v = fieldId("v");
       assertEquals(1, decoded.inputWitness().stream().filter(b -> b.fieldId() == v).findFirst().orElseThrow()
           .overlays().size(), "the input witness holds v's overlay");
-      coordinator.commitColumnWrites(List.of(decoded));
+      coordinator.columns().commit(List.of(decoded));
     }
     assertEquals(Arrays.asList(1, 11, 21, 34, null, null, null, null), latest("d"));
   }

@@ -92,20 +92,20 @@ public final class ExactlyOnceScenarios {
     try (Dataset ds = s.restarted()) {
       assertEquals(2, s.keyedAppend(ds, 10, 12, KEY), "the commit that already happened");
       assertEquals(2, ds.latestVersion(), "nothing published");
-      assertEquals(2, ds.findCommit(KEY).version());
-      assertEquals(2, ds.findCommit(KEY, 2).version());
+      assertEquals(2, ds.distributed().findCommit(KEY, 0).version());
+      assertEquals(2, ds.distributed().findCommit(KEY, 2).version());
     }
     // The same through worker results: the workers re-ran and rewrote the same rows into new files.
     try (Dataset ds = s.restarted()) {
-      assertEquals(3, ds.commitWriteResults(List.of(s.worker(30, 4), s.worker(34, 3)), WriteMode.APPEND,
+      assertEquals(3, ds.distributed().commit(List.of(s.worker(30, 4), s.worker(34, 3)), WriteMode.APPEND,
           t.options().commitOptions().withIdempotenceKey("job-e/2")));
     }
     try (Dataset ds = s.restarted()) {
       // Re-run workers split the same rows differently: still the same rows, so the same commit.
-      assertEquals(3, ds.commitWriteResults(List.of(s.worker(30, 2), s.worker(32, 5)), WriteMode.APPEND,
+      assertEquals(3, ds.distributed().commit(List.of(s.worker(30, 2), s.worker(32, 5)), WriteMode.APPEND,
           t.options().commitOptions().withIdempotenceKey("job-e/2")));
       assertEquals(3, ds.latestVersion());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("job-e/never").status());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-e/never", 0).status());
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
         s.expected(new long[][] {{0, 22}, {30, 37}}));
@@ -116,7 +116,7 @@ public final class ExactlyOnceScenarios {
     ExactlyOnceScenarios s = new ExactlyOnceScenarios(t);
     WriteResult first = s.worker(10, 6);
     try (Dataset ds = t.open()) {
-      assertEquals(2, ds.commitWriteResults(List.of(first), WriteMode.APPEND,
+      assertEquals(2, ds.distributed().commit(List.of(first), WriteMode.APPEND,
           t.options().commitOptions().withIdempotenceKey(KEY)));
       for (int i = 0; i < 20; i++) {
         t.append(ds, 100 + i, 1);
@@ -125,18 +125,18 @@ public final class ExactlyOnceScenarios {
     }
     s.cleanupToLatest();
     try (Dataset ds = s.restarted()) {
-      CommitLookup found = ds.findCommit(KEY, first.readVersion());
+      CommitLookup found = ds.distributed().findCommit(KEY, first.readVersion());
       assertTrue(found.isCommitted(), () -> "findCommit after the cleanup: " + found);
       assertEquals(2, found.version());
       // The original results (their read version is gone) and a re-run of the worker: both recognised.
-      assertEquals(2, ds.commitWriteResults(List.of(first), WriteMode.APPEND,
+      assertEquals(2, ds.distributed().commit(List.of(first), WriteMode.APPEND,
           t.options().commitOptions().withIdempotenceKey(KEY)));
-      assertEquals(2, ds.commitWriteResults(List.of(s.worker(10, 6)), WriteMode.APPEND,
+      assertEquals(2, ds.distributed().commit(List.of(s.worker(10, 6)), WriteMode.APPEND,
           t.options().commitOptions().withIdempotenceKey(KEY)));
       assertEquals(2, s.keyedAppend(ds, 10, 6, KEY));
       assertEquals(22, ds.latestVersion(), "nothing published");
       // Never a false "not committed" for a key the ledger can vouch for, and a true one for a fresh key.
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("job-e/other", first.readVersion()).status());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-e/other", first.readVersion()).status());
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
         s.expected(new long[][] {{0, 16}, {100, 120}}));
@@ -155,7 +155,7 @@ public final class ExactlyOnceScenarios {
       assertThat(e.getMessage()).contains(KEY).contains("version 2").contains("Nothing was committed");
       try (Dataset latest = s.restarted()) {
         assertThrows(IdempotenceKeyConflictException.class, () -> s.keyedAppend(latest, 10, 6, KEY));
-        assertThrows(IdempotenceKeyConflictException.class, () -> latest.commitWriteResults(
+        assertThrows(IdempotenceKeyConflictException.class, () -> latest.distributed().commit(
             List.of(s.worker(70, 5)), WriteMode.APPEND, t.options().commitOptions().withIdempotenceKey(KEY)));
         assertEquals(3, latest.latestVersion(), "nothing published");
       }
@@ -217,8 +217,8 @@ public final class ExactlyOnceScenarios {
       for (int epoch = 1; epoch <= 3; epoch++) {
         assertEquals(1 + epoch, s.epoch(ds, app, epoch));
       }
-      assertEquals(3, ds.applicationWatermark(app).orElseThrow().sequence());
-      assertEquals(4, ds.applicationWatermark(app).orElseThrow().version());
+      assertEquals(3, ds.distributed().applicationWatermark(app).orElseThrow().sequence());
+      assertEquals(4, ds.distributed().applicationWatermark(app).orElseThrow().version());
     }
     try (Dataset ds = s.restarted()) {
       // Replayed in order (epoch 3 again) and out of order (epoch 1): skipped, the watermark's version.
@@ -228,7 +228,7 @@ public final class ExactlyOnceScenarios {
       assertEquals(5, s.epoch(ds, app, 5), "sequences need not be contiguous");
       // A restore brings back old content, not an old watermark.
       assertEquals(6, ds.restore(2));
-      assertEquals(5, ds.applicationWatermark(app).orElseThrow().sequence());
+      assertEquals(5, ds.distributed().applicationWatermark(app).orElseThrow().sequence());
       assertEquals(5, s.epoch(ds, app, 4), "below the watermark: skipped even though the restore removed its rows");
       assertEquals(7, s.epoch(ds, app, 6));
     }
@@ -237,7 +237,7 @@ public final class ExactlyOnceScenarios {
       assertEquals(7, s.epoch(ds, app, 6));
       assertEquals(7, s.epoch(ds, app, 2));
       assertEquals(8, s.epoch(ds, app, 7));
-      assertEquals(7, ds.applicationWatermark(app).orElseThrow().sequence());
+      assertEquals(7, ds.distributed().applicationWatermark(app).orElseThrow().sequence());
       assertEquals(8, ds.latestVersion());
     }
     // Version 2 (epoch 1's rows) was restored; epochs 6 and 7 appended after it.

@@ -128,7 +128,7 @@ public final class ScenarioTable implements AutoCloseable {
     try (Dataset latest = open()) {
       ValidationReport report = latest.validate();
       assertTrue(report.isValid(), () -> "validate() after the scenario: " + report);
-      return scanIds(latest.scan());
+      return scanIds(latest.newScan().open());
     }
   }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.dataset.ColumnSchema;
+import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.OverlayTestSupport;
@@ -62,7 +63,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
       this.ds = Dataset.create(t.uri(), SampleTable.SCHEMA, List.of(b), options);
     }
     // v = id * 10, stored in its own file: the existing field most scenarios rewrite.
-    ds.addColumns(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
+    ds.columns().add(List.of(intField("v", true), intField("w", true)), List.of("id"), StagedColumnScenarios::tens);
   }
 
   private static void run(ScenarioTable t, Consumer<StagedColumnScenarios> body) {
@@ -100,7 +101,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private StagedColumnWrite stage(Dataset handle, ColumnSchema schema, Integer... values) {
     try (ArrowReader reader = ints(allocator, schema.arrowSchema(), values)) {
-      return handle.writeFragmentColumn(0, reader, schema);
+      return handle.columns().writeFragment(0, reader, schema);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -155,7 +156,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeletedBody() {
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     long before = dataFiles();
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 2, 3));
     assertThat(e.getMessage()).contains("expected exactly 4 rows").contains("fragment 0");
@@ -168,7 +169,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a2_longStreamIsRejectedAtWriteTimeAndItsFileDeletedBody() {
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     long before = dataFiles();
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 2, 3, 4, 5));
     assertThat(e.getMessage()).contains("more than");
@@ -182,14 +183,14 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a3_twoStaleHandlesAllocateTheSameIdForDifferentFieldsBody() {
     try (Dataset other = ds.checkout(ds.version())) {
-      ColumnSchema first = ds.newColumnSchema(List.of(intField("first", true)));
-      ColumnSchema second = other.newColumnSchema(List.of(intField("second", true)));
+      ColumnSchema first = ds.columns().newSchema(List.of(intField("first", true)), List.of(), List.of());
+      ColumnSchema second = other.columns().newSchema(List.of(intField("second", true)), List.of(), List.of());
       assertEquals(first.newFieldIds(), second.newFieldIds());
       StagedColumnWrite w1 = stage(ds, first, 10, 20, 30, 40);
       StagedColumnWrite w2 = stage(other, second, 50, 60, 70, 80);
-      ds.commitColumnWrites(List.of(w1));
+      ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
       assertThat(e.getMessage()).contains("second").contains("is now 'first'");
       assertEquals(List.of(10, 20, 30, 40), latest("first"));
       try (Dataset latest = ds.checkoutLatest()) {
@@ -204,10 +205,10 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a4_twoResultsForOneFragmentWithDifferentColumnsAreBothAppliedBody() {
-    ColumnSchema both = ds.newColumnSchema(List.of(intField("first", true), intField("second", true)));
+    ColumnSchema both = ds.columns().newSchema(List.of(intField("first", true), intField("second", true)), List.of(), List.of());
     StagedColumnWrite w1 = stage(ds, both.select("first"), 10, 20, 30, 40);
     StagedColumnWrite w2 = stage(ds, both.select("second"), 50, 60, 70, 80);
-    ds.commitColumnWrites(List.of(w1, w2));
+    ds.columns().commit(List.of(w1, w2));
     assertEquals(List.of(10, 20, 30, 40), StagedColumnSupport.column(ds, "first"));
     assertEquals(List.of(50, 60, 70, 80), StagedColumnSupport.column(ds, "second"));
     assertValid(ds);
@@ -218,7 +219,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a5_declaredFieldIdsNotInTheStagedFileAreRejectedBeforeCommitBody() {
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
     int id = w.contract().fields().get(0).id();
     Schema declared = new Schema(List.of(w.contract().fields().get(0).withChildren(List.of())
@@ -226,7 +227,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
             f.nullable(), Map.of(), List.of())).toList());
     StagedColumnWrite forged = StagedColumnSupport.forge(w, declared, Set.of(id + 1));
     long version = ds.version();
-    assertThrows(SchemaMismatchException.class, () -> ds.commitColumnWrites(List.of(forged)));
+    assertThrows(SchemaMismatchException.class, () -> ds.columns().commit(List.of(forged)));
     assertEquals(version, ds.latestVersion());
     assertValid(ds);
   }
@@ -236,13 +237,13 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a6_sameIdDeclaredWithAnotherPhysicalTypeIsRejectedBody() {
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     StagedColumnWrite w = stage(ds, schema, 10, 20, 30, 40);
     io.quiver.schema.Field staged = w.contract().fields().get(0);
     Schema declared = new Schema(List.of(new io.quiver.schema.Field(staged.id(), -1, "n",
         new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE), true, Map.of(), List.of())));
     SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
-        () -> ds.commitColumnWrites(List.of(StagedColumnSupport.forge(w, declared, w.newFieldIds()))));
+        () -> ds.columns().commit(List.of(StagedColumnSupport.forge(w, declared, w.newFieldIds()))));
     assertThat(e.getMessage()).contains("never reinterpreted");
     assertTrue(ds.schema().findTopLevel("n").isEmpty());
     assertValid(ds);
@@ -255,11 +256,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
   private void a7_nestedStructStagedByItsWriterCommitsAndRoundTripsBody() {
     org.apache.arrow.vector.types.pojo.Field st = new org.apache.arrow.vector.types.pojo.Field("st",
         FieldType.nullable(new ArrowType.Struct()), List.of(intField("x", true)));
-    ColumnSchema schema = ds.newColumnSchema(List.of(st));
+    ColumnSchema schema = ds.columns().newSchema(List.of(st), List.of(), List.of());
     io.quiver.schema.Field parent = schema.contract().fields().get(0);
     StagedColumnWrite w = StagedColumnWrite.decode(stage(ds, schema, 1, 2, 3, 4).encode());
     assertEquals(List.of(parent.children().get(0).id()), w.file().fieldIds());
-    ds.commitColumnWrites(List.of(w));
+    ds.columns().commit(List.of(w));
     assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "st.x"));
     assertValid(ds);
   }
@@ -270,7 +271,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a8_staleNonNullableColumnIsRejectedAfterAConcurrentAppendBody() {
     try (Dataset appender = ds.checkout(ds.version())) {
-      ColumnSchema schema = ds.newColumnSchema(List.of(intField("c", false)));
+      ColumnSchema schema = ds.columns().newSchema(List.of(intField("c", false)), List.of(), List.of());
       StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
       VectorSchemaRoot sample = SampleTable.batch(allocator, 4, 2);
       List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>(sample.getFieldVectors());
@@ -289,7 +290,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
         appender.append(List.of(more));
       }
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w)));
       assertEquals(1, e.fragmentId());
       assertThat(e.getMessage()).contains("non-nullable").contains("fragment 1");
       assertEquals(6, ds.checkoutLatest().countRows());
@@ -303,10 +304,10 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a9_staleReplacementFailsAfterAConcurrentOverlayOnTheFieldBody() {
     try (Dataset updater = ds.checkout(ds.version())) {
-      StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(), List.of("v"), List.of()), 5, 5, 5, 5);
       updater.update(new long[] {1}, Map.of("v", 111));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w)));
       assertThat(e.getMessage()).contains("'v'").contains("overlays changed");
       assertEquals(List.of(0, 111, 20, 30), latest("v"));
       assertValid(ds);
@@ -320,8 +321,8 @@ public final class StagedColumnScenarios implements AutoCloseable {
   private void a10_replacementAfterAnOlderOverlayIsAuthoritativeBody() {
     ds.update(new long[] {0, 2}, Map.of("v", 111));
     assertEquals(List.of(111, 10, 111, 30), StagedColumnSupport.column(ds, "v"));
-    StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 1, 2, 3, 4);
-    ds.commitColumnWrites(List.of(w));
+    StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(), List.of("v"), List.of()), 1, 2, 3, 4);
+    ds.columns().commit(List.of(w));
     assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "v"));
     assertTrue(ds.manifest().fragments().get(0).overlays().isEmpty());
     assertValid(ds);
@@ -333,11 +334,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a11_twoRewritesOfAPresentFieldFromOneSnapshotBody() {
     try (Dataset other = ds.checkout(ds.version())) {
-      StagedColumnWrite w1 = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 30, 40, 30, 40);
-      StagedColumnWrite w2 = stage(other, other.newColumnSchema(List.of(), List.of("v")), 50, 60, 50, 60);
-      ds.commitColumnWrites(List.of(w1));
+      StagedColumnWrite w1 = stage(ds, ds.columns().newSchema(List.of(), List.of("v"), List.of()), 30, 40, 30, 40);
+      StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(), List.of("v"), List.of()), 50, 60, 50, 60);
+      ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
       assertThat(e.getMessage()).contains("base data file changed");
       assertEquals(List.of(30, 40, 30, 40), latest("v"));
       assertValid(ds);
@@ -349,14 +350,14 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a12_absenceIsPartOfTheWitnessBody() {
-    ds.addColumns(List.of(intField("n", true)));
+    ds.columns().add(List.of(intField("n", true)));
     try (Dataset other = ds.checkout(ds.version())) {
-      StagedColumnWrite w1 = stage(ds, ds.newColumnSchema(List.of(), List.of("n")), 10, 30, null, 7);
-      StagedColumnWrite w2 = stage(other, other.newColumnSchema(List.of(), List.of("n")), 10, 50, 1, 1);
+      StagedColumnWrite w1 = stage(ds, ds.columns().newSchema(List.of(), List.of("n"), List.of()), 10, 30, null, 7);
+      StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(), List.of("n"), List.of()), 10, 50, 1, 1);
       assertTrue(w2.witness().get(0).base().isEmpty());
-      ds.commitColumnWrites(List.of(w1));
+      ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
+          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
       assertThat(e.getMessage()).contains("had no base data file");
       assertEquals(Arrays.asList(10, 30, null, 7), latest("n"));
       assertValid(ds);
@@ -370,7 +371,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
   private void a13_overlayCoverageChangedUnderTheSamePathMakesTheReplacementStaleBody() {
     ds.update(new long[] {0}, Map.of("v", 777));
     try (Dataset stale = ds.checkout(ds.version())) {
-      StagedColumnWrite w = stage(stale, stale.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      StagedColumnWrite w = stage(stale, stale.columns().newSchema(List.of(), List.of("v"), List.of()), 5, 5, 5, 5);
       rewriteFragmentInPlace(f -> {
         Overlay o = f.overlays().get(0);
         Overlay moved = new Overlay(o.dataFile(),
@@ -380,7 +381,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
       });
       assertEquals(List.of(0, 777, 20, 30), latest("v"));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> stale.commitColumnWrites(List.of(w)));
+          assertThrows(StaleColumnWriteException.class, () -> stale.columns().commit(List.of(w)));
       assertThat(e.getMessage()).contains("overlays changed");
       assertEquals(List.of(0, 777, 20, 30), latest("v"));
       assertValid(ds);
@@ -393,7 +394,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a14_baseColumnMappingChangedUnderTheSamePathMakesTheReplacementStaleBody() {
     try (Dataset stale = ds.checkout(ds.version())) {
-      StagedColumnWrite w = stage(stale, stale.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      StagedColumnWrite w = stage(stale, stale.columns().newSchema(List.of(), List.of("v"), List.of()), 5, 5, 5, 5);
       rewriteFragmentInPlace(f -> {
         List<DataFile> files = new ArrayList<>();
         for (DataFile d : f.files()) {
@@ -408,7 +409,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
       });
       assertEquals(List.of(0, 100, 200, 300), latest("v"));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> stale.commitColumnWrites(List.of(w)));
+          assertThrows(StaleColumnWriteException.class, () -> stale.columns().commit(List.of(w)));
       assertThat(e.getMessage()).contains("base data file changed").contains("column 1");
       assertEquals(List.of(0, 100, 200, 300), latest("v"));
       assertValid(ds);
@@ -421,11 +422,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a15_compactionOfTheTargetFragmentMakesTheReplacementStaleBody() {
     try (Dataset compactor = ds.checkout(ds.version())) {
-      StagedColumnWrite w = stage(ds, ds.newColumnSchema(List.of(), List.of("v")), 5, 5, 5, 5);
+      StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(), List.of("v"), List.of()), 5, 5, 5, 5);
       compactor.delete(new long[] {3});
-      compactor.compact();
+      compactor.compact(CompactionOptions.defaults());
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.commitColumnWrites(List.of(w)));
+          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w)));
       assertEquals(0, e.fragmentId());
       assertThat(e.getMessage()).contains("fragment 0").contains("is gone");
       assertEquals(List.of(0, 10, 20), latest("v"));
@@ -439,12 +440,12 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a16_sameFreshFieldStagedByTwoStaleHandlesWithDifferentValuesOrNullabilityBody() {
     try (Dataset other = ds.checkout(ds.version()); Dataset third = ds.checkout(ds.version())) {
-      StagedColumnWrite w1 = stage(ds, ds.newColumnSchema(List.of(intField("value", false))), 10, 20, 30, 40);
-      StagedColumnWrite w2 = stage(other, other.newColumnSchema(List.of(intField("value", false))), 30, 40, 30, 40);
-      StagedColumnWrite w3 = stage(third, third.newColumnSchema(List.of(intField("value", true))), 30, null, 1, 1);
-      ds.commitColumnWrites(List.of(w1));
-      assertThrows(StaleColumnWriteException.class, () -> other.commitColumnWrites(List.of(w2)));
-      assertThrows(StaleColumnWriteException.class, () -> third.commitColumnWrites(List.of(w3)));
+      StagedColumnWrite w1 = stage(ds, ds.columns().newSchema(List.of(intField("value", false)), List.of(), List.of()), 10, 20, 30, 40);
+      StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(intField("value", false)), List.of(), List.of()), 30, 40, 30, 40);
+      StagedColumnWrite w3 = stage(third, third.columns().newSchema(List.of(intField("value", true)), List.of(), List.of()), 30, null, 1, 1);
+      ds.columns().commit(List.of(w1));
+      assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
+      assertThrows(StaleColumnWriteException.class, () -> third.columns().commit(List.of(w3)));
       assertEquals(List.of(10, 20, 30, 40), latest("value"));
       assertValid(ds);
     }
@@ -455,8 +456,8 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommitBody() {
-    assertThrows(InvalidSchemaException.class, () -> ds.newColumnSchema(List.of(intField("_rowid", true))));
-    assertThrows(InvalidSchemaException.class, () -> ds.newColumnSchema(List.of(intField("_rowaddr", true))));
+    assertThrows(InvalidSchemaException.class, () -> ds.columns().newSchema(List.of(intField("_rowid", true)), List.of(), List.of()));
+    assertThrows(InvalidSchemaException.class, () -> ds.columns().newSchema(List.of(intField("_rowaddr", true)), List.of(), List.of()));
     // A hand-built contract cannot even exist: the schema type refuses reserved names, so neither a forged
     // ColumnSchema nor decoded bytes can carry one; the commit (manifest builder) checks again regardless.
     int id = ds.manifest().maxFieldId() + 1;
@@ -473,10 +474,10 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeletedBody() {
     ds.delete(new long[] {1});
-    ColumnSchema schema = ds.newColumnSchema(List.of(intField("n", true)));
+    ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 3, 4));
     StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
-    ds.commitColumnWrites(List.of(w));
+    ds.columns().commit(List.of(w));
     assertEquals(List.of(1, 3, 4), StagedColumnSupport.column(ds, "n"));
     assertEquals(3, ds.countRows());
     assertValid(ds);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.dataset.ColumnSchema;
+import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.StagedColumnWrite;
 import io.quiver.dataset.ValidationReport;
@@ -249,17 +250,17 @@ public final class StructValidityScenarios implements AutoCloseable {
   /** Stages {@code s.<member>} for every fragment and commits; the batch's s is null where {@code nulls}. */
   void stageMember(String member, LongFunction<Object> value, LongPredicate nulls) {
     try (Dataset handle = latest()) {
-      ColumnSchema schema = handle.newColumnSchema(List.of(), List.of("s." + member));
+      ColumnSchema schema = handle.columns().newSchema(List.of(), List.of("s." + member), List.of());
       List<StagedColumnWrite> writes = new ArrayList<>();
       idsByFragment(handle).forEach((fragment, ids) -> {
         try (ArrowReader batches = structBatches(schema.arrowSchema(), ids, nulls,
             member.equals("x") ? value : null, member.equals("y") ? value : null)) {
-          writes.add(handle.writeFragmentColumn(fragment, batches, schema));
+          writes.add(handle.columns().writeFragment(fragment, batches, schema));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
       });
-      handle.commitColumnWrites(writes);
+      handle.columns().commit(writes);
     }
     model.replaceAll((id, c) -> member.equals("x") ? c.withX((Integer) value.apply(id)) : c.withY((String) value.apply(id)));
   }
@@ -267,16 +268,16 @@ public final class StructValidityScenarios implements AutoCloseable {
   /** Stages the whole struct (target "s"): its validity is the batch's. */
   void stageWhole(LongPredicate nulls, LongFunction<Object> x, LongFunction<Object> y) {
     try (Dataset handle = latest()) {
-      ColumnSchema schema = handle.newColumnSchema(List.of(), List.of("s"));
+      ColumnSchema schema = handle.columns().newSchema(List.of(), List.of("s"), List.of());
       List<StagedColumnWrite> writes = new ArrayList<>();
       idsByFragment(handle).forEach((fragment, ids) -> {
         try (ArrowReader batches = structBatches(schema.arrowSchema(), ids, nulls, x, y)) {
-          writes.add(handle.writeFragmentColumn(fragment, batches, schema));
+          writes.add(handle.columns().writeFragment(fragment, batches, schema));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
       });
-      handle.commitColumnWrites(writes);
+      handle.columns().commit(writes);
     }
     model.replaceAll((id, c) -> new Cell(nulls.test(id), (Integer) x.apply(id), (String) y.apply(id)));
   }
@@ -287,7 +288,7 @@ public final class StructValidityScenarios implements AutoCloseable {
       org.apache.arrow.vector.types.pojo.Schema out =
           handle.manifest().schema().project(Set.of(handle.manifest().schema().findField("s." + member).orElseThrow().id()))
               .toArrow();
-      handle.replaceColumns(List.of("s." + member), List.of("id"), (input, alloc) ->
+      handle.columns().replace(List.of("s." + member), List.of("id"), (input, alloc) ->
           structBatch(out, ids(input), id -> false, member.equals("x") ? value : null,
               member.equals("y") ? value : null, alloc));
     }
@@ -301,7 +302,7 @@ public final class StructValidityScenarios implements AutoCloseable {
       org.apache.arrow.vector.types.pojo.Schema out =
           handle.manifest().schema().project(Set.of(handle.manifest().schema().findField("s").orElseThrow().id()))
               .toArrow();
-      handle.replaceColumns(List.of("s"), List.of("id"), (input, alloc) ->
+      handle.columns().replace(List.of("s"), List.of("id"), (input, alloc) ->
           structBatch(out, ids(input), nulls, id -> before.get(id).x(), id -> before.get(id).y(), alloc));
     }
     model.replaceAll((id, c) -> c.withNull(nulls.test(id)));

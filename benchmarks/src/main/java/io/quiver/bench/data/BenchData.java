@@ -162,6 +162,41 @@ public final class BenchData {
     return new GeneratedReader(allocator, schema, firstRow, rows, batchRows);
   }
 
+  /**
+   * The batches of {@link #reader}, as the {@code Iterable} Quiver's writes take: read once and lazily, each
+   * root the reader's own and valid until the next. The caller closes the reader.
+   */
+  public static Iterable<VectorSchemaRoot> batches(ArrowReader reader) {
+    return () -> new java.util.Iterator<>() {
+      private Boolean ready;
+
+      @Override
+      public boolean hasNext() {
+        if (ready == null) {
+          try {
+            ready = reader.loadNextBatch();
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+        return ready;
+      }
+
+      @Override
+      public VectorSchemaRoot next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        ready = null;
+        try {
+          return reader.getVectorSchemaRoot();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    };
+  }
+
   /** One batch of rows {@code [firstRow, firstRow + rows)}; the caller closes it. */
   public static VectorSchemaRoot batch(BufferAllocator allocator, Schema schema, long firstRow, int rows) {
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);

@@ -128,7 +128,7 @@ final public class ColumnWrites {
     if (!schema.tableLocation().equals(io.location())) {
       throw new InvalidArgumentException(
           "the column schema was made for table " + schema.tableLocation() + ", not " + io.location()
-              + "; create it with newColumnSchema on this table");
+              + "; create it with columns().newSchema on this table");
     }
     Schema contract = schema.contract();
     checkContractCurrent(base, contract, schema.newFieldIds(), schema.readVersion(), fragmentId);

@@ -22,7 +22,8 @@ import org.roaringbitmap.RoaringBitmap;
 /**
  * Compaction: picks the fragments that qualify (see {@link CompactionOptions}), reads their live rows with
  * overlays merged, and writes them into new fragments through the {@link FragmentWriter}. Nothing is
- * committed here; {@link Prepared} carries the {@code Rewrite} and the files written.
+ * committed here; {@link Prepared} carries the {@code Rewrite}, whose files were written through the
+ * compactor's {@link TableIo} (a mutation's, which deletes them if the commit fails).
  */
 final public class Compactor {
   private final TableIo io;
@@ -31,7 +32,7 @@ final public class Compactor {
   private final int rowsPerBatch;
 
   /** The rewrite to commit: {@code op} is null when nothing qualified. */
-  public record Prepared(Operation.Rewrite op, int removed, int added, long rows, List<String> files) {}
+  public record Prepared(Operation.Rewrite op, int removed, int added, long rows) {}
 
   public Compactor(TableIo io, Manifest manifest, BufferAllocator allocator, int rowsPerBatch) {
     this.io = io;
@@ -78,44 +79,26 @@ final public class Compactor {
   public Prepared prepare(CompactionOptions options) {
     List<List<Fragment>> runs = plan(options);
     if (runs.isEmpty()) {
-      return new Prepared(null, 0, 0, 0, List.of());
+      return new Prepared(null, 0, 0, 0);
     }
     Schema schema = manifest.schema();
     FragmentWriter writer =
         new FragmentWriter(io.store(), schema, allocator, rowsPerBatch, options.targetRowsPerFragment());
     List<Operation.RewriteGroup> groups = new ArrayList<>();
-    List<String> files = new ArrayList<>();
     int removed = 0;
     int added = 0;
     long rows = 0;
-    try {
-      for (List<Fragment> run : runs) {
-        List<Fragment> written;
-        try (LiveRows live = new LiveRows(run, schema)) {
-          written = writer.write(live);
-        }
-        written.forEach(f -> f.files().forEach(file -> files.add(file.path())));
-        groups.add(new Operation.RewriteGroup(run.stream().map(Fragment::id).toList(), written));
-        removed += run.size();
-        added += written.size();
-        rows += written.stream().mapToLong(Fragment::physicalRows).sum();
+    for (List<Fragment> run : runs) {
+      List<Fragment> written;
+      try (LiveRows live = new LiveRows(run, schema)) {
+        written = writer.write(live);
       }
-    } catch (RuntimeException e) {
-      deleteQuietly(files, e);
-      throw e;
+      groups.add(new Operation.RewriteGroup(run.stream().map(Fragment::id).toList(), written));
+      removed += run.size();
+      added += written.size();
+      rows += written.stream().mapToLong(Fragment::physicalRows).sum();
     }
-    return new Prepared(new Operation.Rewrite(groups), removed, added, rows, files);
-  }
-
-  public void deleteQuietly(List<String> files, RuntimeException cause) {
-    if (files.isEmpty()) {
-      return;
-    }
-    try {
-      io.store().deleteAll(files);
-    } catch (RuntimeException cleanupFailure) {
-      cause.addSuppressed(cleanupFailure);
-    }
+    return new Prepared(new Operation.Rewrite(groups), removed, added, rows);
   }
 
   /**

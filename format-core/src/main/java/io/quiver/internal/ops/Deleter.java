@@ -1,19 +1,16 @@
 package io.quiver.internal.ops;
 
-import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.RowAddress;
 import io.quiver.dataset.Scanner;
-import io.quiver.exceptions.CommitConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.read.Deletions;
-import io.quiver.internal.table.CommitLoop;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.DeletionRebaser;
 import io.quiver.internal.txn.Operation;
-import io.quiver.internal.txn.Transaction;
+import io.quiver.internal.txn.TransactionRebaser;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
@@ -37,7 +34,8 @@ import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Works out which rows a delete removes and writes the fragments' new deletion files. Nothing here commits:
- * the result is an {@link Operation.Delete} (with the files it references already written) or nothing.
+ * the result is an {@link Operation.Delete} (with the files it references already written) or nothing, and
+ * {@link #rebaser()} merges it with concurrent deletes when the commit loop asks.
  */
 final public class Deleter {
   private final TableIo io;
@@ -136,12 +134,12 @@ final public class Deleter {
   }
 
   /**
-   * Writes each fragment's new deletion file (its deletions at the base version plus {@code added}) and
-   * returns the operation; empty when {@code added} is empty. On failure the files written so far are
-   * removed (best effort).
+   * Writes each fragment's new deletion file (its deletions at the base version plus {@code added}) through
+   * this deleter's {@link TableIo} and returns the operation; empty when {@code added} is empty (nothing is
+   * written then). The files are the caller's to commit, or to delete if the commit fails.
    */
-  Optional<Operation.Delete> write(Map<Long, RoaringBitmap> added, Set<Integer> readFieldIds, String predicate,
-      List<String> written) {
+  public Optional<Operation.Delete> write(Map<Long, RoaringBitmap> added, Set<Integer> readFieldIds,
+      String predicate) {
     if (added.isEmpty()) {
       return Optional.empty();
     }
@@ -152,66 +150,30 @@ final public class Deleter {
       Fragment f = fragments.get(e.getKey());
       RoaringBitmap all = Deletions.of(io, f);
       all.or(e.getValue());
-      DeletionFile file = writeDeletionFile(io, f.id(), base.version(), all, written);
+      DeletionFile file = writeDeletionFile(io, f.id(), base.version(), all);
       deletions.add(new Operation.FragmentDeletion(
           f.id(), f.deletionFile(), file, e.getValue().toMutableRoaringBitmap()));
     }
     return Optional.of(new Operation.Delete(deletions, readFieldIds, predicate));
   }
 
-  /** The committed version's manifest and the rows the delete removed. */
-  public record Outcome(Manifest committed, long deletedRows) {}
-
-  /**
-   * Writes the deletion files for {@code added} and commits them, rebasing onto concurrent deletes of the
-   * same fragments. Empty when there is nothing to delete (nothing is written or committed then, after
-   * {@link NothingToCommit#check} found no conflicting commit since the read version). When the
-   * commit fails with a conflict, nothing was committed and the files written are removed (best effort).
-   */
-  public Optional<Outcome> commit(Map<Long, RoaringBitmap> added, Set<Integer> readFieldIds, String predicate,
-      CommitOptions commitOptions, java.time.Clock clock) {
-    List<String> written = new ArrayList<>();
-    try {
-      Optional<Operation.Delete> op = write(added, readFieldIds, predicate, written);
-      if (op.isEmpty()) {
-        // Nothing to delete at the read version: still checked against what was committed since, as the
-        // delete would have been (a dropped predicate column makes even an empty delete retryable).
-        NothingToCommit.check(io, base, new Operation.Delete(List.of(), readFieldIds, predicate));
-        return Optional.empty();
-      }
-      Transaction txn = new Transaction(UUID.randomUUID().toString(), base.version(), op.get(),
-          commitOptions.properties());
-      CommitLoop.Committed committed = new CommitLoop(io, commitOptions, clock)
-          .commitDetailed(txn, Optional.of(base), new DeletionRebaser(io, written));
-      // The committed transaction may be a rebased one: count from what was actually committed, which
-      // the commit loop hands back (no read after the commit point, which could fail and misreport it).
-      Transaction landed = committed.transaction();
-      long rows = landed.operation() instanceof Operation.Delete d ? newlyDeleted(d) : 0;
-      return Optional.of(new Outcome(committed.manifest(), rows));
-    } catch (CommitConflictException e) {
-      try {
-        io.store().deleteAll(written);
-      } catch (RuntimeException cleanupFailure) {
-        e.addSuppressed(cleanupFailure);
-      }
-      throw e;
-    }
+  /** Rebases the delete onto concurrent deletes of the same fragments, writing through this deleter's io. */
+  public TransactionRebaser rebaser() {
+    return new DeletionRebaser(io);
   }
 
   /** Writes a portable RoaringBitmap as {@code _deletions/{fragmentId}-{readVersion}-{uuid}.bin}. */
-  static public DeletionFile writeDeletionFile(TableIo io, long fragmentId, long readVersion, RoaringBitmap offsets,
-      List<String> written) {
+  static public DeletionFile writeDeletionFile(TableIo io, long fragmentId, long readVersion, RoaringBitmap offsets) {
     offsets.runOptimize();
     ByteBuffer buffer = ByteBuffer.allocate(offsets.serializedSizeInBytes());
     offsets.serialize(buffer);
     String path = DeletionFile.DELETIONS_PREFIX + fragmentId + "-" + readVersion + "-" + UUID.randomUUID() + ".bin";
     io.store().write(path, buffer.array());
-    written.add(path);
     return new DeletionFile(path, offsets.getLongCardinality(), buffer.capacity());
   }
 
   /** Rows a committed delete removed from the rows of the version it was built on. */
-  static long newlyDeleted(Operation.Delete delete) {
+  static public long newlyDeleted(Operation.Delete delete) {
     long rows = 0;
     for (Operation.FragmentDeletion fd : delete.deletions()) {
       rows += fd.deletionFile().deletedRows() - fd.previous().map(DeletionFile::deletedRows).orElse(0L);

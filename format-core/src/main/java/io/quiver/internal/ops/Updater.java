@@ -40,7 +40,8 @@ import org.roaringbitmap.RoaringBitmap;
  * Computes an update: finds the matched live rows fragment by fragment, works out their new values, and
  * writes, per fragment with matches, one overlay file holding only the updated fields' new values for
  * the matched offsets (Shared coverage). Nothing is committed here; {@link Prepared} carries the
- * operation and the files written, so the caller can commit it or delete the files.
+ * operation, whose files were written through the updater's {@link TableIo} (a mutation's, which deletes
+ * them if the commit fails).
  *
  * <p>An update never changes a struct's validity (docs/format.md §5): the struct ancestors of updated
  * members are written with the struct's current validity, so setting {@code s.x} in a row whose {@code s}
@@ -58,7 +59,7 @@ final public class Updater {
   private final int rowsPerBatch;
 
   /** The update to commit: {@code op} is null when nothing matched. */
-  public record Prepared(Operation.Update op, long rows, List<String> files) {}
+  public record Prepared(Operation.Update op, long rows) {}
 
   /** Which rows of a fragment an update changes. */
   public interface Matcher {
@@ -443,7 +444,6 @@ final public class Updater {
     Schema readSchema = table.project(readIds);
 
     List<Operation.FragmentOverlays> overlays = new ArrayList<>();
-    List<String> written = new ArrayList<>();
     long total = 0;
     DataFileWriter writer = null;
     try {
@@ -479,7 +479,6 @@ final public class Updater {
         if (writer != null) {
           WrittenFile file = writer.finish();
           writer = null;
-          written.add(file.key());
           DataFile dataFile = DataFile.of(file.key(), overlayFieldIds, file.sizeBytes());
           Overlay overlay = new Overlay(dataFile, new Coverage.Shared(coverage.toMutableRoaringBitmap()), 0);
           overlays.add(new Operation.FragmentOverlays(fragment.id(), List.of(overlay)));
@@ -490,28 +489,16 @@ final public class Updater {
       if (writer != null) {
         writer.abort();
       }
-      deleteQuietly(written, e);
       throw e;
     }
     if (overlays.isEmpty()) {
-      return new Prepared(null, 0, List.of());
+      return new Prepared(null, 0);
     }
-    return new Prepared(new Operation.Update(overlays, readFieldIds), total, written);
+    return new Prepared(new Operation.Update(overlays, readFieldIds), total);
   }
 
   private ObjectStore store() {
     return io.store();
-  }
-
-  public void deleteQuietly(List<String> files, RuntimeException cause) {
-    if (files.isEmpty()) {
-      return;
-    }
-    try {
-      io.store().deleteAll(files);
-    } catch (RuntimeException cleanupFailure) {
-      cause.addSuppressed(cleanupFailure);
-    }
   }
 
   private static int[] live(int[] matched, FragmentReader.Chunk chunk, RoaringBitmap deleted) {

@@ -55,6 +55,7 @@ final public class CommitLoop {
   private final Optional<String> contentDigest;
   private final ConflictResolver resolver = new ConflictResolver();
   private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
+  private volatile boolean claimInDoubt;
 
   public CommitLoop(TableIo io, CommitOptions options, Clock clock) {
     this(io, options, clock, Optional.empty());
@@ -182,11 +183,13 @@ final public class CommitLoop {
       Manifest next = builder.build(latest, txn, clock.instant());
       byte[] bytes = MetadataCodec.encodeManifest(next, txn);
       ClaimResult result;
+      claimInDoubt = true;
       try {
         result = io.commitStore().claim(next.version(), bytes);
       } catch (StoreException e) {
         result = settleAmbiguousClaim(next.version(), txn, e);
       }
+      claimInDoubt = false;
       if (result == ClaimResult.CLAIMED) {
         return new Committed(next, txn, next.version(), false);
       }
@@ -199,6 +202,18 @@ final public class CommitLoop {
       }
       backoff(attempt);
     }
+  }
+
+  /**
+   * True when the last call to {@link #commitDetailed} failed while a claim was unsettled: the claim (or the
+   * read-back that settles an ambiguous one) threw something other than an answer, so the version may hold
+   * the commit. Set just before a version is claimed and cleared once the store answered or the read-back
+   * settled it; a failure anywhere else (a conflict, a stale read version, a store error before or between
+   * claims) leaves it false and proves nothing was published. {@link CommitOutcomeUnknownException} is
+   * always thrown with it set.
+   */
+  public boolean claimInDoubt() {
+    return claimInDoubt;
   }
 
   private Committed alreadyCommitted(Transaction txn, Manifest latest, Idempotence.Already already) {

@@ -28,6 +28,14 @@ final public class TableIo {
     this.dataFiles = new DataFileReader(store, session.metadataCache(), ReadOptions.defaults());
   }
 
+  /**
+   * The same table through another object store (a decorator of this one's): the same commit store and
+   * session, so versions, caches and claims are shared.
+   */
+  public TableIo withStore(ObjectStore decorated) {
+    return new TableIo(decorated, commitStore, session);
+  }
+
   public ObjectStore store() {
     return store;
   }

@@ -26,12 +26,10 @@ import org.roaringbitmap.RoaringBitmap;
  */
 final public class DeletionRebaser implements TransactionRebaser {
   private final TableIo io;
-  private final List<String> written;
 
-  /** {@code written} collects the paths of the files this rebaser writes, for cleanup on failure. */
-  public DeletionRebaser(TableIo io, List<String> written) {
+  /** Writes the rebased deletion files through {@code io} (a mutation's, which records them). */
+  public DeletionRebaser(TableIo io) {
     this.io = io;
-    this.written = written;
   }
 
   @Override
@@ -62,7 +60,7 @@ final public class DeletionRebaser implements TransactionRebaser {
       }
       RoaringBitmap all = Deletions.of(io, f);
       all.or(fd.added().toRoaringBitmap());
-      DeletionFile file = Deleter.writeDeletionFile(io, f.id(), latest.version(), all, written);
+      DeletionFile file = Deleter.writeDeletionFile(io, f.id(), latest.version(), all);
       rebased.add(new Operation.FragmentDeletion(f.id(), now, file, fd.added()));
       changed = true;
     }
