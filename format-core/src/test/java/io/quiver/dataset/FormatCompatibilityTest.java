@@ -187,7 +187,7 @@ class FormatCompatibilityTest {
   private static Table read(Dataset ds) {
     List<String> columns = ds.schema().fields().stream().map(io.quiver.schema.Field::name).toList();
     SortedMap<Long, List<Object>> rows = new TreeMap<>();
-    try (ArrowReader r = ds.scan()) {
+    try (ArrowReader r = ds.newScan().open()) {
       while (r.loadNextBatch()) {
         VectorSchemaRoot root = r.getVectorSchemaRoot();
         assertEquals(columns, root.getSchema().getFields().stream().map(f -> f.getName()).toList());
@@ -454,14 +454,14 @@ class FormatCompatibilityTest {
         assertEquals(expected.get(0), read(created));
       }
       // Keys: the ledger names both keyed commits, with their operations
-      CommitLookup append = ds.findCommit("history/append");
+      CommitLookup append = ds.distributed().findCommit("history/append", 0);
       assertEquals(CommitLookup.Status.COMMITTED, append.status());
       assertEquals(3, append.version());
       assertEquals("append", append.commit().orElseThrow().operation());
-      CommitLookup overwrite = ds.findCommit("history/overwrite");
+      CommitLookup overwrite = ds.distributed().findCommit("history/overwrite", 0);
       assertEquals(4, overwrite.version());
       assertEquals("overwrite", overwrite.commit().orElseThrow().operation());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("history/never").status());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("history/never", 0).status());
       assertEquals(16, ds.manifest().ledger().orElseThrow().lastReplaceVersion(), "the restore");
     }
   }
@@ -503,7 +503,7 @@ class FormatCompatibilityTest {
       assertEquals(19, ledger.find("history/on-top").orElseThrow().version());
       // Compaction and a delete over the fixture's files
       assertEquals(20, ds.delete(Predicate.eq("id", 100L)).version());
-      assertEquals(21, ds.compact().version());
+      assertEquals(21, ds.compact(CompactionOptions.defaults()).version());
       want.rows().remove(100L);
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(want, read(latest));
@@ -633,7 +633,7 @@ class FormatCompatibilityTest {
       assertEveryVersion(ds, expected, List.of("overwrite", "append", "delete", "update", "update", "update", "update",
           "delete", "append", "rewrite"));
       assertEquals(8, ds.tags().version("overlaid"));
-      assertEquals(9, ds.findCommit("nested/append").version());
+      assertEquals(9, ds.distributed().findCommit("nested/append", 0).version());
       // By address, at the overlaid version: the row addresses of v8 still resolve there.
       try (Dataset v8 = ds.checkout("overlaid")) {
         long fragment2 = v8.manifest().fragments().get(2).id();
@@ -667,7 +667,7 @@ class FormatCompatibilityTest {
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(want, read(latest));
       }
-      assertEquals(13, ds.compact().version());
+      assertEquals(13, ds.compact(CompactionOptions.defaults()).version());
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(want, read(latest));
         assertTrue(latest.validate().isValid());
@@ -728,7 +728,7 @@ class FormatCompatibilityTest {
       StagedColumnWrite pending = StagedColumnWrite.decode(Files.readAllBytes(resource("staged-pending-extra.qvs1")));
       assertEquals(6, pending.readVersion());
       assertEquals(BASE + "staged", pending.tableLocation());
-      assertEquals(7, ds.commitColumnWrites(List.of(pending)));
+      assertEquals(7, ds.columns().commit(List.of(pending)));
       Table want = expected.get(5).copy();
       want.addColumn("extra", i -> i >= 10 && i < 20 ? (int) (7 * i) : null);
       try (Dataset latest = ds.checkoutLatest()) {
@@ -781,13 +781,13 @@ class FormatCompatibilityTest {
       assertEveryVersion(ds, expected, List.of("overwrite", "append", "append", "append", "append", "append"));
       assertEquals(6, ds.tags().version("before-checkpoint-3"));
       // Keys and watermarks
-      assertEquals(2, ds.findCommit("job-7/1").version());
-      assertEquals(3, ds.findCommit("job-7/2").version());
-      assertEquals(6, ds.findCommit("batch-9").version());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.findCommit("job-7/3").status());
-      CommitLedger.SequenceWatermark stream1 = ds.applicationWatermark("stream-1").orElseThrow();
+      assertEquals(2, ds.distributed().findCommit("job-7/1", 0).version());
+      assertEquals(3, ds.distributed().findCommit("job-7/2", 0).version());
+      assertEquals(6, ds.distributed().findCommit("batch-9", 0).version());
+      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-7/3", 0).status());
+      CommitLedger.SequenceWatermark stream1 = ds.distributed().applicationWatermark("stream-1").orElseThrow();
       assertEquals(List.of(8L, 5L), List.of(stream1.sequence(), stream1.version()));
-      CommitLedger.SequenceWatermark stream2 = ds.applicationWatermark("stream-2").orElseThrow();
+      CommitLedger.SequenceWatermark stream2 = ds.distributed().applicationWatermark("stream-2").orElseThrow();
       assertEquals(List.of(100L, 6L), List.of(stream2.sequence(), stream2.version()));
       // The checkpoint store, as the job left it
       CheckpointStore checkpoints = CheckpointStore.in(store);
@@ -813,7 +813,7 @@ class FormatCompatibilityTest {
       CheckpointStore checkpoints = CheckpointStore.in(store);
       // The rows digest of today's build matches the one the fixture's build recorded: retries of its keyed
       // and sequenced commits publish nothing and return the original versions.
-      assertEquals(3, ds.commitWriteResults(checkpoints.staged(JOB, "2"),
+      assertEquals(3, ds.distributed().commit(checkpoints.staged(JOB, "2"), WriteMode.APPEND,
           CommitOptions.defaults().withIdempotenceKey("job-7/2")));
       try (VectorSchemaRoot rows = checkpointBatch(ds, 45, 50)) {
         assertEquals(6, ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("batch-9")));
@@ -832,13 +832,13 @@ class FormatCompatibilityTest {
       assertEquals(State.COMMITTED, checkpoints.status(JOB, "3").state());
       assertEquals(State.OPEN, checkpoints.status(JOB, "4").state());
       assertEquals(List.of(), checkpoints.pending(JOB));
-      assertEquals(7, ds.findCommit("job-7/3", 6).version());
+      assertEquals(7, ds.distributed().findCommit("job-7/3", 6).version());
       // A new sequence of stream-1 commits after it.
       try (VectorSchemaRoot rows = checkpointBatch(ds, 60, 63)) {
         assertEquals(8, ds.append(List.of(rows), CommitOptions.defaults().withApplicationSequence("stream-1", 9)));
       }
-      assertEquals(List.of(9L, 8L), List.of(ds.applicationWatermark("stream-1").orElseThrow().sequence(),
-          ds.applicationWatermark("stream-1").orElseThrow().version()));
+      assertEquals(List.of(9L, 8L), List.of(ds.distributed().applicationWatermark("stream-1").orElseThrow().sequence(),
+          ds.distributed().applicationWatermark("stream-1").orElseThrow().version()));
       Table want = checkpointRows(63);
       try (Dataset latest = ds.checkoutLatest()) {
         assertEquals(want, read(latest));
@@ -866,7 +866,7 @@ class FormatCompatibilityTest {
       assertEquals(State.ABSENT, checkpoints.status(JOB, "1").state());
       assertEquals(State.ABSENT, checkpoints.status(JOB, "4").state());
       assertEquals(State.SEALED, checkpoints.status(JOB, "3").state());
-      assertEquals(2, ds.findCommit("job-7/1").version(), "the ledger outlives the versions");
+      assertEquals(2, ds.distributed().findCommit("job-7/1", 0).version(), "the ledger outlives the versions");
       assertEquals(checkpointRows(50), read(ds));
       assertEquals(List.of(new CheckpointedWriter.Finalized("3", 7, Outcome.COMMITTED)),
           CheckpointedWriter.create(ds, checkpoints).recover(JOB));
