@@ -230,7 +230,7 @@ public final class Dataset implements AutoCloseable {
 
   /** Starts building a scan of this version. */
   public Scanner newScan() {
-    return new Scanner(io, manifest, allocator);
+    return new Scanner(io, manifest, allocator, uri);
   }
 
   /** Scans every column of this version. */

@@ -1,41 +1,54 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.read.FragmentRange;
+import io.quiver.internal.read.Projection;
 import io.quiver.internal.read.ScanReader;
+import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
-import io.quiver.schema.Field;
+import io.quiver.predicate.Predicate;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
+import java.util.Objects;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Builds a scan of one version: which fields, how many rows per batch, whether to add row addresses.
- * Obtain one from {@link Dataset#newScan()}; {@link #open()} returns an {@link ArrowReader} the caller
- * closes.
+ * Builds a scan of one version: which fields, which rows (an exact filter, a limit), how many rows per
+ * batch, whether to add row addresses. Obtain one from {@link Dataset#newScan()}; {@link #open()} returns an
+ * {@link ArrowReader} the caller closes.
+ *
+ * <pre>{@code
+ * try (ArrowReader reader = table.newScan()
+ *     .columns("id", "name")
+ *     .filter(Predicate.and(Predicate.gt("age", 30), Predicate.isNotNull("s.x")))
+ *     .open()) { ... }
+ * }</pre>
  */
 public final class Scanner {
   /** Default most rows per returned batch. */
-  public static final int DEFAULT_BATCH_SIZE = 8192;
+  public static final int DEFAULT_BATCH_SIZE = ScanSpec.DEFAULT_BATCH_SIZE;
 
   private final TableIo io;
   private final Manifest manifest;
+  private final String uri;
   private final BufferAllocator defaultAllocator;
   private List<String> columns;
   private List<Integer> fieldIds;
+  private Predicate filter;
+  private long limit = ScanSpec.NO_LIMIT;
   private int batchSize = DEFAULT_BATCH_SIZE;
   private boolean withRowAddress;
   private BufferAllocator allocator;
 
-  public Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator) {
+  Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator, String uri) {
     this.io = io;
     this.manifest = manifest;
     this.defaultAllocator = defaultAllocator;
+    this.uri = uri;
   }
 
   /**
@@ -56,6 +69,37 @@ public final class Scanner {
   public Scanner fieldIds(List<Integer> ids) {
     this.fieldIds = List.copyOf(ids);
     this.columns = null;
+    return this;
+  }
+
+  /**
+   * Returns only the rows for which {@code predicate} is true, with SQL's three-valued logic: a row where
+   * it is unknown (a compared value is null) is not returned. It is evaluated on the rows as every read
+   * sees them (deletions and overlays applied), exactly: no row that fails it is returned. Its columns need
+   * not be projected (they are read, used and dropped). Replaces an earlier filter; combine several with
+   * {@link Predicate#and}. {@link Predicate#TRUE} removes the filter.
+   *
+   * @throws InvalidArgumentException if the predicate names a column this version does not have (or one
+   *     inside a list or map), or compares a column with a literal of another type; the message names the
+   *     columns and the literal types the column takes
+   */
+  public Scanner filter(Predicate predicate) {
+    if (predicate == null) {
+      throw new InvalidArgumentException("filter must not be null; use Predicate.TRUE to return every row");
+    }
+    // Checked now, against the columns it reads: the projection may still change.
+    ScanSpec.of(manifest.schema(), Projection.project(manifest.schema(), List.of(), null), predicate, false, 1,
+        ScanSpec.NO_LIMIT);
+    this.filter = predicate instanceof Predicate.True ? null : predicate;
+    return this;
+  }
+
+  /** Returns at most {@code rows} rows (after the filter). */
+  public Scanner limit(long rows) {
+    if (rows < 0) {
+      throw new InvalidArgumentException("limit must be >= 0, got " + rows);
+    }
+    this.limit = rows;
     return this;
   }
 
@@ -82,55 +126,38 @@ public final class Scanner {
 
   /** The schema (with field ids) of the projected columns, without {@code _rowaddr}. */
   public Schema projectedSchema() {
-    return project(manifest.schema(), columns, fieldIds);
+    return Projection.project(manifest.schema(), columns, fieldIds);
+  }
+
+  /** The version this scan reads. */
+  public long version() {
+    return manifest.version();
   }
 
   /** Starts the scan. */
   public ArrowReader open() {
-    return new ScanReader(
-        io, manifest, projectedSchema(), withRowAddress, batchSize, allocator != null ? allocator : defaultAllocator);
+    List<FragmentRange> ranges = new ArrayList<>();
+    for (Fragment f : manifest.fragments()) {
+      ranges.add(FragmentRange.whole(f));
+    }
+    return new ScanReader(io, spec(), ranges, allocator != null ? allocator : defaultAllocator);
   }
 
-  static public Schema project(Schema schema, List<String> columns, List<Integer> fieldIds) {
-    List<Integer> ids = new ArrayList<>();
-    if (columns != null) {
-      for (String name : columns) {
-        Optional<Field> field = schema.findField(name);
-        if (field.isEmpty()) {
-          throw new InvalidArgumentException(
-              "no column '" + name + "' in the table; columns are "
-                  + schema.fields().stream().map(Field::name).toList());
-        }
-        ids.add(field.get().id());
-      }
-    } else if (fieldIds != null) {
-      for (int id : fieldIds) {
-        if (schema.findField(id).isEmpty()) {
-          throw new InvalidArgumentException("no field with id " + id + " in the table schema");
-        }
-        ids.add(id);
-      }
-    } else {
-      return schema;
-    }
-    Schema projected = schema.project(ids);
-    // Order the top-level fields as requested (project keeps schema order).
-    Set<Integer> order = new LinkedHashSet<>();
-    for (int id : ids) {
-      order.add(topLevelOf(schema, id));
-    }
-    List<Field> ordered = new ArrayList<>();
-    for (int top : order) {
-      projected.fields().stream().filter(f -> f.id() == top).findFirst().ifPresent(ordered::add);
-    }
-    return new Schema(ordered, projected.metadata());
+  private ScanSpec spec() {
+    return ScanSpec.of(manifest.schema(), projectedSchema(), filter, withRowAddress, batchSize, limit);
   }
 
-  private static int topLevelOf(Schema schema, int id) {
-    Field field = schema.field(id);
-    while (field.parentId() >= 0) {
-      field = schema.field(field.parentId());
-    }
-    return field.id();
+  /**
+   * The fields a projection selects in {@code schema}: by name, by id, or all when both are null.
+   *
+   * @throws InvalidArgumentException if a name or id is not in the schema
+   */
+  public static Schema project(Schema schema, List<String> columns, List<Integer> fieldIds) {
+    return Projection.project(schema, columns, fieldIds);
+  }
+
+  @Override
+  public String toString() {
+    return "Scanner[" + uri + " @ version " + manifest.version() + ", " + Objects.toString(filter, "no filter") + "]";
   }
 }
