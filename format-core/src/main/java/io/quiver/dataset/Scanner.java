@@ -1,8 +1,10 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.codec.ScanTaskCodec;
 import io.quiver.internal.read.FragmentRange;
 import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.ScanPlanner;
 import io.quiver.internal.read.ScanReader;
 import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
@@ -13,13 +15,15 @@ import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
  * Builds a scan of one version: which fields, which rows (an exact filter, a limit), how many rows per
  * batch, whether to add row addresses. Obtain one from {@link Dataset#newScan()}; {@link #open()} returns an
- * {@link ArrowReader} the caller closes.
+ * {@link ArrowReader} the caller closes, and {@link #planTasks()} splits the same scan into {@link ScanTask}s
+ * that other processes read (docs/scan-planning.md).
  *
  * <pre>{@code
  * try (ArrowReader reader = table.newScan()
@@ -42,6 +46,7 @@ public final class Scanner {
   private long limit = ScanSpec.NO_LIMIT;
   private int batchSize = DEFAULT_BATCH_SIZE;
   private boolean withRowAddress;
+  private long targetTaskBytes = ScanPlanner.NO_SPLIT;
   private BufferAllocator allocator;
 
   Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator, String uri) {
@@ -94,7 +99,10 @@ public final class Scanner {
     return this;
   }
 
-  /** Returns at most {@code rows} rows (after the filter). */
+  /**
+   * Returns at most {@code rows} rows (after the filter). A planned task returns at most this many of its
+   * own rows: an engine applies the global limit to what the tasks return.
+   */
   public Scanner limit(long rows) {
     if (rows < 0) {
       throw new InvalidArgumentException("limit must be >= 0, got " + rows);
@@ -124,6 +132,19 @@ public final class Scanner {
     return this;
   }
 
+  /**
+   * For {@link #planTasks()}: a fragment whose {@linkplain ScanTask#bytesEstimate() estimated bytes} exceed
+   * this is split into row ranges of about this size, one task each. Default: never split (one task per
+   * fragment).
+   */
+  public Scanner targetTaskBytes(long bytes) {
+    if (bytes < 1) {
+      throw new InvalidArgumentException("target task bytes must be >= 1, got " + bytes);
+    }
+    this.targetTaskBytes = bytes;
+    return this;
+  }
+
   /** The schema (with field ids) of the projected columns, without {@code _rowaddr}. */
   public Schema projectedSchema() {
     return Projection.project(manifest.schema(), columns, fieldIds);
@@ -143,8 +164,45 @@ public final class Scanner {
     return new ScanReader(io, spec(), ranges, allocator != null ? allocator : defaultAllocator);
   }
 
+  /**
+   * Splits this scan into tasks, in scan order, each pinned to this scan's version: one per fragment with
+   * live rows (or per row range of a fragment larger than {@link #targetTaskBytes}). What the tasks'
+   * readers return, concatenated in order, is what {@link #open()} returns (with a {@link #limit}, each
+   * task applies it to its own rows). Reads no data file; reads the deletion file of each fragment it
+   * splits. Tasks travel as {@link ScanTask#encode()} bytes (or Java serialization).
+   *
+   * @throws InvalidArgumentException if the projection or filter does not fit this version's schema
+   */
+  public List<ScanTask> planTasks() {
+    ScanSpec spec = spec();
+    List<Integer> ids = Projection.requestedIds(manifest.schema(), columns, fieldIds);
+    spec.filter().ifPresent(ScanTaskCodec::checkEncodable);
+    List<ScanTask> tasks = new ArrayList<>();
+    for (ScanPlanner.Planned p : ScanPlanner.plan(io, manifest, spec, targetTaskBytes)) {
+      tasks.add(new ScanTask(new ScanTaskCodec.Task(
+          uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
+          spec.filter(), withRowAddress, batchSize,
+          limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes())));
+    }
+    return tasks;
+  }
+
   private ScanSpec spec() {
     return ScanSpec.of(manifest.schema(), projectedSchema(), filter, withRowAddress, batchSize, limit);
+  }
+
+  // ---------------------------------------------------------------- for ScanTask
+
+  TableIo io() {
+    return io;
+  }
+
+  Manifest manifest() {
+    return manifest;
+  }
+
+  BufferAllocator allocatorOrDefault() {
+    return allocator != null ? allocator : defaultAllocator;
   }
 
   /**
