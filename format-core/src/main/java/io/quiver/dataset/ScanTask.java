@@ -32,7 +32,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * committed since planning.
  *
  * <p>Immutable. Travels between processes as {@link #encode()} bytes (deterministic protobuf in a
- * checksummed envelope, magic {@code QVS1}; see docs/scan-planning.md) or by Java serialization, which
+ * checksummed envelope, magic {@code QVP1}; see docs/scan-planning.md) or by Java serialization, which
  * writes the same bytes.
  */
 public final class ScanTask implements Serializable {
@@ -113,7 +113,7 @@ public final class ScanTask implements Serializable {
 
   // ---------------------------------------------------------------- bytes
 
-  /** Compact deterministic bytes (protobuf in a checksummed envelope, magic {@code QVS1}). */
+  /** Compact deterministic bytes (protobuf in a checksummed envelope, magic {@code QVP1}). */
   public byte[] encode() {
     return ScanTaskCodec.encode(task);
   }

@@ -294,7 +294,7 @@ class ScanTaskTest {
     assertThatThrownBy(() -> ScanTask.decode(null)).isInstanceOf(CorruptFileException.class)
         .hasMessageContaining("ScanTask.encode()");
     assertThatThrownBy(() -> ScanTask.decode(table.newFragmentWriter().write(List.<VectorSchemaRoot>of()).encode()))
-        .isInstanceOf(CorruptFileException.class).hasMessageContaining("QVS1");
+        .isInstanceOf(CorruptFileException.class).hasMessageContaining("QVP1");
     // A handle on another table is refused.
     try (Dataset other = ScanFixture.create(ScanFixture.newUri(), allocator, ScanFixture.options(allocator))) {
       assertThatThrownBy(() -> task.open(other)).isInstanceOf(InvalidArgumentException.class)

@@ -31,11 +31,11 @@ import java.util.OptionalLong;
 
 /**
  * Bytes of a scan task: a {@code quiver.v1.ScanTask} (distributed.proto) in the metadata envelope, magic
- * {@code QVS1}, deterministic protobuf, so equal tasks encode to equal bytes. The filter is encoded node by
+ * {@code QVP1}, deterministic protobuf, so equal tasks encode to equal bytes. The filter is encoded node by
  * node with each literal's Java type kept, so a decoded filter equals the planned one.
  */
 public final class ScanTaskCodec {
-  private static final byte[] MAGIC = "QVS1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] MAGIC = "QVP1".getBytes(StandardCharsets.US_ASCII);
   private static final String WHAT = "scan task";
 
   /** Deepest filter a task encodes (NOT, AND and OR levels); protobuf's parser needs a bound. */
@@ -113,7 +113,7 @@ public final class ScanTaskCodec {
     if (bytes == null) {
       throw new CorruptFileException(WHAT, "no bytes (null) to decode; pass the bytes ScanTask.encode() returned");
     }
-    byte[] payload = MetadataCodec.open(MAGIC, bytes, WHAT, "QVS1 metadata");
+    byte[] payload = MetadataCodec.open(MAGIC, bytes, WHAT, "QVP1 metadata");
     io.quiver.format.proto.ScanTask t;
     try {
       CodedInputStream in = CodedInputStream.newInstance(payload);

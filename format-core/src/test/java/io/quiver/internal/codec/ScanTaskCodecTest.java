@@ -23,7 +23,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * Scan task bytes (magic QVS1): any task, with any filter and literal of every supported type, decodes to
+ * Scan task bytes (magic QVP1): any task, with any filter and literal of every supported type, decodes to
  * an equal task and re-encodes to the same bytes; damaged payloads (with a valid checksum, so the decoder
  * itself is exercised) decode or fail with {@link CorruptFileException}, never anything else.
  */
@@ -88,7 +88,7 @@ class ScanTaskCodecTest {
     ScanTaskCodec.Task back = ScanTaskCodec.decode(bytes);
     assertThat(back).isEqualTo(task);
     assertThat(ScanTaskCodec.encode(back)).isEqualTo(bytes);
-    assertThat(new String(bytes, 0, 4, StandardCharsets.US_ASCII)).isEqualTo("QVS1");
+    assertThat(new String(bytes, 0, 4, StandardCharsets.US_ASCII)).isEqualTo("QVP1");
   }
 
   @Property(tries = 300)
@@ -100,12 +100,22 @@ class ScanTaskCodecTest {
       return;
     }
     payload[(int) (where * (payload.length - 1))] ^= (byte) mask;
-    byte[] damaged = MetadataCodec.envelope("QVS1".getBytes(StandardCharsets.US_ASCII), payload);
+    byte[] damaged = MetadataCodec.envelope("QVP1".getBytes(StandardCharsets.US_ASCII), payload);
     try {
       ScanTaskCodec.decode(damaged);
     } catch (CorruptFileException expected) {
       assertThat(expected.getMessage()).contains("scan task");
     }
+  }
+
+  @Property(tries = 20)
+  void aStagedColumnWritesBytesAreNotAScanTask(@ForAll("tasks") ScanTaskCodec.Task task) {
+    // Each wire format has its own magic: QVS1 is the staged column write's, QVP1 the scan task's.
+    byte[] bytes = ScanTaskCodec.encode(task);
+    byte[] asStaged = MetadataCodec.envelope("QVS1".getBytes(StandardCharsets.US_ASCII),
+        Arrays.copyOfRange(bytes, 8, bytes.length));
+    assertThatThrownBy(() -> ScanTaskCodec.decode(asStaged)).isInstanceOf(CorruptFileException.class)
+        .hasMessageContaining("expected magic QVP1");
   }
 
   @Property(tries = 50)
