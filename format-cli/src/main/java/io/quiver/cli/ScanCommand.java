@@ -3,12 +3,9 @@ package io.quiver.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.Scanner;
-import io.quiver.internal.predicate.PredicateEvaluator;
-import io.quiver.predicate.Predicate;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,37 +67,21 @@ final class ScanCommand extends TableCommand {
               + ds.schema().fields().stream().map(io.quiver.schema.Field::name).toList());
         }
       }
-      Predicate predicate = where == null ? null : WhereParser.parse(where, ds.schema());
-      List<String> read = new ArrayList<>(output);
-      if (predicate != null) {
-        for (String c : predicate.columns()) {
-          var field = ds.schema().findField(c).orElseThrow();
-          while (ds.schema().parentOf(field.id()).isPresent()) {
-            field = ds.schema().parentOf(field.id()).get();
-          }
-          String top = field.name();
-          if (!read.contains(top)) {
-            read.add(top);
-          }
-        }
+      Scanner scanner = ds.newScan().columns(output);
+      if (where != null) {
+        // Exact: the scan returns only the rows the condition is true for; its columns need not be printed.
+        scanner.filter(WhereParser.parse(where, ds.schema()));
       }
-      Scanner scanner = ds.newScan().columns(read);
-      PredicateEvaluator bound = predicate == null ? null : PredicateEvaluator.bind(predicate, ds.schema().toArrow());
+      if (limit != null) {
+        scanner.limit(limit);
+      }
       Sink sink = sink(out(), output);
       long printed = 0;
       try (ArrowReader reader = scanner.open()) {
-        outer:
         while (reader.loadNextBatch()) {
           VectorSchemaRoot root = reader.getVectorSchemaRoot();
-          BitSet match = bound == null ? null : bound.evaluate(root);
           List<FieldVector> vectors = output.stream().map(root::getVector).toList();
           for (int i = 0; i < root.getRowCount(); i++) {
-            if (limit != null && printed >= limit) {
-              break outer;
-            }
-            if (match != null && !match.get(i)) {
-              continue;
-            }
             Object[] row = new Object[vectors.size()];
             for (int c = 0; c < row.length; c++) {
               row[c] = Table.value(vectors.get(c), i);

@@ -10,6 +10,7 @@ import io.quiver.internal.ops.Compactor;
 import io.quiver.internal.ops.Deleter;
 import io.quiver.internal.ops.NothingToCommit;
 import io.quiver.internal.ops.Updater;
+import io.quiver.internal.read.Projection;
 import io.quiver.internal.read.Take;
 import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.table.CommitLoop;
@@ -228,7 +229,7 @@ public final class Dataset implements AutoCloseable {
 
   /** Starts building a scan of this version. */
   public Scanner newScan() {
-    return new Scanner(io, manifest, allocator);
+    return new Scanner(io, manifest, allocator, uri);
   }
 
   /**
@@ -238,7 +239,7 @@ public final class Dataset implements AutoCloseable {
    * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
    */
   public VectorSchemaRoot take(long[] rowAddresses, List<String> columns) {
-    Schema projected = Scanner.project(manifest.schema(), columns.isEmpty() ? null : columns, null);
+    Schema projected = Projection.project(manifest.schema(), columns.isEmpty() ? null : columns, null);
     return Take.take(io, manifest, projected, rowAddresses, allocator);
   }
 

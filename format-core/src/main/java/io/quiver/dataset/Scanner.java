@@ -1,41 +1,59 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.codec.ScanTaskCodec;
+import io.quiver.internal.read.FragmentRange;
+import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.ScanPlanner;
 import io.quiver.internal.read.ScanReader;
+import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
-import io.quiver.schema.Field;
+import io.quiver.predicate.Predicate;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
+import java.util.Objects;
+import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Builds a scan of one version: which fields, how many rows per batch, whether to add row addresses.
- * Obtain one from {@link Dataset#newScan()}; {@link #open()} returns an {@link ArrowReader} the caller
- * closes.
+ * Builds a scan of one version: which fields, which rows (an exact filter, a limit), how many rows per
+ * batch, whether to add row addresses. Obtain one from {@link Dataset#newScan()}; {@link #open()} returns an
+ * {@link ArrowReader} the caller closes, and {@link #planTasks()} splits the same scan into {@link ScanTask}s
+ * that other processes read (docs/scan-planning.md).
+ *
+ * <pre>{@code
+ * try (ArrowReader reader = table.newScan()
+ *     .columns("id", "name")
+ *     .filter(Predicate.and(Predicate.gt("age", 30), Predicate.isNotNull("s.x")))
+ *     .open()) { ... }
+ * }</pre>
  */
 public final class Scanner {
   /** Default most rows per returned batch. */
-  public static final int DEFAULT_BATCH_SIZE = 8192;
+  public static final int DEFAULT_BATCH_SIZE = ScanSpec.DEFAULT_BATCH_SIZE;
 
   private final TableIo io;
   private final Manifest manifest;
+  private final String uri;
   private final BufferAllocator defaultAllocator;
   private List<String> columns;
   private List<Integer> fieldIds;
+  private Predicate filter;
+  private long limit = ScanSpec.NO_LIMIT;
   private int batchSize = DEFAULT_BATCH_SIZE;
   private boolean withRowAddress;
+  private long targetTaskBytes = ScanPlanner.NO_SPLIT;
   private BufferAllocator allocator;
 
-  public Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator) {
+  Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator, String uri) {
     this.io = io;
     this.manifest = manifest;
     this.defaultAllocator = defaultAllocator;
+    this.uri = uri;
   }
 
   /**
@@ -56,6 +74,40 @@ public final class Scanner {
   public Scanner fieldIds(List<Integer> ids) {
     this.fieldIds = List.copyOf(ids);
     this.columns = null;
+    return this;
+  }
+
+  /**
+   * Returns only the rows for which {@code predicate} is true, with SQL's three-valued logic: a row where
+   * it is unknown (a compared value is null) is not returned. It is evaluated on the rows as every read
+   * sees them (deletions and overlays applied), exactly: no row that fails it is returned. Its columns need
+   * not be projected (they are read, used and dropped). Replaces an earlier filter; combine several with
+   * {@link Predicate#and}. {@link Predicate#TRUE} removes the filter.
+   *
+   * @throws InvalidArgumentException if the predicate names a column this version does not have (or one
+   *     inside a list or map), or compares a column with a literal of another type; the message names the
+   *     columns and the literal types the column takes
+   */
+  public Scanner filter(Predicate predicate) {
+    if (predicate == null) {
+      throw new InvalidArgumentException("filter must not be null; use Predicate.TRUE to return every row");
+    }
+    // Checked now, against the columns it reads: the projection may still change.
+    ScanSpec.of(manifest.schema(), Projection.project(manifest.schema(), List.of(), null), predicate, false, 1,
+        ScanSpec.NO_LIMIT);
+    this.filter = predicate instanceof Predicate.True ? null : predicate;
+    return this;
+  }
+
+  /**
+   * Returns at most {@code rows} rows (after the filter). A planned task returns at most this many of its
+   * own rows: an engine applies the global limit to what the tasks return.
+   */
+  public Scanner limit(long rows) {
+    if (rows < 0) {
+      throw new InvalidArgumentException("limit must be >= 0, got " + rows);
+    }
+    this.limit = rows;
     return this;
   }
 
@@ -80,57 +132,81 @@ public final class Scanner {
     return this;
   }
 
+  /**
+   * For {@link #planTasks()}: a fragment whose {@linkplain ScanTask#bytesEstimate() estimated bytes} exceed
+   * this is split into row ranges of about this size, one task each. Default: never split (one task per
+   * fragment).
+   */
+  public Scanner targetTaskBytes(long bytes) {
+    if (bytes < 1) {
+      throw new InvalidArgumentException("target task bytes must be >= 1, got " + bytes);
+    }
+    this.targetTaskBytes = bytes;
+    return this;
+  }
+
   /** The schema (with field ids) of the projected columns, without {@code _rowaddr}. */
   public Schema projectedSchema() {
-    return project(manifest.schema(), columns, fieldIds);
+    return Projection.project(manifest.schema(), columns, fieldIds);
+  }
+
+  /** The version this scan reads. */
+  public long version() {
+    return manifest.version();
   }
 
   /** Starts the scan. */
   public ArrowReader open() {
-    return new ScanReader(
-        io, manifest, projectedSchema(), withRowAddress, batchSize, allocator != null ? allocator : defaultAllocator);
+    List<FragmentRange> ranges = new ArrayList<>();
+    for (Fragment f : manifest.fragments()) {
+      ranges.add(FragmentRange.whole(f));
+    }
+    return new ScanReader(io, spec(), ranges, allocator != null ? allocator : defaultAllocator);
   }
 
-  static public Schema project(Schema schema, List<String> columns, List<Integer> fieldIds) {
-    List<Integer> ids = new ArrayList<>();
-    if (columns != null) {
-      for (String name : columns) {
-        Optional<Field> field = schema.findField(name);
-        if (field.isEmpty()) {
-          throw new InvalidArgumentException(
-              "no column '" + name + "' in the table; columns are "
-                  + schema.fields().stream().map(Field::name).toList());
-        }
-        ids.add(field.get().id());
-      }
-    } else if (fieldIds != null) {
-      for (int id : fieldIds) {
-        if (schema.findField(id).isEmpty()) {
-          throw new InvalidArgumentException("no field with id " + id + " in the table schema");
-        }
-        ids.add(id);
-      }
-    } else {
-      return schema;
+  /**
+   * Splits this scan into tasks, in scan order, each pinned to this scan's version: one per fragment with
+   * live rows (or per row range of a fragment larger than {@link #targetTaskBytes}). What the tasks'
+   * readers return, concatenated in order, is what {@link #open()} returns (with a {@link #limit}, each
+   * task applies it to its own rows). Reads no data file; reads the deletion file of each fragment it
+   * splits. Tasks travel as {@link ScanTask#encode()} bytes (or Java serialization).
+   *
+   * @throws InvalidArgumentException if the projection or filter does not fit this version's schema
+   */
+  public List<ScanTask> planTasks() {
+    ScanSpec spec = spec();
+    List<Integer> ids = Projection.requestedIds(manifest.schema(), columns, fieldIds);
+    spec.filter().ifPresent(ScanTaskCodec::checkEncodable);
+    List<ScanTask> tasks = new ArrayList<>();
+    for (ScanPlanner.Planned p : ScanPlanner.plan(io, manifest, spec, targetTaskBytes)) {
+      tasks.add(new ScanTask(new ScanTaskCodec.Task(
+          uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
+          spec.filter(), withRowAddress, batchSize,
+          limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes())));
     }
-    Schema projected = schema.project(ids);
-    // Order the top-level fields as requested (project keeps schema order).
-    Set<Integer> order = new LinkedHashSet<>();
-    for (int id : ids) {
-      order.add(topLevelOf(schema, id));
-    }
-    List<Field> ordered = new ArrayList<>();
-    for (int top : order) {
-      projected.fields().stream().filter(f -> f.id() == top).findFirst().ifPresent(ordered::add);
-    }
-    return new Schema(ordered, projected.metadata());
+    return tasks;
   }
 
-  private static int topLevelOf(Schema schema, int id) {
-    Field field = schema.field(id);
-    while (field.parentId() >= 0) {
-      field = schema.field(field.parentId());
-    }
-    return field.id();
+  private ScanSpec spec() {
+    return ScanSpec.of(manifest.schema(), projectedSchema(), filter, withRowAddress, batchSize, limit);
+  }
+
+  // ---------------------------------------------------------------- for ScanTask
+
+  TableIo io() {
+    return io;
+  }
+
+  Manifest manifest() {
+    return manifest;
+  }
+
+  BufferAllocator allocatorOrDefault() {
+    return allocator != null ? allocator : defaultAllocator;
+  }
+
+  @Override
+  public String toString() {
+    return "Scanner[" + uri + " @ version " + manifest.version() + ", " + Objects.toString(filter, "no filter") + "]";
   }
 }

@@ -1,11 +1,11 @@
 package io.quiver.internal.ops;
 
 import io.quiver.dataset.ColumnFunction;
-import io.quiver.dataset.Scanner;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.internal.read.FragmentReader;
+import io.quiver.internal.read.Projection;
 import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.Operation;
@@ -341,7 +341,7 @@ final public class ColumnEvolution {
   // ---------------------------------------------------------------- helpers
 
   private static Schema resolveInputs(Schema schema, List<String> inputs) {
-    return Scanner.project(schema, inputs, null);
+    return Projection.project(schema, inputs, null);
   }
 
   private static Set<Integer> fieldIds(List<String> inputs, Schema schema) {

@@ -1,9 +1,9 @@
 package io.quiver.internal.ops;
 
 import io.quiver.dataset.CompactionOptions;
-import io.quiver.dataset.Scanner;
 import io.quiver.internal.read.Deletions;
 import io.quiver.internal.read.FragmentReader;
+import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.write.FragmentWriter;
@@ -134,7 +134,7 @@ final public class Compactor {
           Fragment fragment = fragments.next();
           deleted = Deletions.of(io, fragment);
           reader = new FragmentReader(io, fragment, schema, schema, allocator);
-          chunks = reader.plan(Scanner.DEFAULT_BATCH_SIZE).iterator();
+          chunks = reader.plan(ScanSpec.DEFAULT_BATCH_SIZE).iterator();
           continue;
         }
         FragmentReader.Chunk chunk = chunks.next();

@@ -1,12 +1,15 @@
 package io.quiver.internal.ops;
 
 import io.quiver.dataset.RowAddress;
-import io.quiver.dataset.Scanner;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.read.Deletions;
+import io.quiver.internal.read.FragmentRange;
+import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.ScanReader;
+import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.DeletionRebaser;
 import io.quiver.internal.txn.Operation;
@@ -73,10 +76,12 @@ final public class Deleter {
       }
       return out;
     }
-    Scanner scan = new Scanner(io, base, allocator).columns(columns).withRowAddress(true);
+    io.quiver.schema.Schema projected = Projection.project(base.schema(), columns, null);
     // Bind before reading anything: a type mismatch is reported even on an empty table.
-    PredicateEvaluator evaluator = predicate.bind(scan.projectedSchema().toArrow());
-    try (ArrowReader reader = scan.open()) {
+    PredicateEvaluator evaluator = predicate.bind(projected.toArrow());
+    ScanSpec spec = ScanSpec.of(base.schema(), projected, true, ScanSpec.DEFAULT_BATCH_SIZE);
+    List<FragmentRange> ranges = base.fragments().stream().map(FragmentRange::whole).toList();
+    try (ArrowReader reader = new ScanReader(io, spec, ranges, allocator)) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot batch = reader.getVectorSchemaRoot();
         BitSet hits = evaluator.evaluate(batch);

@@ -1,7 +1,6 @@
 package io.quiver.internal.ops;
 
 import io.quiver.dataset.RowAddress;
-import io.quiver.dataset.Scanner;
 import io.quiver.dataset.UpdateFunction;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
@@ -10,6 +9,8 @@ import io.quiver.internal.file.DataFileWriter;
 import io.quiver.internal.file.WrittenFile;
 import io.quiver.internal.read.Deletions;
 import io.quiver.internal.read.FragmentReader;
+import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.write.FragmentWriter;
@@ -50,7 +51,7 @@ import org.roaringbitmap.RoaringBitmap;
  */
 final public class Updater {
   /** Rows read per chunk while looking for matches. */
-  static final int CHUNK_ROWS = Scanner.DEFAULT_BATCH_SIZE;
+  static final int CHUNK_ROWS = ScanSpec.DEFAULT_BATCH_SIZE;
 
   private final TableIo io;
   private final Manifest manifest;
@@ -205,7 +206,7 @@ final public class Updater {
     }
     Set<Integer> ids = predicate.fieldIds(table); // unknown columns fail here, naming the table's columns
     // Bind before reading anything: a literal of the wrong type is reported even on an empty table.
-    predicate.bind(Scanner.project(table, List.copyOf(predicate.columns()), null).toArrow());
+    predicate.bind(Projection.project(table, List.copyOf(predicate.columns()), null).toArrow());
     return new Matcher() {
       private io.quiver.internal.predicate.PredicateEvaluator evaluator;
       private org.apache.arrow.vector.types.pojo.Schema boundTo;
@@ -300,7 +301,7 @@ final public class Updater {
     if (inputColumns == null) {
       throw new InvalidArgumentException("input columns must not be null; pass an empty list to read none");
     }
-    Schema inputs = Scanner.project(table, inputColumns, null);
+    Schema inputs = Projection.project(table, inputColumns, null);
     Set<Integer> inputIds = new TreeSet<>();
     inputs.atomicFields().forEach(f -> inputIds.add(f.id()));
     return new Values() {

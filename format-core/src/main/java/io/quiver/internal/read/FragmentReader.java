@@ -1,6 +1,5 @@
 package io.quiver.internal.read;
 
-import io.quiver.dataset.Scanner;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.internal.file.DataFileMetadata;
 import io.quiver.internal.file.StructValidityBits;
@@ -156,7 +155,7 @@ final public class FragmentReader implements AutoCloseable {
     }
     structIds.forEach(id -> out.put(id, new RoaringBitmap()));
     try (FragmentReader reader = new FragmentReader(io, fragment, table.project(structIds), table, allocator, true)) {
-      for (Chunk chunk : reader.plan(Scanner.DEFAULT_BATCH_SIZE)) {
+      for (Chunk chunk : reader.plan(ScanSpec.DEFAULT_BATCH_SIZE)) {
         for (OverlayFile overlay : reader.overlays) {
           overlay.load(chunk);
         }
@@ -226,12 +225,28 @@ final public class FragmentReader implements AutoCloseable {
 
   /** Chunks covering all physical rows, each at most {@code maxRows} long. */
   public List<Chunk> plan(int maxRows) {
+    return plan(maxRows, 0, fragment.physicalRows());
+  }
+
+  /**
+   * Chunks covering the physical rows {@code [start, end)}, each at most {@code maxRows} long and none
+   * crossing a record-batch boundary of a file read.
+   */
+  public List<Chunk> plan(int maxRows, long start, long end) {
+    if (start < 0 || end > fragment.physicalRows() || start > end) {
+      throw new IllegalArgumentException(
+          "row range [" + start + ", " + end + ") is not within fragment " + fragment.id() + "'s "
+              + fragment.physicalRows() + " physical rows");
+    }
     TreeSet<Long> cuts = new TreeSet<>();
-    cuts.add(0L);
-    cuts.add(fragment.physicalRows());
+    cuts.add(start);
+    cuts.add(end);
     for (DataFileMetadata md : metadata.values()) {
       for (int b = 0; b < md.batchCount(); b++) {
-        cuts.add(md.batchStart(b));
+        long cut = md.batchStart(b);
+        if (cut > start && cut < end) {
+          cuts.add(cut);
+        }
       }
     }
     List<Chunk> chunks = new ArrayList<>();

@@ -1,17 +1,19 @@
 package io.quiver.internal.read;
 
 import io.quiver.dataset.RowAddress;
+import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.table.TableIo;
-import io.quiver.manifest.Fragment;
-import io.quiver.manifest.Manifest;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -19,34 +21,60 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * The result of a scan as an Arrow reader: fragment by fragment, chunk by chunk, deleted rows removed,
- * optionally with the {@code _rowaddr} column last. Reads lazily; close it to release its buffers.
+ * The result of a scan as an Arrow reader: range by range (a fragment, or part of one), chunk by chunk,
+ * deleted rows removed, the filter applied to what remains (overlays merged), optionally with the
+ * {@code _rowaddr} column last. Fields only the filter reads are read and then dropped. Never returns an
+ * empty batch before the end. Reads lazily; close it to release its buffers.
  */
 final public class ScanReader extends ArrowReader {
   private final TableIo io;
+  private final ScanSpec spec;
   private final Schema projected;
-  private final Schema table;
-  private final boolean withRowAddress;
-  private final int batchSize;
-  private final Iterator<Fragment> fragments;
+  private final Schema read;
+  private final PredicateEvaluator evaluator;
+  /** Per output column: true when the read field has exactly the projected shape (no member to drop). */
+  private final boolean[] sameShape;
+  private final Iterator<FragmentRange> ranges;
   private final BufferAllocator allocator;
+  private final AutoCloseable onClose;
 
   private FragmentReader reader;
-  private Fragment fragment;
+  private FragmentRange range;
   private RoaringBitmap deleted;
   private Iterator<FragmentReader.Chunk> chunks;
+  private long remaining;
   private long bytesDelivered;
 
-  public ScanReader(TableIo io, Manifest manifest, Schema projected, boolean withRowAddress, int batchSize,
-      BufferAllocator allocator) {
+  /** Scans {@code ranges} in order. */
+  public ScanReader(TableIo io, ScanSpec spec, List<FragmentRange> ranges, BufferAllocator allocator) {
+    this(io, spec, ranges, allocator, null);
+  }
+
+  /**
+   * @param onClose closed after the reader's own buffers (e.g. the store and allocator of a task opened
+   *     without a dataset handle); may be null
+   */
+  public ScanReader(TableIo io, ScanSpec spec, List<FragmentRange> ranges, BufferAllocator allocator,
+      AutoCloseable onClose) {
     super(allocator);
     this.io = io;
-    this.projected = projected;
-    this.table = manifest.schema();
-    this.withRowAddress = withRowAddress;
-    this.batchSize = batchSize;
-    this.fragments = manifest.fragments().iterator();
+    this.spec = spec;
+    this.projected = spec.projected();
+    this.read = spec.readSchema();
+    this.evaluator = spec.evaluator();
+    this.ranges = List.copyOf(ranges).iterator();
     this.allocator = allocator;
+    this.onClose = onClose;
+    this.remaining = spec.limit();
+    this.sameShape = new boolean[projected.fields().size()];
+    for (int c = 0; c < sameShape.length; c++) {
+      io.quiver.schema.Field out = projected.fields().get(c);
+      io.quiver.schema.Field in = read.fields().get(c);
+      if (out.id() != in.id()) {
+        throw new IllegalStateException("read schema " + read + " does not start with the projection " + projected);
+      }
+      sameShape[c] = out.equals(in);
+    }
   }
 
   static Field rowAddressField() {
@@ -56,7 +84,7 @@ final public class ScanReader extends ArrowReader {
   @Override
   protected org.apache.arrow.vector.types.pojo.Schema readSchema() {
     List<Field> fields = new ArrayList<>(projected.toArrow().getFields());
-    if (withRowAddress) {
+    if (spec.withRowAddress()) {
       fields.add(rowAddressField());
     }
     return new org.apache.arrow.vector.types.pojo.Schema(fields, projected.toArrow().getCustomMetadata());
@@ -66,59 +94,102 @@ final public class ScanReader extends ArrowReader {
   public boolean loadNextBatch() throws java.io.IOException {
     VectorSchemaRoot out = getVectorSchemaRoot();
     while (true) {
+      if (remaining == 0) {
+        closeFragment();
+        out.setRowCount(0);
+        return false;
+      }
       if (chunks == null || !chunks.hasNext()) {
         closeFragment();
-        if (!fragments.hasNext()) {
+        if (!ranges.hasNext()) {
           out.setRowCount(0);
           return false;
         }
-        fragment = fragments.next();
-        if (fragment.liveRows() == 0) {
+        range = ranges.next();
+        if (range.fragment().liveRows() == 0 || range.physicalRows() == 0) {
           continue;
         }
-        deleted = Deletions.of(io, fragment);
-        reader = new FragmentReader(io, fragment, projected, table, allocator);
-        chunks = reader.plan(batchSize).iterator();
+        deleted = Deletions.of(io, range.fragment());
+        reader = new FragmentReader(io, range.fragment(), read, spec.table(), allocator);
+        chunks = reader.plan(spec.batchSize(), range.start(), range.end()).iterator();
         continue;
       }
       FragmentReader.Chunk chunk = chunks.next();
-      long firstDeleted = deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
-      if (firstDeleted == chunk.length()) {
+      long deletedInChunk = deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
+      if (deletedInChunk == chunk.length()) {
         continue;
       }
       try (VectorSchemaRoot physical = reader.read(chunk)) {
-        emit(physical, chunk, firstDeleted > 0, out);
+        int[] selected = select(physical, chunk, deletedInChunk > 0);
+        int rows = selected == null ? chunk.length() : selected.length;
+        if (rows == 0) {
+          continue;
+        }
+        if (rows > remaining) {
+          rows = (int) remaining;
+          selected = selected == null ? identity(rows) : Arrays.copyOf(selected, rows);
+        }
+        emit(physical, chunk, selected, out);
+        if (remaining != ScanSpec.NO_LIMIT) {
+          remaining -= rows;
+        }
       }
       return true;
     }
   }
 
-  /** Moves the chunk's live rows into the reader's root. */
-  private void emit(VectorSchemaRoot physical, FragmentReader.Chunk chunk, boolean hasDeletes, VectorSchemaRoot out) {
-    int[] live = liveRows(chunk, hasDeletes);
-    List<FieldVector> outVectors = out.getFieldVectors();
-    for (int c = 0; c < physical.getFieldVectors().size(); c++) {
-      FieldVector from = physical.getVector(c);
-      FieldVector to = outVectors.get(c);
-      if (live == null) {
-        from.makeTransferPair(to).transfer();
-      } else {
-        to.clear();
-        to.allocateNew();
-        for (int i = 0; i < live.length; i++) {
-          to.copyFromSafe(live[i], i, from);
-        }
-        to.setValueCount(live.length);
+  /** The chunk's rows to return, ascending: live, and true for the filter; null for all of them. */
+  private int[] select(VectorSchemaRoot physical, FragmentReader.Chunk chunk, boolean hasDeletes) {
+    int[] live = hasDeletes ? liveRows(chunk) : null;
+    if (evaluator == null) {
+      return live;
+    }
+    BitSet match = evaluator.evaluate(physical);
+    if (live == null) {
+      if (match.cardinality() == chunk.length()) {
+        return null;
+      }
+      return match.stream().toArray();
+    }
+    int n = 0;
+    int[] out = new int[live.length];
+    for (int row : live) {
+      if (match.get(row)) {
+        out[n++] = row;
       }
     }
-    int rows = live == null ? chunk.length() : live.length;
-    if (withRowAddress) {
+    return Arrays.copyOf(out, n);
+  }
+
+  private static int[] identity(int n) {
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = i;
+    }
+    return out;
+  }
+
+  /** Moves the selected rows of the projected columns into the reader's root. */
+  private void emit(VectorSchemaRoot physical, FragmentReader.Chunk chunk, int[] selected, VectorSchemaRoot out) {
+    List<FieldVector> outVectors = out.getFieldVectors();
+    int rows = selected == null ? chunk.length() : selected.length;
+    for (int c = 0; c < sameShape.length; c++) {
+      FieldVector from = physical.getVector(c);
+      FieldVector to = outVectors.get(c);
+      if (sameShape[c]) {
+        copy(from, to, selected);
+      } else {
+        narrow((StructVector) from, (StructVector) to, selected, rows);
+      }
+    }
+    if (spec.withRowAddress()) {
       UInt8Vector addresses = (UInt8Vector) outVectors.get(outVectors.size() - 1);
       addresses.clear();
       addresses.allocateNew(rows);
+      long fragmentId = range.fragment().id();
       for (int i = 0; i < rows; i++) {
-        long offset = chunk.start() + (live == null ? i : live[i]);
-        addresses.set(i, RowAddress.of(fragment.id(), offset));
+        long offset = chunk.start() + (selected == null ? i : selected[i]);
+        addresses.set(i, RowAddress.of(fragmentId, offset));
       }
       addresses.setValueCount(rows);
     }
@@ -128,10 +199,44 @@ final public class ScanReader extends ArrowReader {
     }
   }
 
-  private int[] liveRows(FragmentReader.Chunk chunk, boolean hasDeletes) {
-    if (!hasDeletes) {
-      return null;
+  /** {@code to} (same type and shape as {@code from}) gets {@code from}'s rows {@code selected} (null: all). */
+  private static void copy(FieldVector from, FieldVector to, int[] selected) {
+    if (selected == null) {
+      from.makeTransferPair(to).transfer();
+      return;
     }
+    to.clear();
+    to.allocateNew();
+    for (int i = 0; i < selected.length; i++) {
+      to.copyFromSafe(selected[i], i, from);
+    }
+    to.setValueCount(selected.length);
+  }
+
+  /**
+   * {@code to}, a struct with a subset of {@code from}'s members (the ones projected; {@code from} also
+   * holds the ones only the filter reads), gets the selected rows of its members and validity.
+   */
+  private static void narrow(StructVector from, StructVector to, int[] selected, int rows) {
+    for (FieldVector child : to.getChildrenFromFields()) {
+      FieldVector source = from.getChild(child.getName());
+      if (source.getField().equals(child.getField())) {
+        copy(source, child, selected);
+      } else {
+        narrow((StructVector) source, (StructVector) child, selected, rows);
+      }
+    }
+    for (int i = 0; i < rows; i++) {
+      if (from.isNull(selected == null ? i : selected[i])) {
+        to.setNull(i);
+      } else {
+        to.setIndexDefined(i);
+      }
+    }
+    to.setValueCount(rows);
+  }
+
+  private int[] liveRows(FragmentReader.Chunk chunk) {
     int[] live = new int[chunk.length()];
     int n = 0;
     for (int i = 0; i < chunk.length(); i++) {
@@ -139,7 +244,7 @@ final public class ScanReader extends ArrowReader {
         live[n++] = i;
       }
     }
-    return java.util.Arrays.copyOf(live, n);
+    return Arrays.copyOf(live, n);
   }
 
   private void closeFragment() {
@@ -157,7 +262,19 @@ final public class ScanReader extends ArrowReader {
   }
 
   @Override
-  protected void closeReadSource() {
-    closeFragment();
+  protected void closeReadSource() throws java.io.IOException {
+    try {
+      closeFragment();
+    } finally {
+      if (onClose != null) {
+        try {
+          onClose.close();
+        } catch (java.io.IOException | RuntimeException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new java.io.IOException(e);
+        }
+      }
+    }
   }
 }

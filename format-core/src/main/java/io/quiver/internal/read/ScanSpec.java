@@ -1,0 +1,188 @@
+package io.quiver.internal.read;
+
+import io.quiver.dataset.RowAddress;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.predicate.PredicateEvaluator;
+import io.quiver.predicate.Predicate;
+import io.quiver.schema.Field;
+import io.quiver.schema.Schema;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What a scan reads, resolved against one version's schema: the projected fields, an exact row filter,
+ * whether to add {@code _rowaddr}, the most rows per batch and the most rows in all. Immutable; the read
+ * path ({@link ScanReader}) and the engines that scan through it (delete, update, compaction) take one
+ * instead of the public {@code Scanner}.
+ *
+ * <p>The filter is bound when the spec is built, so an unknown column or a literal of the wrong type is
+ * reported before anything is read. The fields it reads that the projection does not are read too
+ * ({@link #readSchema()}) and dropped from the output.
+ */
+public final class ScanSpec {
+  /** Default most rows per returned batch. */
+  public static final int DEFAULT_BATCH_SIZE = 8192;
+
+  /** {@link #limit()} when the scan returns every matching row. */
+  public static final long NO_LIMIT = Long.MAX_VALUE;
+
+  private final Schema table;
+  private final Schema projected;
+  private final Schema read;
+  private final Optional<Predicate> filter;
+  private final PredicateEvaluator evaluator;
+  private final boolean withRowAddress;
+  private final int batchSize;
+  private final long limit;
+
+  private ScanSpec(Schema table, Schema projected, Schema read, Optional<Predicate> filter,
+      PredicateEvaluator evaluator, boolean withRowAddress, int batchSize, long limit) {
+    this.table = table;
+    this.projected = projected;
+    this.read = read;
+    this.filter = filter;
+    this.evaluator = evaluator;
+    this.withRowAddress = withRowAddress;
+    this.batchSize = batchSize;
+    this.limit = limit;
+  }
+
+  /** Every row of the projection, in batches of at most {@code batchSize} rows. */
+  public static ScanSpec of(Schema table, Schema projected, boolean withRowAddress, int batchSize) {
+    return of(table, projected, null, withRowAddress, batchSize, NO_LIMIT);
+  }
+
+  /**
+   * @param table the schema of the version scanned
+   * @param projected the output fields, a projection of {@code table}
+   * @param filter rows returned are those for which it is true (null or {@link Predicate#TRUE}: every row)
+   * @param limit most rows returned in all ({@link #NO_LIMIT} for every row)
+   * @throws InvalidArgumentException if the filter names a column the table does not have, or one inside
+   *     a list or map, or compares a column with a literal of another type
+   */
+  public static ScanSpec of(Schema table, Schema projected, Predicate filter, boolean withRowAddress,
+      int batchSize, long limit) {
+    if (batchSize < 1) {
+      throw new InvalidArgumentException("batch size must be >= 1, got " + batchSize);
+    }
+    if (limit < 0) {
+      throw new InvalidArgumentException("limit must be >= 0, got " + limit);
+    }
+    if (filter == null || filter instanceof Predicate.True) {
+      return new ScanSpec(table, projected, projected, Optional.empty(), null, withRowAddress, batchSize, limit);
+    }
+    if (filter.columns().contains(RowAddress.COLUMN)) {
+      throw new InvalidArgumentException(
+          "filter " + filter + " names " + RowAddress.COLUMN + ", which a filter cannot read (it is computed, not"
+              + " stored); read rows by address with Dataset.take, or filter on the table's columns");
+    }
+    Set<Integer> filterIds;
+    try {
+      filterIds = filter.fieldIds(table);
+    } catch (InvalidArgumentException e) {
+      throw new InvalidArgumentException("filter " + filter + ": " + e.getMessage());
+    }
+    Schema read = union(table, projected, filterIds);
+    PredicateEvaluator evaluator;
+    try {
+      evaluator = PredicateEvaluator.bind(filter, read.toArrow());
+    } catch (InvalidArgumentException e) {
+      throw new InvalidArgumentException(
+          "filter " + filter + ": " + e.getMessage() + "; write the literal as the column's type (Scanner.filter"
+              + " takes the same literals as Dataset.delete and Dataset.update)");
+    }
+    return new ScanSpec(table, projected, read, Optional.of(filter), evaluator, withRowAddress, batchSize, limit);
+  }
+
+  /**
+   * The projection widened by the filter's fields: the projected top-level fields first, in their order,
+   * then the other fields the filter reads, in the order the filter names them.
+   */
+  private static Schema union(Schema table, Schema projected, Set<Integer> filterIds) {
+    Set<Integer> ids = new LinkedHashSet<>();
+    collectLeaves(projected.fields(), ids);
+    List<Field> filterLeaves = new ArrayList<>();
+    for (int id : filterIds) {
+      Field f = table.field(id);
+      if (f.isAtomic() || f.children().isEmpty()) {
+        filterLeaves.add(f);
+      }
+    }
+    filterLeaves.forEach(f -> ids.add(f.id()));
+    return Projection.byIds(table, List.copyOf(ids));
+  }
+
+  /** Atomic fields (and childless structs), preorder: what selects exactly these fields in a projection. */
+  private static void collectLeaves(List<Field> level, Set<Integer> out) {
+    for (Field f : level) {
+      if (f.isAtomic() || f.children().isEmpty()) {
+        out.add(f.id());
+      } else {
+        collectLeaves(f.children(), out);
+      }
+    }
+  }
+
+  /** This spec with another limit. */
+  public ScanSpec withLimit(long value) {
+    if (value < 0) {
+      throw new InvalidArgumentException("limit must be >= 0, got " + value);
+    }
+    return new ScanSpec(table, projected, read, filter, evaluator, withRowAddress, batchSize, value);
+  }
+
+  /** The schema of the version scanned. */
+  public Schema table() {
+    return table;
+  }
+
+  /** The output fields (without {@code _rowaddr}). */
+  public Schema projected() {
+    return projected;
+  }
+
+  /** The fields read: the projection plus the fields only the filter reads. */
+  public Schema readSchema() {
+    return read;
+  }
+
+  /** The exact row filter, if any. */
+  public Optional<Predicate> filter() {
+    return filter;
+  }
+
+  /** The filter bound to {@link #readSchema()}, or null when there is none. */
+  PredicateEvaluator evaluator() {
+    return evaluator;
+  }
+
+  public boolean withRowAddress() {
+    return withRowAddress;
+  }
+
+  public int batchSize() {
+    return batchSize;
+  }
+
+  /** Most rows returned in all; {@link #NO_LIMIT} when unlimited. */
+  public long limit() {
+    return limit;
+  }
+
+  /** The field ids of the fields read (projection and filter), for byte estimates. */
+  public Set<Integer> readFieldIds() {
+    Set<Integer> ids = new LinkedHashSet<>();
+    read.allFields().forEach(f -> ids.add(f.id()));
+    return ids;
+  }
+
+  @Override
+  public String toString() {
+    return "ScanSpec[" + projected.fields().stream().map(Field::name).toList()
+        + filter.map(f -> " WHERE " + f).orElse("") + (withRowAddress ? " +_rowaddr" : "") + ", batch " + batchSize
+        + (limit == NO_LIMIT ? "" : ", limit " + limit) + "]";
+  }
+}
