@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.predicate.Predicate;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import java.time.LocalDate;
 import java.util.List;

@@ -1,7 +1,6 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.internal.txn.LedgerUpdate.ApplicationSequence;
 import io.quiver.internal.txn.LedgerUpdate;
 import java.time.Duration;
 import java.util.Map;

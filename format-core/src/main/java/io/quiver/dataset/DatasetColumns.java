@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * Column changes of a table, at the version of the {@link Dataset} handle they came from ({@link

@@ -107,7 +107,7 @@ public final class DistributedWriter implements AutoCloseable {
     List<Fragment> fragments = writer.write(batches);
     RowDigest rows = writer.rows();
     return new WriteResult(io.location(), manifest.version(), manifest.schema(), fragments,
-        Optional.of(new io.quiver.internal.codec.WriteResultCodec.RowsDigest(rows.rows(), rows.sumA(), rows.sumB())));
+        Optional.of(new WriteResult.RowsDigest(rows.rows(), rows.sumA(), rows.sumB())));
   }
 
   @Override

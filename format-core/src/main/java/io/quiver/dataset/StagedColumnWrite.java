@@ -24,7 +24,7 @@ public final class StagedColumnWrite {
   private final long readVersion;
   private final Operation.ColumnWrite write;
 
-  public StagedColumnWrite(String tableLocation, long readVersion, Operation.ColumnWrite write) {
+  StagedColumnWrite(String tableLocation, long readVersion, Operation.ColumnWrite write) {
     this.tableLocation = Objects.requireNonNull(tableLocation, "tableLocation");
     this.readVersion = readVersion;
     this.write = Objects.requireNonNull(write, "write");
@@ -70,8 +70,8 @@ public final class StagedColumnWrite {
     return write.file();
   }
 
-  /** For every stored field, its prepare-time backing in the fragment. */
-  public List<FieldBacking> witness() {
+  /** For every stored field, its prepare-time backing in the fragment (in the encoding; for tests). */
+  List<FieldBacking> witness() {
     return write.witness();
   }
 
@@ -80,12 +80,13 @@ public final class StagedColumnWrite {
     return write.inputFieldIds();
   }
 
-  /** For every input field, its prepare-time backing in the fragment, in field-id order. */
-  public List<FieldBacking> inputWitness() {
+  /** For every input field, its prepare-time backing in the fragment, in field-id order (for tests). */
+  List<FieldBacking> inputWitness() {
     return write.inputs().stream().map(Operation.ColumnInput::backing).toList();
   }
 
-  public Operation.ColumnWrite write() {
+  /** The column write as the engine commits it; the engine itself reads it from {@link #encode()}. */
+  Operation.ColumnWrite write() {
     return write;
   }
 

@@ -15,14 +15,20 @@ import java.util.Optional;
  * DistributedWrites#commit}. Immutable; travels between processes as {@link #encode()} bytes.
  */
 public final class WriteResult {
+  /**
+   * The multiset digest of a result's rows: their count and two 64-bit sums of per-row hashes, independent of
+   * row order, batching and file layout (docs/format.md §10). Results of one write combine by addition.
+   */
+  public record RowsDigest(long rows, long sumA, long sumB) {}
+
   private final String tableLocation;
   private final long readVersion;
   private final Schema schema;
   private final List<Fragment> fragments;
-  private final Optional<WriteResultCodec.RowsDigest> rowsDigest;
+  private final Optional<RowsDigest> rowsDigest;
 
   WriteResult(String tableLocation, long readVersion, Schema schema, List<Fragment> fragments,
-      Optional<WriteResultCodec.RowsDigest> rowsDigest) {
+      Optional<RowsDigest> rowsDigest) {
     this.tableLocation = Objects.requireNonNull(tableLocation, "tableLocation");
     this.readVersion = readVersion;
     this.schema = Objects.requireNonNull(schema, "schema");
@@ -86,7 +92,7 @@ public final class WriteResult {
   }
 
   /** The digest of this result's rows, absent for results encoded by format 1.0 writers. */
-  public Optional<WriteResultCodec.RowsDigest> rowsDigest() {
+  public Optional<RowsDigest> rowsDigest() {
     return rowsDigest;
   }
 

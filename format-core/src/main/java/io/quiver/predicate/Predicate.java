@@ -411,18 +411,8 @@ public sealed interface Predicate
 
   // ------------------------------------------------------------------ evaluation
 
-  /**
-   * Binds this predicate to an Arrow schema: resolves its columns and converts its literals to the
-   * columns' types.
-   *
-   * @throws InvalidArgumentException on an unknown column or a literal that does not fit its column
-   */
-  default PredicateEvaluator bind(org.apache.arrow.vector.types.pojo.Schema schema) {
-    return PredicateEvaluator.bind(this, schema);
-  }
-
   /** The rows of {@code batch} for which this predicate is true (binds to the batch's schema). */
   default BitSet evaluate(VectorSchemaRoot batch) {
-    return bind(batch.getSchema()).evaluate(batch);
+    return PredicateEvaluator.bind(this, batch.getSchema()).evaluate(batch);
   }
 }

@@ -2,7 +2,6 @@ package io.quiver.schema;
 
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.internal.schema.ArrowConverter;
-import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.schema.TypeRules;
 import java.util.ArrayList;
 import java.util.Collections;

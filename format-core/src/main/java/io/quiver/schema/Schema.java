@@ -3,7 +3,6 @@ package io.quiver.schema;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.internal.schema.ArrowConverter;
-import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.schema.FieldPaths;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -155,7 +155,7 @@ class ConcurrentCommitProperties {
   }
 
   private static final io.quiver.schema.Schema ORIGINAL =
-      io.quiver.schema.Schema.fromArrow(SampleTable.SCHEMA, new io.quiver.internal.schema.FieldIdAllocator(0));
+      io.quiver.schema.Schema.fromArrow(SampleTable.SCHEMA, new io.quiver.schema.FieldIdAllocator(0));
 
   /**
    * The handle's current path of a sample column, by field id: a change names the column, not the

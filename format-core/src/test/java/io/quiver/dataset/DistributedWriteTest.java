@@ -121,7 +121,7 @@ class DistributedWriteTest {
               SampleTable.SCHEMA.getFields().get(1).getFieldType(), null), SampleTable.SCHEMA.getFields().get(2),
               SampleTable.SCHEMA.getFields().get(3)));
       WriteResult other = new WriteResult(good.tableLocation(), 1,
-          io.quiver.schema.Schema.fromArrow(renamed, new io.quiver.internal.schema.FieldIdAllocator(0)), good.fragments(),
+          io.quiver.schema.Schema.fromArrow(renamed, new io.quiver.schema.FieldIdAllocator(0)), good.fragments(),
           java.util.Optional.empty());
       WriteResult decoded = WriteResult.decode(other.encode());
       SchemaMismatchException e = assertThrows(SchemaMismatchException.class,

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.UnknownFieldSet;
-import io.quiver.checkpoint.CheckpointStatus;
 import io.quiver.checkpoint.CheckpointStatus.State;
-import io.quiver.checkpoint.CheckpointedWriter;
-import io.quiver.checkpoint.CheckpointedWriter.Outcome;
+import io.quiver.checkpoint.CheckpointStatus;
 import io.quiver.checkpoint.CheckpointStore;
+import io.quiver.checkpoint.CheckpointedWriter.Outcome;
+import io.quiver.checkpoint.CheckpointedWriter;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.manifest.CommitLedger;
 import io.quiver.manifest.DataFile;

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.internal.schema.FieldIdAllocator;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import java.math.BigDecimal;
 import java.time.Instant;

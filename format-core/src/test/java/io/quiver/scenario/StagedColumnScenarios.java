@@ -354,7 +354,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
     try (Dataset other = ds.checkout(ds.version())) {
       StagedColumnWrite w1 = stage(ds, ds.columns().newSchema(List.of(), List.of("n"), List.of()), 10, 30, null, 7);
       StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(), List.of("n"), List.of()), 10, 50, 1, 1);
-      assertTrue(w2.witness().get(0).base().isEmpty());
+      assertTrue(io.quiver.internal.codec.StagedWriteCodec.decode(w2.encode()).write().witness().get(0).base().isEmpty());
       ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
           assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));

@@ -1,6 +1,5 @@
 package io.quiver.schema;
 
-import io.quiver.internal.schema.FieldIdAllocator;
 
 import static io.quiver.schema.SchemaValidationTest.af;
 import static io.quiver.schema.SchemaValidationTest.as;
@@ -10,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
-import io.quiver.schema.Field;
-import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;

@@ -3,7 +3,6 @@ package io.quiver.schema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quiver.internal.schema.FieldIdAllocator;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.InvalidArgumentException;
-import io.quiver.internal.schema.FieldIdAllocator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;

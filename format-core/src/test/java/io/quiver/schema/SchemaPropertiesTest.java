@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quiver.internal.schema.FieldIdAllocator;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.quiver.internal.codec;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.quiver.dataset.WriteResult.RowsDigest;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.txn.Operation;
@@ -34,7 +35,6 @@ public final class WriteResultCodec {
       String tableLocation, long readVersion, Schema schema, List<Fragment> fragments, Optional<RowsDigest> rows) {}
 
   /** The digest of the rows a write result holds: count and the sums of two per-row hashes. */
-  public record RowsDigest(long rows, long sumA, long sumB) {}
 
   /** A decoded bundle: write results and staged column writes, each in the order encoded. */
   public record DecodedBundle(List<DecodedWrite> writes, List<StagedWriteCodec.Decoded> columnWrites) {}

@@ -2,7 +2,6 @@ package io.quiver.internal.maintenance;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
-import io.quiver.internal.table.TagStore;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.exceptions.TableNotFoundException;
@@ -10,6 +9,7 @@ import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
 import io.quiver.internal.codec.MetadataCodec;
 import io.quiver.internal.file.MetadataCache;
 import io.quiver.internal.table.TableIo;
+import io.quiver.internal.table.TagStore;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;

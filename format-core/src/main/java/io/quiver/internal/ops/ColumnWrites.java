@@ -8,8 +8,8 @@ import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StaleColumnWriteException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.internal.codec.StagedWriteCodec;
 import io.quiver.internal.file.DataFileMetadata;
-import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.FieldBacking;
 import io.quiver.internal.txn.Operation;
@@ -20,6 +20,7 @@ import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.schema.Field;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.ReservedNames;
 import io.quiver.schema.Schema;
 import io.quiver.store.ObjectInfo;
@@ -148,7 +149,7 @@ final public class ColumnWrites {
     Operation.ColumnWrite write = new Operation.ColumnWrite(fragment.id(), fragment.physicalRows(),
         fragment.files().stream().map(DataFile::path).toList(), contract, schema.newFieldIds(), file, witness,
         inputs);
-    return new StagedColumnWrite(io.location(), base.version(), write);
+    return StagedColumnWrite.decode(StagedWriteCodec.encode(io.location(), base.version(), write));
   }
 
   /**
@@ -250,8 +251,9 @@ final public class ColumnWrites {
             "staged write for fragment " + s.fragmentId() + " belongs to table " + s.tableLocation() + ", not "
                 + io.location() + "; commit it on its own table");
       }
-      checkFile(s.write());
-      writes.add(s.write());
+      Operation.ColumnWrite write = StagedWriteCodec.decode(s.encode()).write();
+      checkFile(write);
+      writes.add(write);
     }
     return new Operation.WriteColumns(writes);
   }

@@ -78,7 +78,7 @@ final public class Deleter {
     }
     io.quiver.schema.Schema projected = Projection.project(base.schema(), columns, null);
     // Bind before reading anything: a type mismatch is reported even on an empty table.
-    PredicateEvaluator evaluator = predicate.bind(projected.toArrow());
+    PredicateEvaluator evaluator = PredicateEvaluator.bind(predicate, projected.toArrow());
     ScanSpec spec = ScanSpec.of(base.schema(), projected, true, ScanSpec.DEFAULT_BATCH_SIZE);
     List<FragmentRange> ranges = base.fragments().stream().map(FragmentRange::whole).toList();
     try (ArrowReader reader = new ScanReader(io, spec, ranges, allocator)) {

@@ -7,6 +7,7 @@ import io.quiver.exceptions.NotFoundException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.internal.file.DataFileWriter;
 import io.quiver.internal.file.WrittenFile;
+import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.read.Deletions;
 import io.quiver.internal.read.FragmentReader;
 import io.quiver.internal.read.Projection;
@@ -206,7 +207,7 @@ final public class Updater {
     }
     Set<Integer> ids = predicate.fieldIds(table); // unknown columns fail here, naming the table's columns
     // Bind before reading anything: a literal of the wrong type is reported even on an empty table.
-    predicate.bind(Projection.project(table, List.copyOf(predicate.columns()), null).toArrow());
+    PredicateEvaluator.bind(predicate, Projection.project(table, List.copyOf(predicate.columns()), null).toArrow());
     return new Matcher() {
       private io.quiver.internal.predicate.PredicateEvaluator evaluator;
       private org.apache.arrow.vector.types.pojo.Schema boundTo;
@@ -230,7 +231,7 @@ final public class Updater {
       public int[] match(Fragment fragment, FragmentReader.Chunk chunk, VectorSchemaRoot rows) {
         if (evaluator == null || !boundTo.equals(rows.getSchema())) {
           boundTo = rows.getSchema();
-          evaluator = predicate.bind(boundTo);
+          evaluator = PredicateEvaluator.bind(predicate, boundTo);
         }
         return evaluator.evaluate(rows).stream().toArray();
       }

@@ -2,6 +2,7 @@ package io.quiver.internal.schema;
 
 import io.quiver.exceptions.InvalidSchemaException;
 import io.quiver.schema.Field;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.quiver.internal.table;
 
+import io.quiver.dataset.ApplicationSequence;
 import io.quiver.dataset.CommitLookup;
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.CommitRecord;
@@ -8,7 +9,6 @@ import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.internal.codec.WriteResultCodec;
-import io.quiver.internal.txn.LedgerUpdate.ApplicationSequence;
 import io.quiver.internal.txn.LedgerUpdate;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.Transaction;
@@ -80,7 +80,7 @@ final public class Idempotence {
         return Optional.of(new Already(e.version(), "idempotence key '" + key + "'"));
       }
     }
-    Optional<ApplicationSequence> seq = ApplicationSequence.of(txn);
+    Optional<ApplicationSequence> seq = LedgerUpdate.applicationSequence(txn);
     if (seq.isPresent()) {
       Optional<CommitLedger.SequenceWatermark> mark = ledger.watermark(seq.get().applicationId());
       if (mark.isPresent() && mark.get().sequence() >= seq.get().sequence()) {
@@ -135,8 +135,8 @@ final public class Idempotence {
       }
       throw conflict(key, version, committed.operation().name(), found, txn, digest, location);
     }
-    Optional<ApplicationSequence> ours = ApplicationSequence.of(txn);
-    Optional<ApplicationSequence> theirs = ApplicationSequence.of(committed);
+    Optional<ApplicationSequence> ours = LedgerUpdate.applicationSequence(txn);
+    Optional<ApplicationSequence> theirs = LedgerUpdate.applicationSequence(committed);
     return ours.isPresent() && theirs.isPresent() && ours.get().applicationId().equals(theirs.get().applicationId())
         && theirs.get().sequence() >= ours.get().sequence();
   }
@@ -252,7 +252,7 @@ final public class Idempotence {
             t.properties().getOrDefault(LedgerUpdate.DIGEST_PROPERTY, operationDigest(t.operation())), millis,
             t.uuid()));
       }
-      ApplicationSequence.of(t).ifPresent(s -> sequences.putIfAbsent(s.applicationId(),
+      LedgerUpdate.applicationSequence(t).ifPresent(s -> sequences.putIfAbsent(s.applicationId(),
           new CommitLedger.SequenceWatermark(s.applicationId(), s.sequence(), v, millis)));
       if (lastReplace == 0 && (t.operation() instanceof Operation.Overwrite
           || t.operation() instanceof Operation.Restore)) {
@@ -278,7 +278,7 @@ final public class Idempotence {
       if (r.rowsDigest().isEmpty()) {
         return Optional.empty();
       }
-      WriteResultCodec.RowsDigest d = r.rowsDigest().get();
+      WriteResult.RowsDigest d = r.rowsDigest().get();
       sum.add(new RowDigest(d.rows(), d.sumA(), d.sumB()));
     }
     return Optional.of(sum.hex(kind, results.get(0).schema()));

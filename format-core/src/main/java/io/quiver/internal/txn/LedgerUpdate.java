@@ -1,5 +1,6 @@
 package io.quiver.internal.txn;
 
+import io.quiver.dataset.ApplicationSequence;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.manifest.CommitLedger.KeyEntry;
 import io.quiver.manifest.CommitLedger.SequenceWatermark;
@@ -126,7 +127,7 @@ public final class LedgerUpdate {
         marks.add(w);
       }
     }
-    Optional<ApplicationSequence> sequence = ApplicationSequence.of(txn);
+    Optional<ApplicationSequence> sequence = applicationSequence(txn);
     if (sequence.isPresent()) {
       String app = sequence.get().applicationId();
       marks.removeIf(w -> w.applicationId().equals(app));
@@ -149,16 +150,14 @@ public final class LedgerUpdate {
   }
 
   /** An application id and the sequence number a transaction records for it. */
-  public record ApplicationSequence(String applicationId, long sequence) {
-    /** The sequence {@code txn} carries in its reserved properties, if any. */
-    public static Optional<ApplicationSequence> of(Transaction txn) {
-      String app = txn.properties().get(APPLICATION_PROPERTY);
-      String seq = txn.properties().get(SEQUENCE_PROPERTY);
-      if (app == null || seq == null) {
-        return Optional.empty();
-      }
-      return Optional.of(new ApplicationSequence(app, Long.parseLong(seq)));
+  /** The application sequence {@code txn} carries in its reserved properties, if any. */
+  public static Optional<ApplicationSequence> applicationSequence(Transaction txn) {
+    String app = txn.properties().get(APPLICATION_PROPERTY);
+    String seq = txn.properties().get(SEQUENCE_PROPERTY);
+    if (app == null || seq == null) {
+      return Optional.empty();
     }
+    return Optional.of(new ApplicationSequence(app, Long.parseLong(seq)));
   }
 
   static Duration duration(String value) {

@@ -1,6 +1,5 @@
 package io.quiver.internal.codec;
 
-import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.Transaction;
 import io.quiver.manifest.Coverage;
@@ -10,6 +9,7 @@ import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.schema.Field;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaArbitraries;
 import java.time.Instant;

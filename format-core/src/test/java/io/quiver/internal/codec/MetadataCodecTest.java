@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.UnsupportedFormatException;
-import io.quiver.internal.proto.ManifestFile;
 import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
+import io.quiver.internal.proto.ManifestFile;
 import java.util.Arrays;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -165,7 +165,7 @@ class PredicateEvaluatorTest {
   @Test
   void aComparisonWithNullIsUnknownAndNotOfUnknownIsUnknown() {
     VectorSchemaRoot b = longs(1L, null);
-    PredicateEvaluator.Result r = eq("c", 1).bind(b.getSchema()).evaluateThreeValued(b);
+    PredicateEvaluator.Result r = PredicateEvaluator.bind(eq("c", 1), b.getSchema()).evaluateThreeValued(b);
     assertEquals(List.of(0), rows(r.trueRows()));
     assertTrue(r.isUnknown(1));
     // NOT unknown is unknown: a null row matches neither c = 1 nor NOT (c = 1), nor c != 1.
@@ -183,13 +183,13 @@ class PredicateEvaluatorTest {
     Predicate unknownOrValue = eq("c", 1);
     // unknown AND false = false; unknown AND true = unknown
     PredicateEvaluator.Result andFalse =
-        and(unknownOrValue, Predicate.FALSE).bind(b.getSchema()).evaluateThreeValued(b);
+        PredicateEvaluator.bind(and(unknownOrValue, Predicate.FALSE), b.getSchema()).evaluateThreeValued(b);
     assertEquals(List.of(0, 1, 2), rows(andFalse.falseRows()));
-    PredicateEvaluator.Result andTrue = and(unknownOrValue, Predicate.TRUE).bind(b.getSchema()).evaluateThreeValued(b);
+    PredicateEvaluator.Result andTrue = PredicateEvaluator.bind(and(unknownOrValue, Predicate.TRUE), b.getSchema()).evaluateThreeValued(b);
     assertTrue(andTrue.isUnknown(1));
     // unknown OR true = true; unknown OR false = unknown
     assertEquals(List.of(0, 1, 2), match(or(unknownOrValue, Predicate.TRUE), b));
-    PredicateEvaluator.Result orFalse = or(unknownOrValue, Predicate.FALSE).bind(b.getSchema()).evaluateThreeValued(b);
+    PredicateEvaluator.Result orFalse = PredicateEvaluator.bind(or(unknownOrValue, Predicate.FALSE), b.getSchema()).evaluateThreeValued(b);
     assertTrue(orFalse.isUnknown(1));
     assertEquals(List.of(2), rows(orFalse.falseRows()));
     // NOT (unknown OR false) keeps the null row out.
@@ -289,7 +289,7 @@ class PredicateEvaluatorTest {
 
   @Test
   void aBoundEvaluatorChecksTheBatchItIsGiven() {
-    PredicateEvaluator ev = eq("c", 5).bind(longs(1L).getSchema());
+    PredicateEvaluator ev = PredicateEvaluator.bind(eq("c", 5), longs(1L).getSchema());
     assertEquals(List.of(0), rows(ev.evaluate(longs(5L))));
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> ev.evaluate(strings("5")));
     assertThat(e.getMessage()).contains("Utf8").contains("Int(64, true)");

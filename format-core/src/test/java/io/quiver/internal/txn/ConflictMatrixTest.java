@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
-import io.quiver.internal.schema.FieldIdAllocator;
 import io.quiver.internal.txn.Operation.Kind;
 import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Overlay;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

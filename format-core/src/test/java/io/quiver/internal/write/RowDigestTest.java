@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.quiver.dataset.SampleTable;
-import io.quiver.internal.schema.FieldIdAllocator;
+import io.quiver.schema.FieldIdAllocator;
 import io.quiver.schema.Schema;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.IntVector;

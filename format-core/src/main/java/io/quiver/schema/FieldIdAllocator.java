@@ -1,4 +1,4 @@
-package io.quiver.internal.schema;
+package io.quiver.schema;
 
 import io.quiver.exceptions.InvalidArgumentException;
 
