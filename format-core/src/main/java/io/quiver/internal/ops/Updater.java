@@ -532,7 +532,9 @@ final public class Updater {
         targets.get(f.id()).setValueCount(rows.length);
       }
       for (Field f : overlaySchema.allFields()) {
-        if (!f.isStruct()) {
+        // Structs reached through structs only: one inside a list or map (a map's entries) is part of
+        // that atomic column's value, copied whole by fill, and has no vector of its own here.
+        if (!f.isStruct() || !targets.containsKey(f.id())) {
           continue;
         }
         StructVector struct = (StructVector) targets.get(f.id());
