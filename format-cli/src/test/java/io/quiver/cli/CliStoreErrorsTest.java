@@ -298,8 +298,11 @@ class CliStoreErrorsTest {
     assertEquals(3, Main.exitCode(new io.quiver.exceptions.CorruptFileException("data/x.arrow", "bad footer")));
     assertEquals(3, Main.exitCode(new IllegalStateException("bug")));
     assertEquals(3, Main.exitCode(new RuntimeException("an SDK exception an adapter let escape")));
-    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitOutcomeUnknownException(
+    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
         "memory://t", 2, UUID.randomUUID().toString(), null, "claim and read-back failed", cause)));
+    // An adapter's unsettled conditional create is the same type, so the same code.
+    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
+        "s3://b/t", "_versions/0000000000000000001.manifest", "HTTP 500 three times", cause)));
   }
 
   @Test

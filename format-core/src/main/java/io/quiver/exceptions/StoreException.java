@@ -5,8 +5,8 @@ package io.quiver.exceptions;
  * call took effect is unknown unless {@link #isTransient()} says the store rejected it before acting.
  * Subclasses name the causes a caller handles differently: {@link StoreNotFoundException} (no such bucket,
  * container or directory), {@link StoreAccessDeniedException} (permission or credentials), {@link
- * StoreUnreachableException} (the endpoint could not be reached) and {@link CommitOutcomeUnknownException}
- * (a commit that may or may not have happened).
+ * StoreUnreachableException} (the endpoint could not be reached) and {@link CommitStateUnknownException}
+ * (a create, or a commit, that may or may not have happened).
  */
 public class StoreException extends QuiverException {
   private static final long serialVersionUID = 1L;

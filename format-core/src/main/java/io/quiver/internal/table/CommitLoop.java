@@ -1,8 +1,8 @@
 package io.quiver.internal.table;
 
 import io.quiver.dataset.CommitOptions;
-import io.quiver.exceptions.CommitOutcomeUnknownException;
 import io.quiver.exceptions.CommitRetriesExhaustedException;
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.StoreException;
@@ -234,9 +234,11 @@ final public class CommitLoop {
       back = io.commitStore().read(version);
     } catch (QuiverException readFailure) {
       readFailure.addSuppressed(cause);
-      throw new CommitOutcomeUnknownException(io.location(), version, txn.uuid(),
+      Optional<String> key = cause instanceof CommitStateUnknownException unknown ? unknown.key() : Optional.empty();
+      throw new CommitStateUnknownException(io.location(), key, version, txn.uuid(),
           txn.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY),
-          "claiming the version failed ambiguously (" + cause.getMessage() + ") and reading it back failed too ("
+          "claiming the version failed ambiguously (" + (cause instanceof CommitStateUnknownException unknown
+              ? unknown.detail() : cause.getMessage()) + ") and reading it back failed too ("
               + readFailure.getMessage() + ")",
           readFailure);
     }
