@@ -12,7 +12,8 @@ import java.util.List;
  * @param deletionFilesRemoved files under {@code _deletions/} removed
  * @param stagingFilesRemoved files under {@code _staging/} removed (checkpoints committed or abandoned)
  * @param bytesFreed total size of every file removed, manifests included
- * @param failed keys whose deletion failed (left in place; a later cleanup retries them)
+ * @param failed what could not be deleted (left in place; a later cleanup retries it): object keys, and for a
+ *     version its {@link io.quiver.store.CommitStore#locationOf(long) location}
  * @param dryRun true when nothing was actually deleted
  */
 public record CleanupReport(

@@ -16,7 +16,6 @@ import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.store.ObjectInfo;
-import io.quiver.store.ObjectStoreCommitStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -92,7 +91,7 @@ final public class Cleaner {
     Map<Long, Long> manifestBytes = new HashMap<>();
     List<Long> expired = new ArrayList<>();
     for (long v : versions) {
-      String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(v));
+      String location = io.commitStore().locationOf(v);
       Optional<byte[]> bytes = io.commitStore().read(v);
       if (bytes.isEmpty()) {
         continue; // removed since the listing (another cleanup)
@@ -127,11 +126,11 @@ final public class Cleaner {
           io.commitStore().remove(v);
         } catch (StoreException e) {
           LOG.warn("cleanup could not remove version {} of {}: {}", v, io.location(), e.getMessage());
-          failed.add(ObjectStoreCommitStore.manifestKey(v));
+          failed.add(io.commitStore().locationOf(v));
           referenced.addAll(referencesOfExpired.get(v)); // still a version: keep its files
           continue;
         }
-        cache.invalidate(io.store().locationOf(ObjectStoreCommitStore.manifestKey(v)));
+        cache.invalidate(io.commitStore().locationOf(v));
       }
       removed.add(v);
       bytesFreed += manifestBytes.get(v);

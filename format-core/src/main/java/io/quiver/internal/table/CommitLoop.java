@@ -17,7 +17,6 @@ import io.quiver.internal.txn.Transaction;
 import io.quiver.internal.txn.TransactionRebaser;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.CommitStore.ClaimResult;
-import io.quiver.store.ObjectStoreCommitStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -246,7 +245,7 @@ final public class CommitLoop {
       LOG.debug("ambiguous claim of version {} left nothing; retrying", version);
       return ClaimResult.ALREADY_CLAIMED;
     }
-    String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(version));
+    String location = io.commitStore().locationOf(version);
     ManifestAndTransaction found = MetadataCodec.decodeManifest(back.get(), location);
     if (found.transaction().uuid().equals(txn.uuid())) {
       LOG.debug("ambiguous claim of version {} was ours", version);

@@ -11,7 +11,6 @@ import io.quiver.internal.file.MetadataCache;
 import io.quiver.internal.file.ReadOptions;
 import io.quiver.store.CommitStore;
 import io.quiver.store.ObjectStore;
-import io.quiver.store.ObjectStoreCommitStore;
 import java.util.Optional;
 
 /** The table's storage: its object store, how versions are claimed, and cached metadata reads. */
@@ -54,7 +53,7 @@ final public class TableIo {
 
   /** The decoded manifest (and its transaction) of a version, or empty if it was never committed. */
   public Optional<ManifestAndTransaction> tryLoad(long version) {
-    String location = store.locationOf(ObjectStoreCommitStore.manifestKey(version));
+    String location = commitStore.locationOf(version);
     MetadataCache cache = session.metadataCache();
     CachedVersion cached = cache.get(location, ignored -> decode(version, location));
     return cached == null ? Optional.empty() : Optional.of(cached.value());
@@ -78,7 +77,7 @@ final public class TableIo {
    * cached already). For catching up on many versions, where only the newest manifest matters.
    */
   public io.quiver.internal.txn.Transaction loadTransaction(long version) {
-    String location = store.locationOf(ObjectStoreCommitStore.manifestKey(version));
+    String location = commitStore.locationOf(version);
     CachedVersion cached = session.metadataCache().getIfPresent(location);
     if (cached != null) {
       return cached.value().transaction();
@@ -110,8 +109,8 @@ final public class TableIo {
             .orElseThrow(
                 () ->
                     new TableNotFoundException(
-                        "no Quiver table at " + location() + " (no committed version under "
-                            + ObjectStoreCommitStore.VERSIONS_PREFIX + "); create it first"));
+                        "no Quiver table at " + location() + " (no committed version in "
+                            + commitStore.location() + "); create it first"));
     return load(latest);
   }
 }
