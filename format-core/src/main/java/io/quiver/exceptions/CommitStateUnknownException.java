@@ -95,9 +95,9 @@ public class CommitStateUnknownException extends StoreException {
 
   private static String objectMessage(String location, String key, String detail) {
     String where = location.endsWith("/") ? location + key : location + "/" + key;
-    return "the outcome of creating " + where + " is unknown: " + detail + ". The object may or may not have been"
-        + " created (and if it exists it may be this caller's): read the key back before retrying or reporting"
-        + " that it was not created.";
+    return "creating " + where + " (if absent) failed and its outcome is unknown: " + detail + ". The object may or"
+        + " may not have been created (and if it exists it may be this caller's): read the key back before"
+        + " retrying or reporting that it was not created.";
   }
 
   private static String commitMessage(String location, long version, String uuid, String key, String detail) {

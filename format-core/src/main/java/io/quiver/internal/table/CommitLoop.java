@@ -17,13 +17,12 @@ import io.quiver.internal.txn.Transaction;
 import io.quiver.internal.txn.TransactionRebaser;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.CommitStore.ClaimResult;
+import io.quiver.store.support.Backoff;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +53,8 @@ final public class CommitLoop {
   private final Optional<String> contentDigest;
   private final ConflictResolver resolver = new ConflictResolver();
   private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
+  /** Jittered exponential waits between lost races, so that contenders spread out instead of colliding again. */
+  private final Backoff backoff;
 
   public CommitLoop(TableIo io, CommitOptions options, Clock clock) {
     this(io, options, clock, Optional.empty());
@@ -68,6 +69,7 @@ final public class CommitLoop {
     this.options = options;
     this.clock = clock;
     this.contentDigest = contentDigest;
+    this.backoff = Backoff.of(options.initialBackoff(), options.maxBackoff());
   }
 
   /**
@@ -255,17 +257,8 @@ final public class CommitLoop {
   }
 
   private void backoff(int attempt) {
-    long initial = options.initialBackoff().toNanos();
-    long cap = options.maxBackoff().toNanos();
-    long exp = initial << Math.min(attempt - 1, 20);
-    long ceiling = Math.max(0, Math.min(cap, exp < 0 ? cap : exp));
-    if (ceiling == 0) {
-      return;
-    }
-    // Full jitter: contenders spread out instead of colliding again in lockstep.
-    long nanos = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
     try {
-      TimeUnit.NANOSECONDS.sleep(nanos);
+      backoff.pause(attempt);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new CommitRetriesExhaustedException(
