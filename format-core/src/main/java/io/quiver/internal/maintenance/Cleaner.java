@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Order matters for safety: every manifest is read first (an unreadable one stops the cleanup before
  * anything is deleted, since its references are unknown); then the expired manifests are removed, oldest
- * first; then unreferenced files older than the safety window. A crash in between leaves only
- * unreferenced files, which the next cleanup removes. A manifest whose removal fails keeps its files.
+ * first; then unreferenced files older than the safety window, and the store's own temporaries older than
+ * it ({@link io.quiver.store.ObjectStore#abandonedTemporaries}: files of writers killed mid-write, which only
+ * the store can tell apart). A crash in between leaves only unreferenced files, which the next cleanup
+ * removes. A manifest whose removal fails keeps its files.
  */
 final public class Cleaner {
   private static final Logger LOG = LoggerFactory.getLogger(Cleaner.class);
@@ -170,6 +172,13 @@ final public class Cleaner {
         }
       }
     }
+    // 4. The store's own temporaries of writers that died (never objects, so never in a listing above).
+    List<ObjectInfo> temporaries = options.dryRun()
+        ? io.store().abandonedTemporaries(youngAfter)
+        : io.store().deleteAbandonedTemporaries(youngAfter);
+    for (ObjectInfo temporary : temporaries) {
+      bytesFreed += temporary.size();
+    }
     long data = 0;
     long deletions = 0;
     long transactions = 0;
@@ -188,8 +197,8 @@ final public class Cleaner {
       }
     }
     CleanupReport report =
-        new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, bytesFreed, failed,
-            options.dryRun());
+        new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, temporaries.size(),
+            bytesFreed, failed, options.dryRun());
     LOG.debug("cleanup of {} with {}: {}", io.location(), options, report);
     return report;
   }
