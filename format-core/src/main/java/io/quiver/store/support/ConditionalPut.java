@@ -26,15 +26,18 @@ import org.slf4j.LoggerFactory;
  *   <li>"exists" with no earlier doubt: {@code ALREADY_EXISTS} (another writer holds the key);
  *   <li>refused before acting ({@link Failure#REFUSED}, {@link Failure#UNREACHABLE}): nothing happened;
  *       wait ({@link Backoff}) and send again;
- *   <li>the store may have acted ({@link Failure#TRANSIENT}), or "exists" after such doubt: read the live
- *       object's token. Ours: {@code CREATED}. Another, or none: {@code ALREADY_EXISTS}. No object: nothing
- *       of ours exists, so wait and send again with the same token (if an earlier send is still in flight,
- *       the token still tells whose creation won);
- *   <li>any other failure: without doubt, the adapter's exception for it; with doubt, settled as above first.
+ *   <li>the store may have acted ({@link Failure#TRANSIENT}): doubt; wait and send again with the same
+ *       token (nothing is read: if nothing was created, the next send simply creates);
+ *   <li>"exists" after such doubt (or answered to a resend the adapter could not prevent): read the live
+ *       object's token. Ours: {@code CREATED}. Another, or none: {@code ALREADY_EXISTS}. No object (it was
+ *       created and deleted since): send again;
+ *   <li>any other failure: without doubt, the adapter's exception for it; with doubt, an unknown outcome.
  * </ul>
  *
- * When the attempts run out with the doubt unsettled, the call throws {@link CommitStateUnknownException};
- * without doubt, the last failure's own exception (transient when nothing was done).
+ * The token is read only to decide what an "exists" answer means. When the attempts run out with doubt
+ * left (with one attempt, any failure that may have acted), the call throws {@link
+ * CommitStateUnknownException}, and the caller decides by reading the key (the commit loop reads the version
+ * back); without doubt, the last failure's own exception (transient when nothing was done).
  */
 public final class ConditionalPut {
   private static final Logger LOG = LoggerFactory.getLogger(ConditionalPut.class);
@@ -136,7 +139,7 @@ public final class ConditionalPut {
         if (settled.isPresent()) {
           return settled.get();
         }
-        // No object now: it was created (by us or not) and deleted since; send again.
+        // No object now (created, by us or not, and deleted since), or the read failed: send again.
       } catch (RuntimeException failure) {
         state.last = failure;
         Failure kind = store.classify(failure);
@@ -144,23 +147,13 @@ public final class ConditionalPut {
           state.doubtful = true;
           state.failures.add(failure);
           LOG.debug("conditional create of {} may have acted (attempt {}): {}", where(), attempt, store.describe(failure));
-          Optional<PutResult> settled = settle(store, token, state);
-          if (settled.isPresent()) {
-            return settled.get();
-          }
         } else if (kind.refusedBeforeActing()) {
           LOG.debug("conditional create of {} refused before acting (attempt {}): {}", where(), attempt,
               store.describe(failure));
-        } else if (!state.doubtful) {
-          throw store.toException(failure);
+        } else if (state.doubtful) {
+          throw unknown(store, attempt, state); // an earlier send may have created the object
         } else {
-          // A final failure after doubt: an earlier send may still have created the object.
-          state.failures.add(failure);
-          Optional<PutResult> settled = settle(store, token, state);
-          if (settled.isPresent()) {
-            return settled.get();
-          }
-          throw unknown(store, attempt, state);
+          throw store.toException(failure);
         }
       }
       if (attempt >= maxAttempts) {
