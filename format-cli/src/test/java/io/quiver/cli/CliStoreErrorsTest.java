@@ -151,7 +151,7 @@ class CliStoreErrorsTest {
       for (String command : List.of("scan", "info", "log")) {
         String line = oneLineError(1, s3Args(command, "s3://no-such-bucket/t", s3.endpoint()).toArray(String[]::new));
         assertThat(line).startsWith("error: could not ").contains("s3://no-such-bucket/t")
-            .contains("the bucket does not exist").contains("NoSuchBucket").contains("Check the bucket in the store URI");
+            .contains("the bucket does not exist").contains("NoSuchBucket").contains("check the bucket in the store URI");
       }
       String create = oneLineError(1,
           s3Args("import", "s3://no-such-bucket/t", s3.endpoint(), people.toString()).toArray(String[]::new));
@@ -164,7 +164,7 @@ class CliStoreErrorsTest {
     try (FakeS3 s3 = new FakeS3(403, "InvalidAccessKeyId",
         "The AWS Access Key Id you provided does not exist in our records.")) {
       String line = oneLineError(1, s3Args("scan", "s3://bucket/t", s3.endpoint()).toArray(String[]::new));
-      assertThat(line).contains("S3 denied access").contains("InvalidAccessKeyId").contains("Check the credentials")
+      assertThat(line).contains("S3 denied access").contains("InvalidAccessKeyId").contains("check the credentials")
           .contains("s3.access-key-id").doesNotContain("not-a-real-secret");
     }
     try (FakeS3 s3 = new FakeS3(403, "AccessDenied", "Access Denied")) {
