@@ -159,14 +159,14 @@ public abstract class ObjectStoreContractTest {
     assertEquals(10, store.readRangeInto("r", 990, tail), "fewer bytes when the object ends first");
     assertEquals(0, store.readRangeInto("r", 1000, java.nio.ByteBuffer.allocate(10)), "offset at the end");
     assertThrows(ObjectNotFoundException.class, () -> store.readRangeInto("no/such/key", 0, java.nio.ByteBuffer.allocate(4)));
-    assertThrows(IllegalArgumentException.class, () -> store.readRangeInto("r", -1, java.nio.ByteBuffer.allocate(4)));
+    assertThrows(InvalidArgumentException.class, () -> store.readRangeInto("r", -1, java.nio.ByteBuffer.allocate(4)));
   }
 
   @Test
   void readRangeRejectsNegativeArguments() {
     store.write("r", random(10, 4));
-    assertThrows(IllegalArgumentException.class, () -> store.readRange("r", -1, 5));
-    assertThrows(IllegalArgumentException.class, () -> store.readRange("r", 0, -5));
+    assertThrows(InvalidArgumentException.class, () -> store.readRange("r", -1, 5));
+    assertThrows(InvalidArgumentException.class, () -> store.readRange("r", 0, -5));
   }
 
   // ---- streaming writer
@@ -332,7 +332,7 @@ public abstract class ObjectStoreContractTest {
 
   @Test
   void listRejectsNonPositiveMaxKeys() {
-    assertThrows(IllegalArgumentException.class, () -> store.list("", Optional.empty(), 0));
+    assertThrows(InvalidArgumentException.class, () -> store.list("", Optional.empty(), 0));
   }
 
   @Test
@@ -506,6 +506,115 @@ public abstract class ObjectStoreContractTest {
     }
   }
 
+  // ---- null and out-of-range arguments: one behaviour on every store (io.quiver.store.StoreArgs)
+
+  /**
+   * Every method refuses a null argument with {@link InvalidArgumentException}, before any I/O: never a
+   * NullPointerException, never a store error, and nothing is written.
+   */
+  @Test
+  void nullArgumentsAreRefusedByEveryMethod() {
+    store.write("k", bytes("x"));
+    refuses("read(null)", () -> store.read(null));
+    refuses("readRange(null, ...)", () -> store.readRange(null, 0, 1));
+    refuses("readRangeInto(null, ...)", () -> store.readRangeInto(null, 0, java.nio.ByteBuffer.allocate(1)));
+    refuses("readRangeInto(k, 0, null)", () -> store.readRangeInto("k", 0, null));
+    refuses("head(null)", () -> store.head(null));
+    refuses("write(null, ...)", () -> store.write(null, bytes("x")));
+    refuses("write(k, null)", () -> store.write("k", null));
+    refuses("openWriter(null)", () -> store.openWriter(null).close());
+    refuses("putIfAbsent(null, ...)", () -> store.putIfAbsent(null, bytes("x")));
+    refuses("putIfAbsent(n, null)", () -> store.putIfAbsent("n", null));
+    refuses("list(null, ...)", () -> store.list(null, Optional.empty(), 10));
+    refuses("list(\"\", null, 10)", () -> store.list("", null, 10));
+    refuses("listAll(null)", () -> store.listAll(null));
+    refuses("delete(null)", () -> store.delete(null));
+    refuses("deleteAll(null)", () -> store.deleteAll(null));
+    refuses("deleteAll([k, null])", () -> store.deleteAll(Arrays.asList("k", null)));
+    refuses("abandonedTemporaries(null)", () -> store.abandonedTemporaries(null));
+    refuses("deleteAbandonedTemporaries(null)", () -> store.deleteAbandonedTemporaries(null));
+    assertArrayEquals(bytes("x"), store.read("k"), "a refused call changed nothing");
+    assertEquals(List.of("k"), keys(""));
+  }
+
+  /** Negative offsets and lengths and a {@code maxKeys} below 1 are {@link InvalidArgumentException}s. */
+  @Test
+  void outOfRangeArgumentsAreRefusedByEveryMethod() {
+    store.write("r", random(10, 4));
+    refuses("readRange offset -1", () -> store.readRange("r", -1, 1));
+    refuses("readRange offset Long.MIN_VALUE", () -> store.readRange("r", Long.MIN_VALUE, 1));
+    refuses("readRange length -1", () -> store.readRange("r", 0, -1));
+    refuses("readRange length Integer.MIN_VALUE", () -> store.readRange("r", 0, Integer.MIN_VALUE));
+    refuses("readRange of a missing key, offset -1", () -> store.readRange("missing", -1, 1));
+    refuses("readRangeInto offset -1", () -> store.readRangeInto("r", -1, java.nio.ByteBuffer.allocate(1)));
+    refuses("list maxKeys 0", () -> store.list("", Optional.empty(), 0));
+    refuses("list maxKeys -1", () -> store.list("", Optional.empty(), -1));
+    refuses("list maxKeys Integer.MIN_VALUE", () -> store.list("", Optional.of("a"), Integer.MIN_VALUE));
+  }
+
+  /**
+   * A list prefix is the start of a key: one that no valid key can start with ({@code ../}, {@code /},
+   * {@code a//}) is refused like an invalid key, while any start of a valid key lists normally.
+   */
+  @Test
+  void listRejectsPrefixesNoKeyCanStartWith() {
+    store.write("a/.b", bytes("x"));
+    for (String bad : List.of("../", "/", "./", "a//", "a/../", "a\\", "s3:", "a/\u0000")) {
+      refuses("list prefix '" + bad + "'", () -> store.list(bad, Optional.empty(), 10));
+      refuses("listAll prefix '" + bad + "'", () -> store.listAll(bad));
+    }
+    assertEquals(List.of("a/.b"), keys("a/."));
+    assertEquals(List.of("a/.b"), keys("a"));
+    assertEquals(List.of(), keys(".."), "keys such as '..x' would match; there are none");
+  }
+
+  @Test
+  void deleteAllChecksEveryKeyBeforeDeletingAny() {
+    store.write("a/1", bytes("1"));
+    store.write("a/2", bytes("2"));
+    InvalidArgumentException e =
+        assertThrows(InvalidArgumentException.class, () -> store.deleteAll(List.of("a/1", "../escape", "a/2")));
+    assertTrue(e.getMessage().contains("invalid object key '../escape'"), e.getMessage());
+    assertEquals(List.of("a/1", "a/2"), keys("a/"), "nothing was deleted");
+  }
+
+  @Test
+  void zeroLengthReadOfAMissingKeyIsNotFound() {
+    assertThrows(ObjectNotFoundException.class, () -> store.readRange("no/such", 0, 0));
+    assertThrows(ObjectNotFoundException.class, () -> store.readRangeInto("no/such", 0, java.nio.ByteBuffer.allocate(0)));
+  }
+
+  private static void refuses(String call, org.junit.jupiter.api.function.Executable executable) {
+    try {
+      executable.execute();
+      fail(call + " was accepted");
+    } catch (InvalidArgumentException expected) {
+      assertFalse(expected.getMessage() == null || expected.getMessage().isBlank(), call + ": no message");
+    } catch (Throwable other) {
+      fail(call + " threw " + other + " instead of InvalidArgumentException", other);
+    }
+  }
+
+  // ---- the store's own temporaries
+
+  /** Writes that finished, failed or were aborted leave no temporary behind: only a killed writer does. */
+  @Test
+  void finishedWritesLeaveNoTemporaries() throws IOException {
+    store.write("t/written", random(1000, 11));
+    store.putIfAbsent("t/put", random(10, 12));
+    store.putIfAbsent("t/put", random(10, 13));
+    try (ObjectWriter w = store.openWriter("t/streamed")) {
+      w.write(random(70_000, 14));
+    }
+    ObjectWriter aborted = store.openWriter("t/aborted");
+    aborted.write(random(70_000, 15));
+    aborted.abort();
+    java.time.Instant future = java.time.Instant.now().plusSeconds(3600);
+    assertEquals(List.of(), store.abandonedTemporaries(future));
+    assertEquals(List.of(), store.deleteAbandonedTemporaries(future));
+    assertEquals(List.of("t/put", "t/streamed", "t/written"), keys("t/"));
+  }
+
   // ---- commit store on top
 
   @Test
@@ -531,5 +640,17 @@ public abstract class ObjectStoreContractTest {
     commits.remove(3);
     assertEquals(Optional.empty(), commits.read(3));
     assertEquals(List.of(0L, 1L, 2L, 4L), commits.versionsAfter(-1).subList(0, 4));
+  }
+
+  /** Messages and caches name a version by the commit store's location of it: under the store, one per version. */
+  @Test
+  void commitStoreLocatesEachVersionUnderTheStore() {
+    CommitStore commits = CommitStore.of(store);
+    assertTrue(commits.location().startsWith(store.location()), commits.location());
+    assertTrue(commits.locationOf(7).startsWith(commits.location()), commits.locationOf(7));
+    assertFalse(commits.locationOf(7).equals(commits.locationOf(8)));
+    commits.claim(7, bytes("m"));
+    assertEquals(1, keys("").size());
+    assertEquals(store.locationOf(keys("").get(0)), commits.locationOf(7));
   }
 }

@@ -1,7 +1,7 @@
 package io.quiver.cli;
 
 import io.quiver.exceptions.CommitConflictException;
-import io.quiver.exceptions.CommitOutcomeUnknownException;
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
@@ -24,7 +24,7 @@ import picocli.CommandLine;
  *       other store failures); the failing commit, if any, did not happen;
  *   <li>2 commit conflict with a concurrent writer; nothing was committed, run the command again;
  *   <li>3 internal error: a bug (or a corrupt file); the stack trace with {@code --verbose};
- *   <li>4 the commit's outcome is unknown ({@link CommitOutcomeUnknownException}): it may or may not have
+ *   <li>4 the commit's outcome is unknown ({@link CommitStateUnknownException}): it may or may not have
  *       committed; {@code quiver log <uri> --transaction <uuid>} tells, before running it again.
  * </ul>
  *
@@ -132,7 +132,7 @@ public final class Main implements Runnable {
       return USER_ERROR;
     }
     // Before StoreException, which it extends: "maybe committed" is not "not committed".
-    if (ex instanceof CommitOutcomeUnknownException) {
+    if (ex instanceof CommitStateUnknownException) {
       return OUTCOME_UNKNOWN;
     }
     if (ex instanceof CommitConflictException) {
@@ -152,8 +152,8 @@ public final class Main implements Runnable {
 
   /** What the command line can add to the message: for an unknown outcome, how to find out. */
   private static String hint(Throwable ex) {
-    if (ex instanceof CommitOutcomeUnknownException u) {
-      return " To find out: quiver log " + u.location() + " --transaction " + u.transactionUuid();
+    if (ex instanceof CommitStateUnknownException u && u.transactionUuid().isPresent()) {
+      return " To find out: quiver log " + u.location() + " --transaction " + u.transactionUuid().get();
     }
     return "";
   }

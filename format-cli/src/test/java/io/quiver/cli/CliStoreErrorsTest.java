@@ -151,7 +151,7 @@ class CliStoreErrorsTest {
       for (String command : List.of("scan", "info", "log")) {
         String line = oneLineError(1, s3Args(command, "s3://no-such-bucket/t", s3.endpoint()).toArray(String[]::new));
         assertThat(line).startsWith("error: could not ").contains("s3://no-such-bucket/t")
-            .contains("the bucket does not exist").contains("NoSuchBucket").contains("Check the bucket in the store URI");
+            .contains("the bucket does not exist").contains("NoSuchBucket").contains("check the bucket in the store URI");
       }
       String create = oneLineError(1,
           s3Args("import", "s3://no-such-bucket/t", s3.endpoint(), people.toString()).toArray(String[]::new));
@@ -164,7 +164,7 @@ class CliStoreErrorsTest {
     try (FakeS3 s3 = new FakeS3(403, "InvalidAccessKeyId",
         "The AWS Access Key Id you provided does not exist in our records.")) {
       String line = oneLineError(1, s3Args("scan", "s3://bucket/t", s3.endpoint()).toArray(String[]::new));
-      assertThat(line).contains("S3 denied access").contains("InvalidAccessKeyId").contains("Check the credentials")
+      assertThat(line).contains("S3 denied access").contains("InvalidAccessKeyId").contains("check the credentials")
           .contains("s3.access-key-id").doesNotContain("not-a-real-secret");
     }
     try (FakeS3 s3 = new FakeS3(403, "AccessDenied", "Access Denied")) {
@@ -298,8 +298,11 @@ class CliStoreErrorsTest {
     assertEquals(3, Main.exitCode(new io.quiver.exceptions.CorruptFileException("data/x.arrow", "bad footer")));
     assertEquals(3, Main.exitCode(new IllegalStateException("bug")));
     assertEquals(3, Main.exitCode(new RuntimeException("an SDK exception an adapter let escape")));
-    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitOutcomeUnknownException(
+    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
         "memory://t", 2, UUID.randomUUID().toString(), null, "claim and read-back failed", cause)));
+    // An adapter's unsettled conditional create is the same type, so the same code.
+    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
+        "s3://b/t", "_versions/0000000000000000001.manifest", "HTTP 500 three times", cause)));
   }
 
   @Test

@@ -19,6 +19,8 @@ import java.util.Optional;
  *   <li>Under {@code _staging/} (checkpointed writes): the data files of a sealed, uncommitted checkpoint are
  *       always kept, and so are those of an open checkpoint that staged within the safety window; the staging
  *       objects of committed checkpoints and of abandoned open ones are removed after the safety window.
+ *   <li>The store's own temporary files left by writers that were killed mid-write (the local store's
+ *       {@code .quiver-tmp-*}) are removed once older than the safety window.
  * </ul>
  */
 public final class CleanupOptions {

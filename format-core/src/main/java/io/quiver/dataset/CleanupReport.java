@@ -11,8 +11,12 @@ import java.util.List;
  * @param dataFilesRemoved files under {@code data/} removed (data and overlay files)
  * @param deletionFilesRemoved files under {@code _deletions/} removed
  * @param stagingFilesRemoved files under {@code _staging/} removed (checkpoints committed or abandoned)
+ * @param temporaryFilesRemoved the store's own temporary files removed: left by writers that were killed
+ *     mid-write (the local store's {@code .quiver-tmp-*}), older than the safety window ({@link
+ *     io.quiver.store.ObjectStore#abandonedTemporaries})
  * @param bytesFreed total size of every file removed, manifests included
- * @param failed keys whose deletion failed (left in place; a later cleanup retries them)
+ * @param failed what could not be deleted (left in place; a later cleanup retries it): object keys, and for a
+ *     version its {@link io.quiver.store.CommitStore#locationOf(long) location}
  * @param dryRun true when nothing was actually deleted
  */
 public record CleanupReport(
@@ -22,6 +26,7 @@ public record CleanupReport(
     long dataFilesRemoved,
     long deletionFilesRemoved,
     long stagingFilesRemoved,
+    long temporaryFilesRemoved,
     long bytesFreed,
     List<String> failed,
     boolean dryRun) {
@@ -31,15 +36,24 @@ public record CleanupReport(
     failed = List.copyOf(failed);
   }
 
-  /** A report without staging files. */
+  /** A report without staging or temporary files. */
   public CleanupReport(List<Long> versionsRemoved, long manifestsRemoved, long transactionFilesRemoved,
       long dataFilesRemoved, long deletionFilesRemoved, long bytesFreed, List<String> failed, boolean dryRun) {
-    this(versionsRemoved, manifestsRemoved, transactionFilesRemoved, dataFilesRemoved, deletionFilesRemoved, 0,
+    this(versionsRemoved, manifestsRemoved, transactionFilesRemoved, dataFilesRemoved, deletionFilesRemoved, 0, 0,
         bytesFreed, failed, dryRun);
+  }
+
+  /** A report without temporary files. */
+  public CleanupReport(List<Long> versionsRemoved, long manifestsRemoved, long transactionFilesRemoved,
+      long dataFilesRemoved, long deletionFilesRemoved, long stagingFilesRemoved, long bytesFreed, List<String> failed,
+      boolean dryRun) {
+    this(versionsRemoved, manifestsRemoved, transactionFilesRemoved, dataFilesRemoved, deletionFilesRemoved,
+        stagingFilesRemoved, 0, bytesFreed, failed, dryRun);
   }
 
   /** Every file removed, of any kind. */
   public long filesRemoved() {
-    return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved + stagingFilesRemoved;
+    return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved + stagingFilesRemoved
+        + temporaryFilesRemoved;
   }
 }

@@ -49,7 +49,7 @@ import org.roaringbitmap.RoaringBitmap;
  * handles or processes are safe: each commit either lands as its own version or fails with a typed {@link
  * io.quiver.exceptions.CommitConflictException}, and nothing is ever half-committed. A change that fails
  * before it is published removes the files it wrote; one whose outcome is unknown ({@link
- * io.quiver.exceptions.CommitOutcomeUnknownException}) keeps them, since the version may reference them.
+ * io.quiver.exceptions.CommitStateUnknownException}) keeps them, since the version may reference them.
  *
  * <p>Column changes are under {@link #columns()}, commits of workers' results under {@link #distributed()},
  * tags under {@link #tags()}.
@@ -577,7 +577,7 @@ public final class Dataset implements AutoCloseable {
    * @throws io.quiver.exceptions.CorruptFileException if a manifest or a tag cannot be read (nothing is deleted)
    */
   public CleanupReport cleanup(CleanupOptions cleanupOptions) {
-    return new Cleaner(io, options.session().metadataCache(), options.clock()).run(cleanupOptions);
+    return new Cleaner(io, io.metadataCache(), options.clock()).run(cleanupOptions);
   }
 
   /**

@@ -3,7 +3,6 @@ package io.quiver.dataset;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.CommitStore;
 import io.quiver.store.ObjectStore;
-import io.quiver.store.ObjectStoreCommitStore;
 import io.quiver.store.ObjectStores;
 import java.time.Clock;
 import java.util.Map;
@@ -110,7 +109,7 @@ public final class DatasetOptions {
     private int rowsPerBatch = 8192;
     private long maxRowsPerFragment = 1L << 20;
     private CommitOptions commitOptions = CommitOptions.defaults();
-    private Function<ObjectStore, CommitStore> commitStoreFactory = ObjectStoreCommitStore::new;
+    private Function<ObjectStore, CommitStore> commitStoreFactory = CommitStore::of;
     private ObjectStores registry;
     private Clock clock = Clock.systemUTC();
 

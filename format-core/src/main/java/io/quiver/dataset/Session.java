@@ -1,26 +1,42 @@
 package io.quiver.dataset;
 
-import io.quiver.internal.file.MetadataCache;
+import io.quiver.exceptions.InvalidArgumentException;
 
 /**
- * Caches that several {@link Dataset} handles share: parsed manifests and data-file footers. Files are
- * immutable under their names, so entries never go stale. One session per process is usual.
+ * Caches that several {@link Dataset} handles share: parsed manifests and data-file footers, within one byte
+ * budget. Files are immutable under their names, so entries never go stale. One session per process is
+ * usual; handles opened with the same session (through {@link DatasetOptions.Builder#session}) share its
+ * caches, which live as long as the session is reachable.
  */
 public final class Session {
   /** Default byte budget of the metadata cache: 256 MiB. */
   public static final long DEFAULT_CACHE_BYTES = 256L << 20;
 
-  private final MetadataCache metadataCache;
+  private final long cacheBytes;
 
+  /**
+   * A session whose metadata cache holds about {@code cacheBytes} of parsed metadata.
+   *
+   * @throws InvalidArgumentException if {@code cacheBytes} is negative
+   */
   public Session(long cacheBytes) {
-    this.metadataCache = new MetadataCache(cacheBytes);
+    if (cacheBytes < 0) {
+      throw new InvalidArgumentException("cache budget must be >= 0 bytes, got " + cacheBytes);
+    }
+    this.cacheBytes = cacheBytes;
   }
 
   public static Session withDefaults() {
     return new Session(DEFAULT_CACHE_BYTES);
   }
 
-  public MetadataCache metadataCache() {
-    return metadataCache;
+  /** The metadata cache's byte budget. */
+  public long cacheBytes() {
+    return cacheBytes;
+  }
+
+  @Override
+  public String toString() {
+    return "Session[cacheBytes=" + cacheBytes + "]";
   }
 }

@@ -1,12 +1,14 @@
 package io.quiver.exceptions;
 
 /**
- * An object store call failed for a reason other than "not found" or "already exists". Whether the
- * call took effect is unknown unless {@link #isTransient()} says the store rejected it before acting.
- * Subclasses name the causes a caller handles differently: {@link StoreNotFoundException} (no such bucket,
- * container or directory), {@link StoreAccessDeniedException} (permission or credentials), {@link
- * StoreUnreachableException} (the endpoint could not be reached) and {@link CommitOutcomeUnknownException}
- * (a commit that may or may not have happened).
+ * An object store call failed for a reason other than "not found" or "already exists". Subclasses name the
+ * causes a caller handles differently: {@link StoreNotFoundException} (no such bucket, container or
+ * directory), {@link StoreAccessDeniedException} (permission or credentials), {@link
+ * StoreUnreachableException} (the endpoint could not be reached) and {@link CommitStateUnknownException}
+ * (a create, or a commit, that may or may not have happened). {@link #isTransient()} says whether the same
+ * call may be repeated and may succeed: the store refused before acting, or the call is one whose repeat
+ * has the same effect (a read, an unconditional write, a delete). A conditional create that failed after it
+ * may have acted is never transient: it is a {@link CommitStateUnknownException}.
  */
 public class StoreException extends QuiverException {
   private static final long serialVersionUID = 1L;
@@ -21,7 +23,10 @@ public class StoreException extends QuiverException {
     this.transientFailure = transientFailure;
   }
 
-  /** True when the same call may succeed if repeated (throttling, timeouts, 5xx). */
+  /**
+   * True when repeating the same call is harmless and may succeed: throttling and refused connections for
+   * any call; timeouts and 5xx for reads, unconditional writes and deletes.
+   */
   public boolean isTransient() {
     return transientFailure;
   }

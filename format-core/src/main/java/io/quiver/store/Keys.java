@@ -49,13 +49,37 @@ public final class Keys {
     return key;
   }
 
+  /**
+   * Returns the list prefix if some valid key can start with it (the empty prefix, {@code "a/"}, {@code
+   * "a/b"}, {@code ".."}), or throws: a prefix such as {@code "../"}, {@code "/"} or {@code "a//"} can match
+   * no key, and refusing it keeps every store from reaching outside its root.
+   *
+   * @throws InvalidArgumentException if the prefix is null or no valid key starts with it
+   */
+  public static String checkPrefix(String prefix) {
+    if (prefix == null) {
+      throw new InvalidArgumentException("the list prefix is null; use \"\" for every key");
+    }
+    // A prefix of a valid key is exactly a string that stays valid when a plain character follows it.
+    String problem = prefix.isEmpty() ? null : problem(prefix + "x");
+    if (problem != null) {
+      throw new InvalidArgumentException(
+          "invalid list prefix '" + prefix + "': no valid key starts with it (" + problem
+              + "); prefixes are relative paths inside the table root");
+    }
+    return prefix;
+  }
+
   /** True when {@link #check} would accept the key. */
   public static boolean isValid(String key) {
     return problem(key) == null;
   }
 
   private static String problem(String key) {
-    if (key == null || key.isEmpty()) {
+    if (key == null) {
+      return "it is null";
+    }
+    if (key.isEmpty()) {
       return "it is empty";
     }
     if (key.startsWith("/")) {

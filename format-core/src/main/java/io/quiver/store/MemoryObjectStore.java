@@ -39,16 +39,14 @@ public final class MemoryObjectStore implements ObjectStore {
 
   @Override
   public byte[] read(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     return blob(key).data().clone();
   }
 
   @Override
   public byte[] readRange(String key, long offset, int length) {
-    Keys.check(key);
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
-    }
+    StoreArgs.key(key);
+    StoreArgs.range(offset, length);
     byte[] data = blob(key).data();
     if (offset >= data.length) {
       return new byte[0];
@@ -67,7 +65,7 @@ public final class MemoryObjectStore implements ObjectStore {
 
   @Override
   public Optional<ObjectInfo> head(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     Blob blob = objects.get(key);
     return blob == null
         ? Optional.empty()
@@ -76,13 +74,14 @@ public final class MemoryObjectStore implements ObjectStore {
 
   @Override
   public void write(String key, byte[] data) {
-    Keys.check(key);
+    StoreArgs.key(key);
+    StoreArgs.data(key, data);
     objects.put(key, new Blob(data.clone(), clock.instant()));
   }
 
   @Override
   public ObjectWriter openWriter(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     return new ObjectWriter() {
       private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
       private boolean done;
@@ -127,16 +126,15 @@ public final class MemoryObjectStore implements ObjectStore {
 
   @Override
   public PutResult putIfAbsent(String key, byte[] data) {
-    Keys.check(key);
+    StoreArgs.key(key);
+    StoreArgs.data(key, data);
     Blob previous = objects.putIfAbsent(key, new Blob(data.clone(), clock.instant()));
     return previous == null ? PutResult.CREATED : PutResult.ALREADY_EXISTS;
   }
 
   @Override
   public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-    if (maxKeys < 1) {
-      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-    }
+    StoreArgs.list(prefix, startAfter, maxKeys);
     NavigableMap<String, Blob> tail =
         startAfter.isPresent() && Keys.compare(startAfter.get(), prefix) >= 0
             ? objects.tailMap(startAfter.get(), false)
@@ -156,7 +154,7 @@ public final class MemoryObjectStore implements ObjectStore {
 
   @Override
   public void delete(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     objects.remove(key);
   }
 }

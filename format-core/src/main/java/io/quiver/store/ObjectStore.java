@@ -1,9 +1,12 @@
 package io.quiver.store;
 
+import io.quiver.exceptions.CommitStateUnknownException;
+import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.StoreException;
 import java.io.OutputStream;
-import java.util.ArrayList;
+import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -16,8 +19,18 @@ import java.util.Optional;
  * every implementation must call it. Objects are immutable blobs: a key is written once by Quiver except
  * through {@link #write}, which may replace. There are no directories; {@link #list} is by prefix.
  *
+ * <p>Arguments: every method refuses, before any I/O and with an {@link InvalidArgumentException} whose
+ * message names the argument, a {@code null} argument, an invalid key, a negative offset or length, a
+ * {@code maxKeys} below 1 and a list prefix no valid key can start with ({@link Keys#checkPrefix}).
+ * {@link StoreArgs} is the one implementation of these checks; the conformance suite pins them for every
+ * store.
+ *
  * <p>Errors: a missing key is {@link ObjectNotFoundException}; any other failure is a {@link
- * StoreException}. Implementations are thread-safe.
+ * StoreException}: {@link io.quiver.exceptions.StoreNotFoundException}, {@link
+ * io.quiver.exceptions.StoreAccessDeniedException}, {@link io.quiver.exceptions.StoreUnreachableException},
+ * {@link CommitStateUnknownException} (a {@link #putIfAbsent} that may or may not have created the object),
+ * or a plain {@code StoreException}, {@link StoreException#isTransient() transient} when repeating the call
+ * is harmless and may succeed. Implementations are thread-safe.
  */
 public interface ObjectStore extends AutoCloseable {
 
@@ -37,7 +50,9 @@ public interface ObjectStore extends AutoCloseable {
    * Reads up to {@code length} bytes starting at {@code offset}. Fewer bytes come back when the object
    * ends first; an {@code offset} at or past the end returns an empty array.
    *
-   * @throws IllegalArgumentException if {@code offset} or {@code length} is negative
+   * A zero {@code length} still reads: a missing object is {@link ObjectNotFoundException}.
+   *
+   * @throws InvalidArgumentException if {@code offset} or {@code length} is negative
    */
   byte[] readRange(String key, long offset, int length);
 
@@ -48,9 +63,10 @@ public interface ObjectStore extends AutoCloseable {
    * can read into a buffer without the extra copy (the local filesystem) overrides it.
    *
    * @return the number of bytes read
-   * @throws IllegalArgumentException if {@code offset} is negative
+   * @throws InvalidArgumentException if {@code offset} is negative or {@code target} is null
    */
-  default int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {
+  default int readRangeInto(String key, long offset, ByteBuffer target) {
+    StoreArgs.target(offset, target);
     byte[] bytes = readRange(key, offset, target.remaining());
     target.put(bytes);
     return bytes.length;
@@ -73,9 +89,17 @@ public interface ObjectStore extends AutoCloseable {
    * Creates the object only if no object exists under the key, atomically with respect to every other
    * caller of any process. This is the primitive the commit protocol is built on.
    *
+   * <p>A lost race is the result {@link PutResult#ALREADY_EXISTS}, never an exception; and {@code
+   * ALREADY_EXISTS} must never be the answer to a repeat of this call's own successful create (a retry after
+   * a lost acknowledgement): an implementation either settles such doubt itself (the cloud adapters read
+   * back a token stored in the object's metadata, {@code io.quiver.store.support.ConditionalPut}) or throws
+   * {@link CommitStateUnknownException}.
+   *
    * @return {@link PutResult#CREATED} if this call created it, {@link PutResult#ALREADY_EXISTS} if an
    *     object was already there (its content is untouched)
-   * @throws StoreException if the outcome is unknown (the object may or may not have been created)
+   * @throws CommitStateUnknownException if the outcome is unknown (the object may or may not have been
+   *     created, and if it exists it may be this caller's)
+   * @throws StoreException for a failure that is known to have created nothing (refused, denied, ...)
    */
   PutResult putIfAbsent(String key, byte[] data);
 
@@ -89,36 +113,48 @@ public interface ObjectStore extends AutoCloseable {
 
   /** Every key under {@code prefix}, in ascending lexical order, fetched page by page. */
   default List<ObjectInfo> listAll(String prefix) {
-    List<ObjectInfo> all = new ArrayList<>();
-    Optional<String> after = Optional.empty();
-    while (true) {
-      ListPage page = list(prefix, after, 1000);
-      all.addAll(page.objects());
-      if (!page.hasMore() || page.objects().isEmpty()) {
-        return all;
-      }
-      after = Optional.of(page.objects().get(page.objects().size() - 1).key());
-    }
+    return PortDefaults.listAll(this, prefix);
   }
 
   /** Deletes an object; deleting a missing key is not an error. */
   void delete(String key);
 
   /**
-   * Deletes many objects, in batches where the store supports it. Missing keys are not errors.
+   * Deletes many objects, in batches where the store supports it. Missing keys are not errors. Every key is
+   * checked before any is deleted: one invalid key refuses the whole call.
    *
    * @return the keys that could not be deleted (empty when all are gone)
    */
   default List<String> deleteAll(Collection<String> keys) {
-    List<String> failed = new ArrayList<>();
-    for (String key : keys) {
-      try {
-        delete(key);
-      } catch (StoreException e) {
-        failed.add(key);
-      }
-    }
-    return failed;
+    return PortDefaults.deleteEach(this, keys);
+  }
+
+  /**
+   * The store's own temporary files older than {@code olderThan}: files it creates while a write is in
+   * progress and removes when the write ends (the local store's {@code .quiver-tmp-*} files), left behind
+   * by a writer that was killed. They are not objects: no other method sees or touches them. Cleanup lists
+   * and removes them, once older than its safety window, through this method and {@link
+   * #deleteAbandonedTemporaries}; nothing in the core guesses their names. The default is none: stores
+   * whose unfinished uploads are invisible and expire on the service (multipart uploads, resumable sessions,
+   * uncommitted blocks) have nothing to remove.
+   *
+   * @return one entry per temporary: its path relative to the root (not a key), size and last modification
+   */
+  default List<ObjectInfo> abandonedTemporaries(Instant olderThan) {
+    StoreArgs.olderThan(olderThan);
+    return List.of();
+  }
+
+  /**
+   * Deletes the {@link #abandonedTemporaries abandoned temporaries} older than {@code olderThan}, each
+   * checked again just before its deletion (a writer that resumed keeps its file). One that cannot be
+   * deleted is left for the next cleanup.
+   *
+   * @return the temporaries deleted
+   */
+  default List<ObjectInfo> deleteAbandonedTemporaries(Instant olderThan) {
+    StoreArgs.olderThan(olderThan);
+    return List.of();
   }
 
   @Override

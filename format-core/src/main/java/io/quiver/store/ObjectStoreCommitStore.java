@@ -1,11 +1,14 @@
 package io.quiver.store;
 
+import io.quiver.exceptions.ObjectNotFoundException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * {@link CommitStore} on any {@link ObjectStore} with an atomic {@link ObjectStore#putIfAbsent}.
+ * {@link CommitStore} on any {@link ObjectStore} with an atomic {@link ObjectStore#putIfAbsent}. Its key
+ * layout is its own: core code names versions through the {@link CommitStore} port only.
  *
  * <p>Version {@code v} lives at {@code _versions/} followed by {@code Long.MAX_VALUE - v} zero-padded to
  * 19 digits and {@code .manifest}. The inversion makes an ascending lexical listing return the newest
@@ -59,7 +62,7 @@ public final class ObjectStoreCommitStore implements CommitStore {
     String key = manifestKey(version);
     try {
       return Optional.of(store.read(key));
-    } catch (io.quiver.exceptions.ObjectNotFoundException e) {
+    } catch (ObjectNotFoundException e) {
       return Optional.empty();
     }
   }
@@ -117,12 +120,27 @@ public final class ObjectStoreCommitStore implements CommitStore {
       }
       after = Optional.of(page.objects().get(page.objects().size() - 1).key());
     }
-    java.util.Collections.reverse(newer);
+    Collections.reverse(newer);
     return newer;
   }
 
   @Override
   public void remove(long version) {
     store.delete(manifestKey(version));
+  }
+
+  @Override
+  public String locationOf(long version) {
+    return store.locationOf(manifestKey(version));
+  }
+
+  @Override
+  public String location() {
+    return store.locationOf(VERSIONS_PREFIX);
+  }
+
+  @Override
+  public String toString() {
+    return "ObjectStoreCommitStore[" + location() + "]";
   }
 }

@@ -366,14 +366,13 @@ class CheckpointedWriteTest {
   }
 
   /** Seals the checkpoint (with the tasks present) right before the next task object is put. */
-  private static final class SealingBeforePutStore implements io.quiver.store.ObjectStore {
-    private final io.quiver.store.ObjectStore delegate;
+  private static final class SealingBeforePutStore extends io.quiver.store.ForwardingObjectStore {
     private final String job;
     private final String checkpoint;
     volatile boolean armed;
 
     SealingBeforePutStore(io.quiver.store.ObjectStore delegate, String job, String checkpoint) {
-      this.delegate = delegate;
+      super(delegate);
       this.job = job;
       this.checkpoint = checkpoint;
     }
@@ -382,49 +381,9 @@ class CheckpointedWriteTest {
     public PutResult putIfAbsent(String key, byte[] data) {
       if (armed && key.contains("/task-")) {
         armed = false;
-        CheckpointStore.in(delegate).seal(job, checkpoint);
+        CheckpointStore.in(delegate()).seal(job, checkpoint);
       }
-      return delegate.putIfAbsent(key, data);
-    }
-
-    @Override
-    public String location() {
-      return delegate.location();
-    }
-
-    @Override
-    public byte[] read(String key) {
-      return delegate.read(key);
-    }
-
-    @Override
-    public byte[] readRange(String key, long offset, int length) {
-      return delegate.readRange(key, offset, length);
-    }
-
-    @Override
-    public java.util.Optional<io.quiver.store.ObjectInfo> head(String key) {
-      return delegate.head(key);
-    }
-
-    @Override
-    public void write(String key, byte[] data) {
-      delegate.write(key, data);
-    }
-
-    @Override
-    public ObjectWriter openWriter(String key) {
-      return delegate.openWriter(key);
-    }
-
-    @Override
-    public io.quiver.store.ListPage list(String prefix, java.util.Optional<String> startAfter, int maxKeys) {
-      return delegate.list(prefix, startAfter, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) {
-      delegate.delete(key);
+      return super.putIfAbsent(key, data);
     }
   }
 }

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.exceptions.CommitConflictException;
-import io.quiver.exceptions.CommitOutcomeUnknownException;
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.exceptions.StaleColumnWriteException;
 import io.quiver.exceptions.TableAlreadyExistsException;
@@ -208,7 +208,7 @@ class MutationCleanupTest {
       String manifest = ObjectStoreCommitStore.manifestKey(version + 1);
       store.armOnce(Op.PUT_IF_ABSENT, manifest, Fault.FAIL_AFTER);
       store.arm(Op.READ, manifest::equals, Fault.FAIL_BEFORE, 1);
-      assertThrows(CommitOutcomeUnknownException.class, step::run);
+      assertThrows(CommitStateUnknownException.class, step::run);
       assertEquals(0, store.pendingFaults());
       assertWroteUnder(change.writes());
       Set<String> after = keys();
@@ -240,7 +240,7 @@ class MutationCleanupTest {
       store.arm(Op.READ, manifest::equals, Fault.FAIL_BEFORE, 1);
       Set<String> before = keys();
       store.clearCalls();
-      assertThrows(CommitOutcomeUnknownException.class,
+      assertThrows(CommitStateUnknownException.class,
           () -> append(ds, 30, 15, CommitOptions.defaults().withMaxAttempts(1)));
       Set<String> orphans = new TreeSet<>(keys());
       orphans.removeAll(before);
@@ -606,6 +606,16 @@ class MutationCleanupTest {
     @Override
     public List<Long> listVersions(int limit) {
       return delegate.listVersions(limit);
+    }
+
+    @Override
+    public String locationOf(long v) {
+      return delegate.locationOf(v);
+    }
+
+    @Override
+    public String location() {
+      return delegate.location();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.quiver.store;
 
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.StoreException;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.function.Predicate;
  * <p>A test arms a fault for an operation and a key predicate (the prefix, for {@link Op#LIST}); the
  * first matching calls consume it, in arming order. {@link Fault#FAIL_BEFORE} throws a transient {@link
  * StoreException} without calling the delegate (the store refused); {@link Fault#FAIL_AFTER} calls the
- * delegate and then throws a non-transient one (the call took effect but the acknowledgement was lost).
+ * delegate and then throws a non-transient one (the call took effect but the acknowledgement was lost): for
+ * {@link Op#PUT_IF_ABSENT} a {@link CommitStateUnknownException}, as an adapter would.
  * For {@link Op#OPEN_WRITER} the fault is taken when the writer is opened and fires at its {@code
  * close()}: before publishing (the delegate writer is aborted) or after. {@code deleteAll} and {@code
  * listAll} go through {@code delete} and {@code list}. Every call is logged, faulted or not.
@@ -22,7 +24,7 @@ import java.util.function.Predicate;
  * close of a writer already open, throw {@link CrashedException}) or {@link Fault#INTERLEAVE interleave}
  * another handle's work at that point of the protocol (no sleeps: the hook runs on the calling thread).
  */
-public final class FaultInjectingObjectStore implements ObjectStore {
+public final class FaultInjectingObjectStore extends ForwardingObjectStore {
 
   /** The operations faults can be armed for. */
   public enum Op {
@@ -75,7 +77,6 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     }
   }
 
-  private final ObjectStore delegate;
   private final List<Rule> rules = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
   private volatile Schedule schedule;
@@ -84,7 +85,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   private String crashedAt;
 
   public FaultInjectingObjectStore(ObjectStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Fails the next {@code times} calls of {@code op} whose key matches. */
@@ -141,8 +142,9 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     calls.clear();
   }
 
+  @Override
   public ObjectStore delegate() {
-    return delegate;
+    return super.delegate();
   }
 
   /** Logs the call and consumes the first matching armed fault, if any. */
@@ -189,8 +191,12 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   }
 
   private StoreException injected(Fault fault, Op op, String key) {
-    return new StoreException(
-        "injected " + fault + " on " + op + " " + locationOf(key), null, fault == Fault.FAIL_BEFORE);
+    String what = "injected " + fault + " on " + op + " " + locationOf(key);
+    if (fault == Fault.FAIL_AFTER && op == Op.PUT_IF_ABSENT) {
+      // What an adapter reports when a conditional create took effect and its answer was lost.
+      return new CommitStateUnknownException(location(), key, what, null);
+    }
+    return new StoreException(what, null, fault == Fault.FAIL_BEFORE);
   }
 
   private interface Call0<T> {
@@ -211,47 +217,42 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   }
 
   @Override
-  public String location() {
-    return delegate.location();
-  }
-
-  @Override
   public byte[] read(String key) {
-    return call(Op.READ, key, () -> delegate.read(key));
+    return call(Op.READ, key, () -> delegate().read(key));
   }
 
   @Override
   public byte[] readRange(String key, long offset, int length) {
-    return call(Op.READ_RANGE, key, () -> delegate.readRange(key, offset, length));
+    return call(Op.READ_RANGE, key, () -> delegate().readRange(key, offset, length));
   }
 
   @Override
   public Optional<ObjectInfo> head(String key) {
-    return call(Op.HEAD, key, () -> delegate.head(key));
+    return call(Op.HEAD, key, () -> delegate().head(key));
   }
 
   @Override
   public void write(String key, byte[] data) {
     call(Op.WRITE, key, () -> {
-      delegate.write(key, data);
+      delegate().write(key, data);
       return null;
     });
   }
 
   @Override
   public PutResult putIfAbsent(String key, byte[] data) {
-    return call(Op.PUT_IF_ABSENT, key, () -> delegate.putIfAbsent(key, data));
+    return call(Op.PUT_IF_ABSENT, key, () -> delegate().putIfAbsent(key, data));
   }
 
   @Override
   public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-    return call(Op.LIST, prefix, () -> delegate.list(prefix, startAfter, maxKeys));
+    return call(Op.LIST, prefix, () -> delegate().list(prefix, startAfter, maxKeys));
   }
 
   @Override
   public void delete(String key) {
     call(Op.DELETE, key, () -> {
-      delegate.delete(key);
+      delegate().delete(key);
       return null;
     });
   }
@@ -260,7 +261,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   public ObjectWriter openWriter(String key) {
     Fault fault = take(Op.OPEN_WRITER, key);
     beforeCall(fault, Op.OPEN_WRITER, key);
-    ObjectWriter inner = delegate.openWriter(key);
+    ObjectWriter inner = delegate().openWriter(key);
     if (fault == null && schedule == null) {
       return inner;
     }
@@ -312,8 +313,21 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     };
   }
 
+  /** Ranged reads into a buffer are {@link Op#READ_RANGE} calls, as they were through the port's default. */
   @Override
-  public void close() {
-    delegate.close();
+  public int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {
+    return call(Op.READ_RANGE, key, () -> delegate().readRangeInto(key, offset, target));
+  }
+
+  /** Goes through {@link #list}, so that list faults apply. */
+  @Override
+  public List<ObjectInfo> listAll(String prefix) {
+    return listAllByPages(prefix);
+  }
+
+  /** Goes through {@link #delete}, so that delete faults apply. */
+  @Override
+  public List<String> deleteAll(java.util.Collection<String> keys) {
+    return deleteEachByKey(keys);
   }
 }

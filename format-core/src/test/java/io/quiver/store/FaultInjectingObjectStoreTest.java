@@ -33,6 +33,7 @@ class FaultInjectingObjectStoreTest {
     store.armOnce(Op.PUT_IF_ABSENT, "k", Fault.FAIL_AFTER);
     StoreException e = assertThrows(StoreException.class, () -> store.putIfAbsent("k", new byte[] {1}));
     assertFalse(e.isTransient(), "the outcome is unknown to the caller");
+    assertTrue(e instanceof io.quiver.exceptions.CommitStateUnknownException, "typed as an adapter would: " + e);
     assertArrayEquals(new byte[] {1}, memory.read("k"));
     assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent("k", new byte[] {2}));
   }

@@ -1,9 +1,7 @@
 package io.quiver.store;
 
 import java.net.URI;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -40,61 +38,9 @@ public final class TestStores {
   }
 
   /** The store under test, shared by every handle of the scenario: closing a handle leaves it open. */
-  private static final class NonClosing implements ObjectStore {
-    private final ObjectStore d;
-
+  private static final class NonClosing extends ForwardingObjectStore {
     NonClosing(ObjectStore d) {
-      this.d = d;
-    }
-
-    @Override
-    public String location() {
-      return d.location();
-    }
-
-    @Override
-    public byte[] read(String key) {
-      return d.read(key);
-    }
-
-    @Override
-    public byte[] readRange(String key, long offset, int length) {
-      return d.readRange(key, offset, length);
-    }
-
-    @Override
-    public Optional<ObjectInfo> head(String key) {
-      return d.head(key);
-    }
-
-    @Override
-    public void write(String key, byte[] data) {
-      d.write(key, data);
-    }
-
-    @Override
-    public ObjectWriter openWriter(String key) {
-      return d.openWriter(key);
-    }
-
-    @Override
-    public PutResult putIfAbsent(String key, byte[] data) {
-      return d.putIfAbsent(key, data);
-    }
-
-    @Override
-    public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-      return d.list(prefix, startAfter, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) {
-      d.delete(key);
-    }
-
-    @Override
-    public List<String> deleteAll(java.util.Collection<String> keys) {
-      return d.deleteAll(keys);
+      super(d);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.quiver.internal.file;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.quiver.dataset.Session;
 import io.quiver.exceptions.InvalidArgumentException;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -16,7 +17,15 @@ import java.util.function.Function;
  * once.
  */
 public final class MetadataCache {
+  /** Each session's cache, for as long as the session is reachable (weak, identity-compared keys). */
+  private static final Cache<Session, MetadataCache> BY_SESSION = Caffeine.newBuilder().weakKeys().build();
+
   private final Cache<String, Weighable> cache;
+
+  /** The cache of {@code session}, shared by every handle opened with it. */
+  public static MetadataCache of(Session session) {
+    return BY_SESSION.get(session, s -> new MetadataCache(s.cacheBytes()));
+  }
 
   /** Something that can say how much heap it holds, to be charged against the budget. */
   public interface Weighable {

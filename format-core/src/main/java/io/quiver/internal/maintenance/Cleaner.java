@@ -16,7 +16,6 @@ import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.store.ObjectInfo;
-import io.quiver.store.ObjectStoreCommitStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Order matters for safety: every manifest is read first (an unreadable one stops the cleanup before
  * anything is deleted, since its references are unknown); then the expired manifests are removed, oldest
- * first; then unreferenced files older than the safety window. A crash in between leaves only
- * unreferenced files, which the next cleanup removes. A manifest whose removal fails keeps its files.
+ * first; then unreferenced files older than the safety window, and the store's own temporaries older than
+ * it ({@link io.quiver.store.ObjectStore#abandonedTemporaries}: files of writers killed mid-write, which only
+ * the store can tell apart). A crash in between leaves only unreferenced files, which the next cleanup
+ * removes. A manifest whose removal fails keeps its files.
  */
 final public class Cleaner {
   private static final Logger LOG = LoggerFactory.getLogger(Cleaner.class);
@@ -92,7 +93,7 @@ final public class Cleaner {
     Map<Long, Long> manifestBytes = new HashMap<>();
     List<Long> expired = new ArrayList<>();
     for (long v : versions) {
-      String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(v));
+      String location = io.commitStore().locationOf(v);
       Optional<byte[]> bytes = io.commitStore().read(v);
       if (bytes.isEmpty()) {
         continue; // removed since the listing (another cleanup)
@@ -127,11 +128,11 @@ final public class Cleaner {
           io.commitStore().remove(v);
         } catch (StoreException e) {
           LOG.warn("cleanup could not remove version {} of {}: {}", v, io.location(), e.getMessage());
-          failed.add(ObjectStoreCommitStore.manifestKey(v));
+          failed.add(io.commitStore().locationOf(v));
           referenced.addAll(referencesOfExpired.get(v)); // still a version: keep its files
           continue;
         }
-        cache.invalidate(io.store().locationOf(ObjectStoreCommitStore.manifestKey(v)));
+        cache.invalidate(io.commitStore().locationOf(v));
       }
       removed.add(v);
       bytesFreed += manifestBytes.get(v);
@@ -171,6 +172,13 @@ final public class Cleaner {
         }
       }
     }
+    // 4. The store's own temporaries of writers that died (never objects, so never in a listing above).
+    List<ObjectInfo> temporaries = options.dryRun()
+        ? io.store().abandonedTemporaries(youngAfter)
+        : io.store().deleteAbandonedTemporaries(youngAfter);
+    for (ObjectInfo temporary : temporaries) {
+      bytesFreed += temporary.size();
+    }
     long data = 0;
     long deletions = 0;
     long transactions = 0;
@@ -189,8 +197,8 @@ final public class Cleaner {
       }
     }
     CleanupReport report =
-        new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, bytesFreed, failed,
-            options.dryRun());
+        new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, temporaries.size(),
+            bytesFreed, failed, options.dryRun());
     LOG.debug("cleanup of {} with {}: {}", io.location(), options, report);
     return report;
   }

@@ -1,8 +1,8 @@
 package io.quiver.internal.table;
 
 import io.quiver.dataset.CommitOptions;
-import io.quiver.exceptions.CommitOutcomeUnknownException;
 import io.quiver.exceptions.CommitRetriesExhaustedException;
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.StoreException;
@@ -17,14 +17,12 @@ import io.quiver.internal.txn.Transaction;
 import io.quiver.internal.txn.TransactionRebaser;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.CommitStore.ClaimResult;
-import io.quiver.store.ObjectStoreCommitStore;
+import io.quiver.store.support.Backoff;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +54,8 @@ final public class CommitLoop {
   private final ConflictResolver resolver = new ConflictResolver();
   private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
   private volatile boolean claimInDoubt;
+  /** Jittered exponential waits between lost races, so that contenders spread out instead of colliding again. */
+  private final Backoff backoff;
 
   public CommitLoop(TableIo io, CommitOptions options, Clock clock) {
     this(io, options, clock, Optional.empty());
@@ -70,6 +70,7 @@ final public class CommitLoop {
     this.options = options;
     this.clock = clock;
     this.contentDigest = contentDigest;
+    this.backoff = Backoff.of(options.initialBackoff(), options.maxBackoff());
   }
 
   /**
@@ -209,7 +210,7 @@ final public class CommitLoop {
    * read-back that settles an ambiguous one) threw something other than an answer, so the version may hold
    * the commit. Set just before a version is claimed and cleared once the store answered or the read-back
    * settled it; a failure anywhere else (a conflict, a stale read version, a store error before or between
-   * claims) leaves it false and proves nothing was published. {@link CommitOutcomeUnknownException} is
+   * claims) leaves it false and proves nothing was published. {@link CommitStateUnknownException} is
    * always thrown with it set.
    */
   public boolean claimInDoubt() {
@@ -249,9 +250,11 @@ final public class CommitLoop {
       back = io.commitStore().read(version);
     } catch (QuiverException readFailure) {
       readFailure.addSuppressed(cause);
-      throw new CommitOutcomeUnknownException(io.location(), version, txn.uuid(),
+      Optional<String> key = cause instanceof CommitStateUnknownException unknown ? unknown.key() : Optional.empty();
+      throw new CommitStateUnknownException(io.location(), key, version, txn.uuid(),
           txn.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY),
-          "claiming the version failed ambiguously (" + cause.getMessage() + ") and reading it back failed too ("
+          "claiming the version failed ambiguously (" + (cause instanceof CommitStateUnknownException unknown
+              ? unknown.detail() : cause.getMessage()) + ") and reading it back failed too ("
               + readFailure.getMessage() + ")",
           readFailure);
     }
@@ -259,7 +262,7 @@ final public class CommitLoop {
       LOG.debug("ambiguous claim of version {} left nothing; retrying", version);
       return ClaimResult.ALREADY_CLAIMED;
     }
-    String location = io.store().locationOf(ObjectStoreCommitStore.manifestKey(version));
+    String location = io.commitStore().locationOf(version);
     ManifestAndTransaction found = MetadataCodec.decodeManifest(back.get(), location);
     if (found.transaction().uuid().equals(txn.uuid())) {
       LOG.debug("ambiguous claim of version {} was ours", version);
@@ -269,17 +272,8 @@ final public class CommitLoop {
   }
 
   private void backoff(int attempt) {
-    long initial = options.initialBackoff().toNanos();
-    long cap = options.maxBackoff().toNanos();
-    long exp = initial << Math.min(attempt - 1, 20);
-    long ceiling = Math.max(0, Math.min(cap, exp < 0 ? cap : exp));
-    if (ceiling == 0) {
-      return;
-    }
-    // Full jitter: contenders spread out instead of colliding again in lockstep.
-    long nanos = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
     try {
-      TimeUnit.NANOSECONDS.sleep(nanos);
+      backoff.pause(attempt);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new CommitRetriesExhaustedException(

@@ -1,7 +1,7 @@
 package io.quiver.internal.table;
 
 import io.quiver.dataset.CommitOptions;
-import io.quiver.exceptions.CommitOutcomeUnknownException;
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.Transaction;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>When owned files are deleted.</b> When nothing of this mutation was published:
  * <ul>
  *   <li>any failure while preparing;
- *   <li>any failure of the commit loop that is not {@link CommitOutcomeUnknownException} and was not raised
+ *   <li>any failure of the commit loop that is not {@link CommitStateUnknownException} and was not raised
  *       while a claim was unsettled ({@link CommitLoop#claimInDoubt()}): a conflict, exhausted retries, a
  *       stale read version, an idempotence key conflict, a stale column write, a store error before or
  *       between claims;
@@ -153,7 +153,7 @@ public final class Mutation {
 
   private static boolean outcomeUnknown(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof CommitOutcomeUnknownException) {
+      if (t instanceof CommitStateUnknownException) {
         return true;
       }
     }

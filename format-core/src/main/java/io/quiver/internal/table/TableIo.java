@@ -11,7 +11,6 @@ import io.quiver.internal.file.MetadataCache;
 import io.quiver.internal.file.ReadOptions;
 import io.quiver.store.CommitStore;
 import io.quiver.store.ObjectStore;
-import io.quiver.store.ObjectStoreCommitStore;
 import java.util.Optional;
 
 /** The table's storage: its object store, how versions are claimed, and cached metadata reads. */
@@ -19,14 +18,21 @@ final public class TableIo {
   private final ObjectStore store;
   private final CommitStore commitStore;
   private final Session session;
+  private final MetadataCache cache;
   private final DataFileReader dataFiles;
 
   public TableIo(ObjectStore store, CommitStore commitStore, Session session) {
     this.store = store;
     this.commitStore = commitStore;
     this.session = session;
-    this.dataFiles = new DataFileReader(store, session.metadataCache(), ReadOptions.defaults());
+    this.cache = MetadataCache.of(session);
+    this.dataFiles = new DataFileReader(store, cache, ReadOptions.defaults());
   }
+  /** The session's metadata cache (manifests and data-file footers). */
+  public MetadataCache metadataCache() {
+    return cache;
+  }
+
 
   /**
    * The same table through another object store (a decorator of this one's): the same commit store and
@@ -62,8 +68,7 @@ final public class TableIo {
 
   /** The decoded manifest (and its transaction) of a version, or empty if it was never committed. */
   public Optional<ManifestAndTransaction> tryLoad(long version) {
-    String location = store.locationOf(ObjectStoreCommitStore.manifestKey(version));
-    MetadataCache cache = session.metadataCache();
+    String location = commitStore.locationOf(version);
     CachedVersion cached = cache.get(location, ignored -> decode(version, location));
     return cached == null ? Optional.empty() : Optional.of(cached.value());
   }
@@ -86,8 +91,8 @@ final public class TableIo {
    * cached already). For catching up on many versions, where only the newest manifest matters.
    */
   public io.quiver.internal.txn.Transaction loadTransaction(long version) {
-    String location = store.locationOf(ObjectStoreCommitStore.manifestKey(version));
-    CachedVersion cached = session.metadataCache().getIfPresent(location);
+    String location = commitStore.locationOf(version);
+    CachedVersion cached = cache.getIfPresent(location);
     if (cached != null) {
       return cached.value().transaction();
     }
@@ -118,8 +123,8 @@ final public class TableIo {
             .orElseThrow(
                 () ->
                     new TableNotFoundException(
-                        "no Quiver table at " + location() + " (no committed version under "
-                            + ObjectStoreCommitStore.VERSIONS_PREFIX + "); create it first"));
+                        "no Quiver table at " + location() + " (no committed version in "
+                            + commitStore.location() + "); create it first"));
     return load(latest);
   }
 }

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.ForwardingObjectStore;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStore;
 import java.io.IOException;
 import java.util.List;
-import java.util.Optional;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.UnionMode;
@@ -189,21 +189,20 @@ class DataFileWriterFailureTest {
   }
 
   /** Delegates to a store but fails its writers after {@code failAfter} bytes or on close. */
-  private static final class FailingStore implements ObjectStore {
-    private final ObjectStore delegate;
+  private static final class FailingStore extends ForwardingObjectStore {
     private final long failAfter;
     private final boolean failOnClose;
     boolean aborted;
 
     FailingStore(ObjectStore delegate, long failAfter, boolean failOnClose) {
-      this.delegate = delegate;
+      super(delegate);
       this.failAfter = failAfter;
       this.failOnClose = failOnClose;
     }
 
     @Override
     public ObjectWriter openWriter(String key) {
-      ObjectWriter inner = delegate.openWriter(key);
+      ObjectWriter inner = delegate().openWriter(key);
       return new ObjectWriter() {
         @Override
         public void write(int b) throws IOException {
@@ -238,14 +237,5 @@ class DataFileWriterFailureTest {
         }
       };
     }
-
-    @Override public String location() { return delegate.location(); }
-    @Override public byte[] read(String key) { return delegate.read(key); }
-    @Override public byte[] readRange(String key, long o, int l) { return delegate.readRange(key, o, l); }
-    @Override public Optional<io.quiver.store.ObjectInfo> head(String key) { return delegate.head(key); }
-    @Override public void write(String key, byte[] data) { delegate.write(key, data); }
-    @Override public PutResult putIfAbsent(String key, byte[] data) { return delegate.putIfAbsent(key, data); }
-    @Override public io.quiver.store.ListPage list(String p, Optional<String> a, int m) { return delegate.list(p, a, m); }
-    @Override public void delete(String key) { delegate.delete(key); }
   }
 }

@@ -1,19 +1,18 @@
 package io.quiver.store.azure;
 
 import com.azure.storage.blob.models.BlobStorageException;
-import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
-import io.quiver.exceptions.StoreNotFoundException;
-import io.quiver.exceptions.StoreUnreachableException;
+import io.quiver.store.support.Failure;
+import io.quiver.store.support.Failure.Call;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Maps SDK failures onto the core's exceptions. Messages name the call and the location and say what to
- * do; they carry the HTTP status and the service's error code, never the SDK's message (which can quote
- * request details) nor any credential.
+ * Classifies azure-storage-blob failures ({@link Failure}) and builds the core's exceptions for them.
+ * Messages name the call and the location and say what to do; they carry the HTTP status and the service
+ * error code, never the SDK's message (which can quote request details) nor any credential.
  */
 final class AzureErrors {
   private AzureErrors() {}
@@ -48,10 +47,9 @@ final class AzureErrors {
     return false;
   }
 
-  /** True for failures where repeating the same call may succeed. */
+  /** True when the service refused before acting (429, 503) or the connection never opened. */
   static boolean refusedBeforeActing(Throwable e) {
-    int status = status(e);
-    return status == 429 || status == 503 || (status < 0 && neverSent(e));
+    return classify(e).refusedBeforeActing();
   }
 
   private static boolean isIoOrTimeout(Throwable e) {
@@ -63,59 +61,85 @@ final class AzureErrors {
     return false;
   }
 
-  /**
-   * The core exception for a failed call other than "not found".
-   *
-   * @param mutating whether the call changes the store; a failed read is always safe to repeat, a failed
-   *     write only when the service refused it before acting (429, 503, or the connection never opened)
-   */
-  static StoreException failure(String action, String location, RuntimeException e, boolean mutating) {
+  /** What a failure means. 503 is the service's "server busy", a refusal like 429. */
+  static Failure classify(Throwable e) {
     int status = status(e);
-    String code = errorCode(e);
-    String what = "could not " + action + " " + location;
     if (status == 401 || status == 403) {
-      return new StoreAccessDeniedException(
-          what + ": access denied (HTTP " + status + (code.isEmpty() ? "" : " " + code) + "); check the"
-              + " credential in the azure.* options (key, SAS permissions and expiry, role assignment) and the"
-              + " container's access policy",
-          e);
+      return Failure.ACCESS_DENIED;
     }
-    if (status == 404 && ("ContainerNotFound".equals(code))) {
-      return new StoreNotFoundException(
-          what + ": the container does not exist (HTTP 404 ContainerNotFound); create it first", e);
+    if (status == 404) {
+      return "ContainerNotFound".equals(errorCode(e)) ? Failure.STORE_NOT_FOUND : Failure.NOT_FOUND;
+    }
+    if (status == 429 || status == 503) {
+      return Failure.REFUSED;
+    }
+    if (status == 408 || status >= 500) {
+      return Failure.TRANSIENT;
     }
     if (status >= 0) {
-      boolean retryable = status == 408 || status == 429 || status >= 500;
-      boolean transientFailure = status == 429 || status == 503 || (retryable && !mutating);
-      return new StoreException(
-          what + ": HTTP " + status + (code.isEmpty() ? "" : " " + code)
-              + (retryable ? " after the configured retries (azure.max-retries); try again later" : ""),
-          e,
-          transientFailure);
+      return Failure.PERMANENT;
     }
     if (neverSent(e)) {
-      return new StoreUnreachableException(
-          what + ": could not connect (" + rootMessage(e) + ") after the configured retries (azure.max-retries);"
-              + " check azure.endpoint (or the account name) and connectivity, then retry",
-          e);
+      return Failure.UNREACHABLE;
     }
-    boolean network = isIoOrTimeout(e) || neverSent(e);
-    boolean transientFailure = neverSent(e) || (network && !mutating);
-    return new StoreException(
-        what + ": " + (network ? "network failure or timeout (" + simpleName(e) + ") after the configured retries;"
-            + " check azure.endpoint and connectivity, or raise azure.*-timeout-ms" : simpleName(e)),
-        e,
-        transientFailure);
+    return isIoOrTimeout(e) ? Failure.TRANSIENT : Failure.PERMANENT;
   }
 
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
+  /**
+   * The core exception for a failed call other than "not found" (callers that can tell a missing object
+   * handle 404 first).
+   *
+   * @param call the kind of call: decides whether a transient failure is reported transient
+   * @param location the store's location
+   * @param key the key, or a prefix, or null for the store
+   */
+  static StoreException failure(Call call, String action, String location, String key, Throwable e) {
+    Failure kind = classify(e);
+    int status = status(e);
+    String code = errorCode(e);
+    String http = "HTTP " + status + (code.isEmpty() ? "" : " " + code);
+    String detail;
+    String advice;
+    switch (kind) {
+      case ACCESS_DENIED -> {
+        detail = "access denied (" + http + ")";
+        advice = "check the credential in the azure.* options (key, SAS permissions and expiry, role assignment)"
+            + " and the container's access policy";
+      }
+      case STORE_NOT_FOUND -> {
+        detail = "the container does not exist (" + http + ")";
+        advice = "create it first";
+      }
+      case UNREACHABLE -> {
+        detail = "could not connect (" + Failure.rootMessage(e) + ") after the configured retries ("
+            + AzureStoreOptions.MAX_RETRIES + ")";
+        advice = "check " + AzureStoreOptions.ENDPOINT + " (or the account name) and connectivity, then retry";
+      }
+      default -> {
+        if (status >= 0) {
+          detail = http + (kind.retryable() ? " after the configured retries (" + AzureStoreOptions.MAX_RETRIES + ")" : "");
+          advice = kind.retryable() ? "try again later" : "";
+        } else if (kind == Failure.TRANSIENT) {
+          detail = "network failure or timeout (" + simpleName(e) + ") after the configured retries";
+          advice = "check " + AzureStoreOptions.ENDPOINT + " and connectivity, or raise azure.*-timeout-ms";
+        } else {
+          detail = simpleName(e);
+          advice = "";
+        }
+      }
     }
-    String message = root.getMessage();
-    return message == null || message.isBlank() ? root.getClass().getSimpleName()
-        : root.getClass().getSimpleName() + ": " + message.strip().replace('\n', ' ');
+    return (kind == Failure.NOT_FOUND ? Failure.PERMANENT : kind).storeException(call, action, location, key, detail,
+        advice, e);
+  }
+
+  /** Status and code, or the kind of client failure: for the unknown-outcome message of a conditional put. */
+  static String describe(Throwable e) {
+    int status = status(e);
+    if (status >= 0) {
+      String code = errorCode(e);
+      return "HTTP " + status + (code.isEmpty() ? "" : " " + code);
+    }
+    return neverSent(e) ? "could not connect (" + Failure.rootMessage(e) + ")" : simpleName(e);
   }
 
   private static String simpleName(Throwable e) {

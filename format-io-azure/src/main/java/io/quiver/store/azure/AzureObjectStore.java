@@ -1,5 +1,11 @@
 package io.quiver.store.azure;
 
+import com.azure.core.http.HttpPipelineCallContext;
+import com.azure.core.http.HttpPipelineNextPolicy;
+import com.azure.core.http.HttpPipelineNextSyncPolicy;
+import com.azure.core.http.HttpPipelinePosition;
+import com.azure.core.http.HttpResponse;
+import com.azure.core.http.policy.HttpPipelinePolicy;
 import com.azure.core.http.rest.PagedResponse;
 import com.azure.core.http.rest.Response;
 import com.azure.core.util.BinaryData;
@@ -22,31 +28,33 @@ import com.azure.storage.blob.options.BlockBlobCommitBlockListOptions;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
 import com.azure.storage.blob.specialized.BlockBlobClient;
 import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.StoreArgs;
+import io.quiver.store.support.Backoff;
+import io.quiver.store.support.ConditionalPut;
+import io.quiver.store.support.Failure;
+import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.StoreThreads;
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Mono;
 
 /**
  * {@link ObjectStore} on one Azure Blob Storage container, rooted at a blob-name prefix: key {@code k} is
@@ -54,11 +62,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>{@link #putIfAbsent} is a Put Blob (or, above {@code azure.max-single-upload-bytes}, a Put Block List
  * after staging blocks) with {@code If-None-Match: *}, which the service evaluates atomically; 409
- * BlobAlreadyExists or 412 means another writer holds the key. Each such upload carries a random token in
- * its metadata, so that a conflict reported to a <em>retry</em> of our own successful request (the first
- * response lost to a timeout) is recognised as our creation, not someone else's.
+ * BlobAlreadyExists or 412 means another writer holds the key. It is sent on a client without SDK retries
+ * and carries a random token in its metadata ({@value ConditionalPut#TOKEN_METADATA_KEY}); {@link
+ * ConditionalPut} resends it and decides an "exists" after an ambiguous attempt by that token, so that a
+ * conflict reported to a resend of our own successful request (the first response lost to a timeout) is
+ * recognised as our creation, not someone else's. A {@link SendCounter} in the pipeline still tells a
+ * resend apart should a customised client retry anyway.
  *
- * <p>Streaming writers and large writes stage blocks in parallel (at most {@code azure.max-concurrency} in
+ * <p>Streaming writers ({@link AzureObjectWriter}) and large writes stage blocks in parallel (at most {@code azure.max-concurrency} in
  * flight per upload) and publish with one Put Block List on close; an aborted or failed writer never
  * commits, and the service discards its uncommitted blocks (after a week at most, or as soon as another
  * upload commits the same blob name). Uncommitted blocks are never listed or readable.
@@ -70,52 +81,52 @@ import java.util.concurrent.atomic.AtomicInteger;
  * names are not valid keys, and ADLS Gen2 directory entries, are not listed.
  */
 public final class AzureObjectStore implements ObjectStore {
-  /** Metadata name of the token that tells this store's conditional uploads apart. */
-  static final String PUT_TOKEN = "quiverputid";
-
   private static final int MAX_LIST_RESULTS = 5000;
   private static final int MAX_BATCH = 256;
-  private static final int MAX_BLOCKS = 50_000;
-  private static final int PUT_IF_ABSENT_ATTEMPTS = 3;
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final AtomicInteger POOL_IDS = new AtomicInteger();
 
-  private final AzureStoreConfig config;
+  private final AzureStoreOptions options;
   private final BlobContainerClient container;
+  /** The same container through a pipeline without retries: for conditional creates, decided here. */
+  private final BlobContainerClient conditional;
   private final ExecutorService executor;
   private volatile BlobBatchClient batchClient;
 
-  AzureObjectStore(AzureStoreConfig config, BlobContainerClient container) {
-    this.config = config;
+  AzureObjectStore(AzureStoreOptions options, BlobContainerClient container, BlobContainerClient conditional) {
+    this.options = options;
     this.container = container;
-    int pool = POOL_IDS.incrementAndGet();
-    AtomicInteger threads = new AtomicInteger();
-    ThreadFactory factory = r -> {
-      Thread t = new Thread(r, "quiver-azure-" + pool + "-" + threads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-    this.executor = Executors.newCachedThreadPool(factory);
+    this.conditional = conditional;
+    // Grows with demand: every upload and batch bounds its own tasks (azure.max-concurrency).
+    this.executor = StoreThreads.elastic("quiver-azure-" + POOL_IDS.incrementAndGet());
   }
 
   @Override
   public String location() {
-    return config.location;
+    return options.location();
+  }
+
+  /** The settings this store was opened with (without secrets in its {@code toString}). */
+  public AzureStoreOptions options() {
+    return options;
   }
 
   private String blobName(String key) {
-    return config.rootPrefix + key;
+    return options.rootPrefix() + key;
   }
 
   private BlobClient blob(String key) {
     return container.getBlobClient(blobName(key));
   }
 
+  AzureObjectWriter.BlockStager stager(BlockBlobClient block, String key) {
+    return new AzureObjectWriter.BlockStager(block, location(), key, executor, options.maxConcurrency());
+  }
+
   // ---- reads
 
   @Override
   public byte[] read(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     try {
       return blob(key).downloadContentWithResponse(retries(), null, null, Context.NONE).getValue().toBytes();
     } catch (RuntimeException e) {
@@ -125,10 +136,8 @@ public final class AzureObjectStore implements ObjectStore {
 
   @Override
   public byte[] readRange(String key, long offset, int length) {
-    Keys.check(key);
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
-    }
+    StoreArgs.key(key);
+    StoreArgs.range(offset, length);
     if (length == 0) {
       if (head(key).isEmpty()) {
         throw new ObjectNotFoundException(locationOf(key));
@@ -153,7 +162,7 @@ public final class AzureObjectStore implements ObjectStore {
 
   @Override
   public Optional<ObjectInfo> head(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     try {
       BlobProperties props = blob(key).getPropertiesWithResponse(null, null, Context.NONE).getValue();
       if (isDirectory(props.getMetadata())) {
@@ -164,7 +173,7 @@ public final class AzureObjectStore implements ObjectStore {
       if (AzureErrors.status(e) == 404) {
         return Optional.empty();
       }
-      throw AzureErrors.failure("get the properties of", locationOf(key), e, false);
+      throw AzureErrors.failure(Call.READ, "get the properties of", location(), key, e);
     }
   }
 
@@ -172,7 +181,7 @@ public final class AzureObjectStore implements ObjectStore {
     if (AzureErrors.status(e) == 404) {
       return new ObjectNotFoundException(locationOf(key));
     }
-    return AzureErrors.failure(action, locationOf(key), e, false);
+    return AzureErrors.failure(Call.READ, action, location(), key, e);
   }
 
   /** ADLS Gen2 (hierarchical namespace) accounts show directories as empty blobs marked so. */
@@ -188,11 +197,12 @@ public final class AzureObjectStore implements ObjectStore {
 
   @Override
   public void write(String key, byte[] data) {
-    Keys.check(key);
+    StoreArgs.key(key);
+    StoreArgs.data(key, data);
     byte[] copy = data.clone();
     BlockBlobClient block = blob(key).getBlockBlobClient();
     try {
-      if (copy.length <= config.maxSingleUpload) {
+      if (copy.length <= options.maxSingleUpload()) {
         block.uploadWithResponse(new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(copy)), null, Context.NONE);
       } else {
         List<String> ids = stageAll(block, key, copy);
@@ -201,116 +211,141 @@ public final class AzureObjectStore implements ObjectStore {
     } catch (StoreException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw AzureErrors.failure("write", locationOf(key), e, true);
+      throw AzureErrors.failure(Call.WRITE, "write", location(), key, e);
     }
+  }
+
+  /** Staging the blocks of a conditional create failed: blocks are invisible, so nothing was created. */
+  private static final class StagingFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    StagingFailed(StoreException cause) {
+      super(cause);
+    }
+
+    StoreException store() {
+      return (StoreException) getCause();
+    }
+  }
+
+  /** A failure after the SDK sent the call more than once: an earlier send may have acted. */
+  private static final class AfterResend extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AfterResend(RuntimeException cause) {
+      super(cause);
+    }
+  }
+
+  /** Sends of one conditional put: {@code 1 + azure.max-retries}, at least 3. */
+  private int conditionalAttempts() {
+    return Math.max(3, 1 + options.maxRetries());
   }
 
   @Override
   public PutResult putIfAbsent(String key, byte[] data) {
-    Keys.check(key);
+    StoreArgs.key(key);
+    StoreArgs.data(key, data);
     byte[] copy = data.clone();
-    boolean staged = copy.length > config.maxSingleUpload;
-    String token = UUID.randomUUID().toString();
+    boolean staged = copy.length > options.maxSingleUpload();
     BlobClient blob = blob(key);
-    BlockBlobClient block = blob.getBlockBlobClient();
+    BlockBlobClient stagingBlock = blob.getBlockBlobClient();
+    BlockBlobClient conditionalBlock = conditional.getBlobClient(blobName(key)).getBlockBlobClient();
     BlobRequestConditions ifAbsent = new BlobRequestConditions().setIfNoneMatch("*");
-    Map<String, String> metadata = Map.of(PUT_TOKEN, token);
-    for (int attempt = 1; ; attempt++) {
-      List<String> ids = null;
-      if (staged) {
-        try {
-          ids = stageAll(block, key, copy);
-        } catch (StoreAccessDeniedException e) {
-          throw e;
-        } catch (StoreException e) {
-          // Staged blocks are invisible: nothing was created.
-          throw new StoreException(
-              "could not create " + locationOf(key) + ": staging its blocks failed (" + e.getMessage() + "); nothing was created",
-              e, true);
-        }
-      }
-      AtomicInteger sends = new AtomicInteger();
-      try {
+    Backoff backoff = Backoff.of(options.retryDelay(), options.maxRetryDelay());
+    return new ConditionalPut(location(), key, conditionalAttempts(), backoff).run(new ConditionalPut.Store() {
+      @Override
+      public ConditionalPut.Answer send(String token) {
+        Map<String, String> metadata = Map.of(ConditionalPut.TOKEN_METADATA_KEY, token);
+        List<String> ids = null;
         if (staged) {
-          // The condition must sit on the commit: staging blocks never creates the blob.
-          block.commitBlockListWithResponse(
-              new BlockBlobCommitBlockListOptions(ids).setMetadata(metadata).setRequestConditions(ifAbsent),
-              null, SendCounter.context(sends));
-        } else {
-          block.uploadWithResponse(
-              new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(copy)).setMetadata(metadata).setRequestConditions(ifAbsent),
-              null, SendCounter.context(sends));
-        }
-        return PutResult.CREATED;
-      } catch (RuntimeException e) {
-        int status = AzureErrors.status(e);
-        if ((status == 409 || status == 412) && sends.get() == 1) {
-          return PutResult.ALREADY_EXISTS; // one send: the blob existed before our request
-        }
-        boolean blocksDiscarded = status == 400 && "InvalidBlockList".equals(AzureErrors.errorCode(e));
-        if (status >= 400 && status < 500 && status != 408 && status != 409 && status != 412 && status != 429
-            && !blocksDiscarded) {
-          throw AzureErrors.failure("create", locationOf(key), e, true); // refused: bad request, denied, no container
-        }
-        // (No count at all means a pipeline without the counter, e.g. a customised client: assume resends.)
-        boolean nothingSent = sends.get() == 1 && AzureErrors.refusedBeforeActing(e);
-        if (!nothingSent) {
-          // A resend got "exists", or the outcome is unknown: an earlier send may have created the blob.
-          // Our token in its metadata decides; a blob without it is another writer's.
-          Optional<PutResult> owner;
           try {
-            owner = ownerOf(blob, key, token, status == 409 || status == 412);
-          } catch (StoreException lookup) {
-            e.addSuppressed(lookup);
-            throw unknownOutcome(key, e);
-          }
-          if (owner.isPresent()) {
-            return owner.get();
+            ids = stageAll(stagingBlock, key, copy);
+          } catch (StoreException e) {
+            throw new StagingFailed(e);
           }
         }
-        // Nothing of ours exists (for InvalidBlockList: another upload committed this name in between and so
-        // discarded our blocks, then was deleted). Resending with the same token stays safe even if an
-        // earlier send is still in flight: the token tells whose creation wins.
-        if (attempt < PUT_IF_ABSENT_ATTEMPTS) {
-          continue;
+        AtomicInteger sends = new AtomicInteger();
+        try {
+          if (staged) {
+            // The condition must sit on the commit: staging blocks never creates the blob.
+            conditionalBlock.commitBlockListWithResponse(
+                new BlockBlobCommitBlockListOptions(ids).setMetadata(metadata).setRequestConditions(ifAbsent),
+                null, SendCounter.context(sends));
+          } else {
+            conditionalBlock.uploadWithResponse(
+                new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(copy)).setMetadata(metadata)
+                    .setRequestConditions(ifAbsent),
+                null, SendCounter.context(sends));
+          }
+          return ConditionalPut.Answer.CREATED;
+        } catch (RuntimeException e) {
+          int status = AzureErrors.status(e);
+          if (status == 409 || status == 412) {
+            // One send: the blob existed before our request. No count at all means a pipeline without the
+            // counter (a customised client): assume resends.
+            return sends.get() == 1 ? ConditionalPut.Answer.EXISTS : ConditionalPut.Answer.EXISTS_AFTER_RESEND;
+          }
+          throw sends.get() == 1 ? e : new AfterResend(e);
         }
-        throw nothingSent
-            ? AzureErrors.failure("create", locationOf(key), e, true)
-            : unknownOutcome(key, e);
       }
-    }
-  }
 
-  private StoreException unknownOutcome(String key, RuntimeException e) {
-    StoreException mapped = AzureErrors.failure("create", locationOf(key), e, true);
-    return new StoreException(
-        "outcome unknown: " + mapped.getMessage() + "; read the key back to decide", e, false);
-  }
-
-  /**
-   * Who holds the key after a conditional upload failed: CREATED if the blob carries our token,
-   * ALREADY_EXISTS if another token or none, empty if there is no blob (or ALREADY_EXISTS when {@code
-   * existed} says the service saw one: it has been deleted since).
-   */
-  private Optional<PutResult> ownerOf(BlobClient blob, String key, String token, boolean existed) {
-    try {
-      BlobProperties props = blob.getPropertiesWithResponse(null, null, Context.NONE).getValue();
-      Map<String, String> metadata = props.getMetadata();
-      return Optional.of(metadata != null && token.equals(metadata.get(PUT_TOKEN)) ? PutResult.CREATED : PutResult.ALREADY_EXISTS);
-    } catch (RuntimeException e) {
-      if (AzureErrors.status(e) == 404) {
-        return existed ? Optional.of(PutResult.ALREADY_EXISTS) : Optional.empty();
+      @Override
+      public Optional<String> liveToken() {
+        try {
+          BlobProperties props = blob.getPropertiesWithResponse(null, null, Context.NONE).getValue();
+          Map<String, String> metadata = props.getMetadata();
+          String owner = metadata == null ? null : metadata.get(ConditionalPut.TOKEN_METADATA_KEY);
+          return Optional.of(owner == null ? "" : owner);
+        } catch (RuntimeException e) {
+          if (AzureErrors.status(e) == 404) {
+            return Optional.empty();
+          }
+          throw e;
+        }
       }
-      throw AzureErrors.failure("check the owner of", locationOf(key), e, false);
-    }
+
+      @Override
+      public Failure classify(RuntimeException failure) {
+        if (failure instanceof StagingFailed f) {
+          // Staged blocks are invisible: nothing was created, unless access itself is the problem.
+          return f.store() instanceof StoreAccessDeniedException ? Failure.ACCESS_DENIED : Failure.REFUSED;
+        }
+        if (failure instanceof AfterResend) {
+          return Failure.TRANSIENT;
+        }
+        if (AzureErrors.status(failure) == 400 && "InvalidBlockList".equals(AzureErrors.errorCode(failure))) {
+          // A racing commit of this name discarded our staged blocks: nothing of ours exists; stage again.
+          return Failure.REFUSED;
+        }
+        Failure kind = AzureErrors.classify(failure);
+        return kind == Failure.NOT_FOUND ? Failure.PERMANENT : kind;
+      }
+
+      @Override
+      public QuiverException toException(RuntimeException failure) {
+        if (failure instanceof StagingFailed f) {
+          StoreException e = f.store();
+          return e instanceof StoreAccessDeniedException ? e : new StoreException(
+              "could not create " + locationOf(key) + ": staging its blocks failed (" + e.getMessage()
+                  + "); nothing was created", e, true);
+        }
+        return AzureErrors.failure(Call.CREATE, "create", location(), key, failure);
+      }
+
+      @Override
+      public String describe(RuntimeException failure) {
+        return failure instanceof StagingFailed f ? f.store().getMessage() : AzureErrors.describe(failure);
+      }
+    });
   }
 
   /** Stages {@code data} as blocks, in parallel, and returns their ids in order. */
   private List<String> stageAll(BlockBlobClient block, String key, byte[] data) {
-    BlockStager stager = new BlockStager(block, key);
+    AzureObjectWriter.BlockStager stager = stager(block, key);
     try {
-      for (int off = 0; off < data.length; off += config.blockSize) {
-        int n = Math.min(config.blockSize, data.length - off);
+      for (int off = 0; off < data.length; off += options.blockSize()) {
+        int n = Math.min(options.blockSize(), data.length - off);
         stager.stage(BinaryData.fromByteBuffer(ByteBuffer.wrap(data, off, n)));
       }
       return stager.awaitAll();
@@ -319,256 +354,17 @@ public final class AzureObjectStore implements ObjectStore {
     }
   }
 
-  /** Stages blocks of one upload, at most {@code maxConcurrency} at once; ids are fixed-length and unique. */
-  private final class BlockStager {
-    private final BlockBlobClient block;
-    private final String key;
-    private final byte[] uploadId = new byte[16];
-    private final List<String> ids = new ArrayList<>();
-    private final List<Future<?>> pending = new ArrayList<>();
-    private final Semaphore slots = new Semaphore(config.maxConcurrency);
-    private volatile RuntimeException failure;
-
-    BlockStager(BlockBlobClient block, String key) {
-      this.block = block;
-      this.key = key;
-      RANDOM.nextBytes(uploadId);
-    }
-
-    /** Queues one block, waiting while too many are in flight; throws if an earlier block failed. */
-    void stage(BinaryData data) {
-      throwIfFailed();
-      if (ids.size() >= MAX_BLOCKS) {
-        throw new StoreException(
-            "could not write " + locationOf(key) + ": more than " + MAX_BLOCKS + " blocks; raise "
-                + AzureStoreConfig.BLOCK_SIZE, null);
-      }
-      String id = blockId(ids.size());
-      ids.add(id);
-      try {
-        slots.acquire();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StoreException("interrupted while writing " + locationOf(key), e);
-      }
-      try {
-        pending.add(executor.submit(() -> {
-          try {
-            if (failure == null) {
-              block.stageBlockWithResponse(
-                  new com.azure.storage.blob.options.BlockBlobStageBlockOptions(id, data), null, Context.NONE);
-            }
-          } catch (RuntimeException e) {
-            failure = e;
-          } finally {
-            slots.release();
-          }
-        }));
-      } catch (RuntimeException e) {
-        slots.release();
-        throw new StoreException("could not write " + locationOf(key) + ": store is closed", e);
-      }
-    }
-
-    private String blockId(int index) {
-      ByteBuffer b = ByteBuffer.allocate(24).put(uploadId).putLong(index);
-      return Base64.getEncoder().encodeToString(b.array());
-    }
-
-    List<String> awaitAll() {
-      for (Future<?> f : pending) {
-        try {
-          f.get();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StoreException("interrupted while writing " + locationOf(key), e);
-        } catch (ExecutionException e) {
-          failure = new IllegalStateException(e.getCause());
-        }
-      }
-      throwIfFailed();
-      return List.copyOf(ids);
-    }
-
-    private void throwIfFailed() {
-      RuntimeException e = failure;
-      if (e != null) {
-        throw AzureErrors.failure("upload a block of", locationOf(key), e, true);
-      }
-    }
-
-    /** Stops staging what has not started; staged blocks stay uncommitted and expire. */
-    void cancel() {
-      for (Future<?> f : pending) {
-        f.cancel(false);
-      }
-    }
-  }
-
   @Override
   public ObjectWriter openWriter(String key) {
-    Keys.check(key);
-    return new BlockWriter(key);
-  }
-
-  /**
-   * Buffers up to {@code maxSingleUpload} bytes; a small object is one Put Blob on close. Past that, full
-   * blocks are staged in the background as they fill and close commits the block list.
-   */
-  private final class BlockWriter extends ObjectWriter {
-    private final String key;
-    private final BlockBlobClient block;
-    /** Full blocks not yet staged (only while the total may still fit one Put Blob). */
-    private final List<byte[]> held = new ArrayList<>();
-    private byte[] current;
-    private int fill;
-    private long position;
-    private BlockStager stager;
-    private boolean done;
-
-    BlockWriter(String key) {
-      this.key = key;
-      this.block = blob(key).getBlockBlobClient();
-      this.current = new byte[Math.min(config.blockSize, 64 * 1024)];
-    }
-
-    @Override
-    public void write(int b) {
-      ensureOpen();
-      if (fill < current.length) {
-        current[fill++] = (byte) b;
-        position++;
-      } else {
-        write(new byte[] {(byte) b}, 0, 1);
-      }
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      ensureOpen();
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
-      try {
-        while (len > 0) {
-          if (fill == current.length) {
-            if (current.length < config.blockSize) {
-              current = Arrays.copyOf(current, (int) Math.min(config.blockSize, 2L * current.length));
-            } else {
-              blockFull();
-            }
-          }
-          int n = Math.min(len, current.length - fill);
-          System.arraycopy(b, off, current, fill, n);
-          fill += n;
-          off += n;
-          len -= n;
-          position += n;
-        }
-      } catch (RuntimeException e) {
-        abort();
-        throw e;
-      }
-    }
-
-    /** {@code current} holds a full block: hold it, or stage it once the object is too big for one put. */
-    private void blockFull() {
-      held.add(current);
-      current = new byte[config.blockSize];
-      fill = 0;
-      if (stager == null && position > config.maxSingleUpload) {
-        stager = new BlockStager(block, key);
-      }
-      if (stager != null) {
-        for (byte[] full : held) {
-          stager.stage(BinaryData.fromBytes(full));
-        }
-        held.clear();
-      }
-    }
-
-    private void ensureOpen() {
-      if (done) {
-        throw new IllegalStateException("writer for " + locationOf(key) + " is closed");
-      }
-    }
-
-    @Override
-    public void flush() {
-      // Nothing is visible before close.
-    }
-
-    @Override
-    public long position() {
-      return position;
-    }
-
-    @Override
-    public void abort() {
-      if (!done) {
-        done = true;
-        if (stager != null) {
-          stager.cancel();
-        }
-        held.clear();
-        current = null;
-      }
-    }
-
-    @Override
-    public void close() {
-      if (done) {
-        return;
-      }
-      done = true;
-      try {
-        if (stager == null && position <= config.maxSingleUpload) {
-          byte[] all = new byte[(int) position];
-          int at = 0;
-          for (byte[] full : held) {
-            System.arraycopy(full, 0, all, at, full.length);
-            at += full.length;
-          }
-          System.arraycopy(current, 0, all, at, fill);
-          block.uploadWithResponse(new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(all)), null, Context.NONE);
-          return;
-        }
-        if (stager == null) {
-          stager = new BlockStager(block, key);
-        }
-        for (byte[] full : held) {
-          stager.stage(BinaryData.fromBytes(full));
-        }
-        held.clear();
-        if (fill > 0) {
-          stager.stage(BinaryData.fromByteBuffer(ByteBuffer.wrap(current, 0, fill)));
-        }
-        List<String> ids = stager.awaitAll();
-        block.commitBlockListWithResponse(new BlockBlobCommitBlockListOptions(ids), null, Context.NONE);
-      } catch (StoreException e) {
-        cleanup();
-        throw e;
-      } catch (RuntimeException e) {
-        cleanup();
-        throw AzureErrors.failure("write", locationOf(key), e, true);
-      } finally {
-        held.clear();
-        current = null;
-      }
-    }
-
-    private void cleanup() {
-      if (stager != null) {
-        stager.cancel();
-      }
-    }
+    StoreArgs.key(key);
+    return new AzureObjectWriter(this, key, blob(key).getBlockBlobClient());
   }
 
   // ---- listing
 
   @Override
   public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-    if (maxKeys < 1) {
-      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-    }
+    StoreArgs.list(prefix, startAfter, maxKeys);
     String after = startAfter.orElse(null);
     if (after != null && !after.startsWith(prefix)) {
       if (Keys.compare(after, prefix) > 0) {
@@ -585,7 +381,7 @@ public final class AzureObjectStore implements ObjectStore {
       }
       return sortedPage(prefix, after, maxKeys);
     } catch (RuntimeException e) {
-      throw AzureErrors.failure("list", locationOf(prefix), e, false);
+      throw AzureErrors.failure(Call.READ, "list", location(), prefix, e);
     }
   }
 
@@ -608,15 +404,15 @@ public final class AzureObjectStore implements ObjectStore {
    * every other key, so the keys the service returns after it are exactly the next ones in {@link Keys#ORDER}.
    */
   private ListPage servicePage(String prefix, String after, int maxKeys) {
-    ListBlobsOptions options = new ListBlobsOptions()
-        .setPrefix(config.rootPrefix + prefix)
+    ListBlobsOptions listing = new ListBlobsOptions()
+        .setPrefix(options.rootPrefix() + prefix)
         .setMaxResultsPerPage((int) Math.min(MAX_LIST_RESULTS, maxKeys + 2L))
         .setDetails(new BlobListDetails().setRetrieveMetadata(true));
     if (after != null) {
-      options.setStartFrom(config.rootPrefix + after); // inclusive; keys <= after are dropped below
+      listing.setStartFrom(options.rootPrefix() + after); // inclusive; keys <= after are dropped below
     }
     List<ObjectInfo> page = new ArrayList<>();
-    for (PagedResponse<BlobItem> response : container.listBlobs(options, null).iterableByPage()) {
+    for (PagedResponse<BlobItem> response : container.listBlobs(listing, null).iterableByPage()) {
       for (BlobItem item : response.getValue()) {
         ObjectInfo info = info(item);
         if (info == null || (after != null && Keys.compare(info.key(), after) <= 0)) {
@@ -636,12 +432,12 @@ public final class AzureObjectStore implements ObjectStore {
 
   /** A page cut from the whole listing of the prefix, sorted in {@link Keys#ORDER}. */
   private ListPage sortedPage(String prefix, String after, int maxKeys) {
-    ListBlobsOptions options = new ListBlobsOptions()
-        .setPrefix(config.rootPrefix + prefix)
+    ListBlobsOptions listing = new ListBlobsOptions()
+        .setPrefix(options.rootPrefix() + prefix)
         .setMaxResultsPerPage(MAX_LIST_RESULTS)
         .setDetails(new BlobListDetails().setRetrieveMetadata(true));
     List<ObjectInfo> all = new ArrayList<>();
-    for (BlobItem item : container.listBlobs(options, null)) {
+    for (BlobItem item : container.listBlobs(listing, null)) {
       ObjectInfo info = info(item);
       if (info != null && (after == null || Keys.compare(info.key(), after) > 0)) {
         all.add(info);
@@ -653,10 +449,10 @@ public final class AzureObjectStore implements ObjectStore {
 
   /** The listed object of a blob, or null for directories and names outside the key rules. */
   private ObjectInfo info(BlobItem item) {
-    if (Boolean.TRUE.equals(item.isPrefix()) || isDirectory(item.getMetadata()) || !item.getName().startsWith(config.rootPrefix)) {
+    if (Boolean.TRUE.equals(item.isPrefix()) || isDirectory(item.getMetadata()) || !item.getName().startsWith(options.rootPrefix())) {
       return null;
     }
-    String key = item.getName().substring(config.rootPrefix.length());
+    String key = item.getName().substring(options.rootPrefix().length());
     if (!Keys.isValid(key)) {
       return null;
     }
@@ -668,14 +464,14 @@ public final class AzureObjectStore implements ObjectStore {
 
   @Override
   public void delete(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     try {
       blob(key).deleteIfExistsWithResponse(DeleteSnapshotsOptionType.INCLUDE, null, null, Context.NONE);
     } catch (RuntimeException e) {
       if (AzureErrors.status(e) == 404) {
         return; // e.g. the container is gone: the key is absent either way
       }
-      throw AzureErrors.failure("delete", locationOf(key), e, true);
+      throw AzureErrors.failure(Call.WRITE, "delete", location(), key, e);
     }
   }
 
@@ -685,10 +481,7 @@ public final class AzureObjectStore implements ObjectStore {
    */
   @Override
   public List<String> deleteAll(Collection<String> keys) {
-    List<String> all = new ArrayList<>(keys);
-    for (String key : all) {
-      Keys.check(key);
-    }
+    List<String> all = StoreArgs.keys(keys); // every key is checked before any is deleted
     List<String> failed = new ArrayList<>();
     for (int from = 0; from < all.size(); from += MAX_BATCH) {
       List<String> chunk = all.subList(from, Math.min(all.size(), from + MAX_BATCH));
@@ -730,7 +523,7 @@ public final class AzureObjectStore implements ObjectStore {
   /** Deletes one by one, {@code maxConcurrency} at a time; returns the keys that could not be deleted. */
   private List<String> deleteEach(List<String> keys) {
     List<Future<Boolean>> results = new ArrayList<>();
-    Semaphore slots = new Semaphore(config.maxConcurrency);
+    Semaphore slots = new Semaphore(options.maxConcurrency());
     for (String key : keys) {
       try {
         slots.acquire();
@@ -786,6 +579,40 @@ public final class AzureObjectStore implements ObjectStore {
 
   @Override
   public String toString() {
-    return "AzureObjectStore[" + config.location + "]";
+    return "AzureObjectStore[" + options.location() + "]";
+  }
+
+  /**
+   * Counts how many times the SDK sent one call (a retry policy may resend), when the call's {@link Context}
+   * carries a counter under {@link #KEY}. A conditional create that got "already exists" on its first send
+   * lost the race; on a resend it may be answering to our own earlier, successful send.
+   */
+  static final class SendCounter implements HttpPipelinePolicy {
+    static final String KEY = "quiver-send-counter";
+
+    static Context context(AtomicInteger counter) {
+      return new Context(KEY, counter);
+    }
+
+    private static void count(HttpPipelineCallContext context) {
+      context.getData(KEY).ifPresent(c -> ((AtomicInteger) c).incrementAndGet());
+    }
+
+    @Override
+    public Mono<HttpResponse> process(HttpPipelineCallContext context, HttpPipelineNextPolicy next) {
+      count(context);
+      return next.process();
+    }
+
+    @Override
+    public HttpResponse processSync(HttpPipelineCallContext context, HttpPipelineNextSyncPolicy next) {
+      count(context);
+      return next.processSync();
+    }
+
+    @Override
+    public HttpPipelinePosition getPipelinePosition() {
+      return HttpPipelinePosition.PER_RETRY;
+    }
   }
 }

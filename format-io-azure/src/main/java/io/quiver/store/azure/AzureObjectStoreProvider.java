@@ -23,7 +23,7 @@ import java.util.function.Consumer;
 /**
  * Opens Azure Blob Storage stores: {@code az://container/optional/prefix} (account from the options) and
  * {@code abfs[s]://container@account.dfs.core.windows.net/optional/prefix} (served through the Blob API
- * of the same account). See {@link AzureStoreConfig} and {@code docs/storage/azure.md} for the options.
+ * of the same account). See {@link AzureStoreOptions} and {@code docs/storage.md} (Azure) for the options.
  *
  * <p>Credentials, first match wins: {@code azure.connection-string}; {@code azure.account-key} (with the
  * account name); {@code azure.sas-token}; otherwise {@code DefaultAzureCredential} when
@@ -54,16 +54,20 @@ public final class AzureObjectStoreProvider implements ObjectStoreProvider {
    * client. Whatever it sets wins over the options.
    */
   public ObjectStore open(URI uri, Map<String, String> options, Consumer<BlobServiceClientBuilder> customizer) {
-    AzureStoreConfig config = AzureStoreConfig.of(uri, options);
-    BlobServiceClient service = serviceClient(config, customizer);
-    BlobContainerClient container = service.getBlobContainerClient(config.container);
-    return new AzureObjectStore(config, container);
+    AzureStoreOptions config = AzureStoreOptions.of(uri, options);
+    BlobServiceClient service = serviceClient(config, config.maxRetries() + 1, customizer);
+    // Conditional creates go out once per send: a resend decided by the SDK could answer "exists" to our own
+    // blob. ConditionalPut resends instead, and settles doubt by the token in the blob's metadata.
+    BlobServiceClient once = serviceClient(config, 1, customizer);
+    return new AzureObjectStore(config, service.getBlobContainerClient(config.container()),
+        once.getBlobContainerClient(config.container()));
   }
 
-  private BlobServiceClient serviceClient(AzureStoreConfig config, Consumer<BlobServiceClientBuilder> customizer) {
+  private BlobServiceClient serviceClient(AzureStoreOptions config, int tries,
+      Consumer<BlobServiceClientBuilder> customizer) {
     HttpClient http =
         httpClients.computeIfAbsent(
-            new Timeouts(config.connectTimeout, config.responseTimeout, config.readTimeout),
+            new Timeouts(config.connectTimeout(), config.responseTimeout(), config.readTimeout()),
             t ->
                 HttpClient.createDefault(
                     new HttpClientOptions()
@@ -74,56 +78,56 @@ public final class AzureObjectStoreProvider implements ObjectStoreProvider {
     BlobServiceClientBuilder builder =
         new BlobServiceClientBuilder()
             .httpClient(http)
-            .addPolicy(new SendCounter())
+            .addPolicy(new AzureObjectStore.SendCounter())
             .retryOptions(
                 new RequestRetryOptions(
                     RetryPolicyType.EXPONENTIAL,
-                    config.maxRetries + 1,
-                    config.tryTimeout.orElse(null),
-                    config.retryDelay,
-                    config.maxRetryDelay,
+                    tries,
+                    config.tryTimeout().orElse(null),
+                    config.retryDelay(),
+                    config.maxRetryDelay(),
                     null));
     try {
       if (config.connectionString().isPresent()) {
         builder.connectionString(config.connectionString().get());
       } else if (config.accountKey().isPresent()) {
-        builder.credential(new StorageSharedKeyCredential(config.accountName.orElseThrow(), config.accountKey().get()));
+        builder.credential(new StorageSharedKeyCredential(config.accountName().orElseThrow(), config.accountKey().get()));
       } else if (config.sasToken().isPresent()) {
         builder.credential(new AzureSasCredential(config.sasToken().get()));
       } else {
         builder.credential(defaultAzureCredential(config));
       }
-      config.endpoint.ifPresent(builder::endpoint);
+      config.endpoint().ifPresent(builder::endpoint);
       customizer.accept(builder);
       return builder.buildClient();
     } catch (IllegalArgumentException | IllegalStateException e) {
       // The SDK's messages name the malformed part (never the secret); keep them, not the cause chain.
       throw new InvalidArgumentException(
-          "cannot open " + config.location + " with a " + config.credentialKind() + ": "
+          "cannot open " + config.location() + " with a " + config.credentialKind() + ": "
               + redact(e.getMessage(), config) + "; check the azure.* options");
     }
   }
 
   /** {@code DefaultAzureCredential}, loaded reflectively so that azure-identity stays optional. */
-  private static TokenCredential defaultAzureCredential(AzureStoreConfig config) {
+  private static TokenCredential defaultAzureCredential(AzureStoreOptions config) {
     try {
       Class<?> builderClass = Class.forName(DEFAULT_CREDENTIAL_BUILDER);
       Object builder = builderClass.getConstructor().newInstance();
       return (TokenCredential) builderClass.getMethod("build").invoke(builder);
     } catch (ClassNotFoundException e) {
       throw new InvalidArgumentException(
-          "no credentials for " + config.location + ": set " + AzureStoreConfig.CONNECTION_STRING + ", "
-              + AzureStoreConfig.ACCOUNT_KEY + " (with " + AzureStoreConfig.ACCOUNT_NAME + ") or "
-              + AzureStoreConfig.SAS_TOKEN + ", or add com.azure:azure-identity to the classpath to use"
+          "no credentials for " + config.location() + ": set " + AzureStoreOptions.CONNECTION_STRING + ", "
+              + AzureStoreOptions.ACCOUNT_KEY + " (with " + AzureStoreOptions.ACCOUNT_NAME + ") or "
+              + AzureStoreOptions.SAS_TOKEN + ", or add com.azure:azure-identity to the classpath to use"
               + " DefaultAzureCredential (managed identity, environment, Azure CLI)");
     } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
       throw new InvalidArgumentException(
-          "could not create DefaultAzureCredential for " + config.location + " (" + e + "); set "
-              + AzureStoreConfig.ACCOUNT_KEY + " or " + AzureStoreConfig.SAS_TOKEN + " instead");
+          "could not create DefaultAzureCredential for " + config.location() + " (" + e + "); set "
+              + AzureStoreOptions.ACCOUNT_KEY + " or " + AzureStoreOptions.SAS_TOKEN + " instead");
     }
   }
 
-  private static String redact(String message, AzureStoreConfig config) {
+  private static String redact(String message, AzureStoreOptions config) {
     String m = String.valueOf(message);
     for (String secret : new String[] {
         config.accountKey().orElse(null), config.sasToken().orElse(null), config.connectionString().orElse(null)}) {

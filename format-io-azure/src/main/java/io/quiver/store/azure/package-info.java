@@ -7,6 +7,7 @@
  * <p>{@link io.quiver.store.azure.AzureObjectStoreProvider} is registered for {@link java.util.ServiceLoader},
  * so {@code az://container/prefix} (account from the options) and
  * {@code abfss://container@account.dfs.core.windows.net/prefix} open through {@link
- * io.quiver.store.ObjectStores}. Options and guarantees: {@code docs/storage/azure.md}.
+ * io.quiver.store.ObjectStores}. Options ({@link io.quiver.store.azure.AzureStoreOptions}) and guarantees:
+ * {@code docs/storage.md} (Azure Blob Storage).
  */
 package io.quiver.store.azure;

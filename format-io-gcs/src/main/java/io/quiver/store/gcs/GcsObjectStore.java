@@ -2,7 +2,6 @@ package io.quiver.store.gcs;
 
 import com.google.api.gax.paging.Page;
 import com.google.cloud.ReadChannel;
-import com.google.cloud.WriteChannel;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
@@ -13,23 +12,22 @@ import com.google.cloud.storage.Storage.BlobTargetOption;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageBatch;
 import com.google.cloud.storage.StorageBatchResult;
-import com.google.cloud.storage.StorageException;
-import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
-import io.quiver.exceptions.StoreAccessDeniedException;
+import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
-import io.quiver.exceptions.StoreNotFoundException;
-import io.quiver.exceptions.StoreUnreachableException;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.StoreArgs;
+import io.quiver.store.support.Backoff;
+import io.quiver.store.support.ConditionalPut;
+import io.quiver.store.support.Failure;
+import io.quiver.store.support.Failure.Call;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -38,8 +36,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,29 +46,26 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link #putIfAbsent}: one upload with {@code ifGenerationMatch=0}, which GCS applies atomically; 412
  *       means the object exists. It goes through a client without SDK retries, because the SDK would retry
  *       such a conditional upload after an ambiguous failure and then see its own object as someone else's.
- *       The adapter retries itself instead, and after an ambiguous attempt decides a 412 by the random
- *       upload token it stores in the object's metadata ({@value #PUT_TOKEN}).
- *   <li>{@link #openWriter}: bytes are buffered up to {@link GcsOptions#writeThreshold()}; a larger object
- *       becomes a resumable upload sent in {@link GcsOptions#resumableChunk()} pieces. The object exists
- *       only once the upload is finalized by {@code close()}; an aborted or failed writer never finalizes,
- *       and GCS discards the unfinished session (after a week; the SDK offers no cancel call).
+ *       {@link ConditionalPut} retries instead, and after an ambiguous attempt decides a 412 by the random
+ *       upload token the object's metadata holds ({@value ConditionalPut#TOKEN_METADATA_KEY}).
+ *   <li>{@link #openWriter}: a {@link GcsObjectWriter}; small objects are one request, larger ones a
+ *       resumable upload finalized only by {@code close()}.
  *   <li>{@link #list}: prefix listing with {@code startOffset}; GCS lists in UTF-8 byte order, which is
  *       {@link Keys#ORDER}.
  *   <li>{@link #deleteAll}: JSON batch requests of up to 100 deletes.
  * </ul>
  */
 public final class GcsObjectStore implements ObjectStore {
-  /** Metadata key holding the random token of the putIfAbsent that created an object. */
-  public static final String PUT_TOKEN = "quiver-put-token";
-
   private static final int BATCH_LIMIT = 100;
   private static final int LIST_PAGE_LIMIT = 1000;
   private static final String CONTENT_TYPE = "application/octet-stream";
+  /** Waits between sends of a conditional create: 100 ms doubling to 5 s, jittered. */
+  private static final Backoff CONDITIONAL_BACKOFF = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
 
   private final String bucket;
   private final String root;
   private final String location;
-  private final GcsOptions options;
+  private final GcsStoreOptions options;
   private final Storage storage;
   /** Same settings, but the SDK never retries: used where a retry could change the meaning of an answer. */
   private final Storage singleAttempt;
@@ -82,7 +75,7 @@ public final class GcsObjectStore implements ObjectStore {
    * A store on {@code bucket} rooted at {@code prefix} (no leading or trailing '/'; empty for the whole
    * bucket).
    */
-  public GcsObjectStore(String bucket, String prefix, GcsOptions options) {
+  public GcsObjectStore(String bucket, String prefix, GcsStoreOptions options) {
     this.bucket = bucket;
     this.root = prefix.isEmpty() ? "" : prefix + "/";
     this.location = "gs://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix);
@@ -97,7 +90,7 @@ public final class GcsObjectStore implements ObjectStore {
   }
 
   /** The settings this store was opened with. */
-  public GcsOptions options() {
+  public GcsStoreOptions options() {
     return options;
   }
 
@@ -106,12 +99,32 @@ public final class GcsObjectStore implements ObjectStore {
     return resumableUploads.get();
   }
 
+  String bucket() {
+    return bucket;
+  }
+
+  Storage storage() {
+    return storage;
+  }
+
+  void resumableUploadStarted() {
+    resumableUploads.incrementAndGet();
+  }
+
   private BlobId blobId(String key) {
-    return BlobId.of(bucket, root + Keys.check(key));
+    return BlobId.of(bucket, root + StoreArgs.key(key));
   }
 
   private BlobInfo blobInfo(String key) {
     return BlobInfo.newBuilder(blobId(key)).setContentType(CONTENT_TYPE).build();
+  }
+
+  private QuiverException failure(Call call, String action, String key, Throwable e, boolean notFoundIsObject) {
+    return GcsErrors.map(call, action, location, bucket, key, e, notFoundIsObject);
+  }
+
+  private StoreException storeFailure(Call call, String action, String key, Throwable e) {
+    return GcsErrors.mapStore(call, action, location, bucket, key, e);
   }
 
   // ---- reads
@@ -122,16 +135,14 @@ public final class GcsObjectStore implements ObjectStore {
     try {
       return storage.readAllBytes(id);
     } catch (RuntimeException e) {
-      throw failure("read", key, e, true, true);
+      throw failure(Call.READ, "read", key, e, true);
     }
   }
 
   @Override
   public byte[] readRange(String key, long offset, int length) {
     BlobId id = blobId(key);
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
-    }
+    StoreArgs.range(offset, length);
     if (length == 0) {
       if (head(key).isEmpty()) {
         throw new ObjectNotFoundException(locationOf(key));
@@ -164,7 +175,7 @@ public final class GcsObjectStore implements ObjectStore {
       more.write(buffer.array(), 0, buffer.position());
       return more.toByteArray();
     } catch (IOException | RuntimeException e) {
-      throw failure("read", key, e, true, true);
+      throw failure(Call.READ, "read", key, e, true);
     }
   }
 
@@ -175,10 +186,10 @@ public final class GcsObjectStore implements ObjectStore {
       Blob blob = storage.get(id, BlobGetOption.fields(BlobField.NAME, BlobField.SIZE, BlobField.UPDATED));
       return blob == null ? Optional.empty() : Optional.of(info(key, blob));
     } catch (RuntimeException e) {
-      if (statusOf(e) == 404) {
+      if (GcsErrors.status(e) == 404) {
         return Optional.empty();
       }
-      throw failure("stat", key, e, true, false);
+      throw storeFailure(Call.READ, "stat", key, e);
     }
   }
 
@@ -196,243 +207,88 @@ public final class GcsObjectStore implements ObjectStore {
   @Override
   public void write(String key, byte[] data) {
     BlobInfo info = blobInfo(key);
+    StoreArgs.data(key, data);
     if (data.length > options.writeThreshold()) {
       try (ObjectWriter writer = openWriter(key)) {
         writer.write(data);
       } catch (IOException e) {
-        throw failure("write", key, e, false, false);
+        throw storeFailure(Call.WRITE, "write", key, e);
       }
       return;
     }
     try {
       storage.create(info, data);
     } catch (RuntimeException e) {
-      throw failure("write", key, e, true, false);
+      throw storeFailure(Call.WRITE, "write", key, e);
     }
   }
 
   @Override
   public ObjectWriter openWriter(String key) {
-    return new GcsWriter(key, blobInfo(key));
+    return new GcsObjectWriter(this, key, blobInfo(key));
   }
 
   @Override
   public PutResult putIfAbsent(String key, byte[] data) {
     BlobId id = blobId(key);
-    String token = UUID.randomUUID().toString();
-    BlobInfo info = BlobInfo.newBuilder(id).setContentType(CONTENT_TYPE).setMetadata(Map.of(PUT_TOKEN, token)).build();
-    boolean ambiguous = false;
-    for (int attempt = 1; ; attempt++) {
-      RuntimeException failure;
-      try {
-        singleAttempt.create(info, data, BlobTargetOption.doesNotExist());
-        return PutResult.CREATED;
-      } catch (RuntimeException e) {
-        failure = e;
-      }
-      int status = statusOf(failure);
-      if (status == 412) {
-        if (!ambiguous) {
-          return PutResult.ALREADY_EXISTS;
+    StoreArgs.data(key, data);
+    byte[] copy = data.clone();
+    return new ConditionalPut(location, key, options.maxAttempts(), CONDITIONAL_BACKOFF).run(new ConditionalPut.Store() {
+      @Override
+      public ConditionalPut.Answer send(String token) {
+        BlobInfo info = BlobInfo.newBuilder(id).setContentType(CONTENT_TYPE)
+            .setMetadata(Map.of(ConditionalPut.TOKEN_METADATA_KEY, token)).build();
+        try {
+          singleAttempt.create(info, copy, BlobTargetOption.doesNotExist());
+          return ConditionalPut.Answer.CREATED;
+        } catch (RuntimeException e) {
+          if (GcsErrors.status(e) == 412) {
+            return ConditionalPut.Answer.EXISTS;
+          }
+          throw e;
         }
-        // An earlier attempt may have created the object before its answer was lost: ask whose it is.
-        Optional<String> owner = putToken(key, id);
-        if (owner.isPresent()) {
-          return owner.get().equals(token) ? PutResult.CREATED : PutResult.ALREADY_EXISTS;
+      }
+
+      @Override
+      public Optional<String> liveToken() {
+        try {
+          Blob blob = storage.get(id, BlobGetOption.fields(BlobField.NAME, BlobField.METADATA));
+          if (blob == null) {
+            return Optional.empty();
+          }
+          Map<String, String> metadata = blob.getMetadata();
+          String owner = metadata == null ? null : metadata.get(ConditionalPut.TOKEN_METADATA_KEY);
+          return Optional.of(owner == null ? "" : owner);
+        } catch (RuntimeException e) {
+          if (GcsErrors.status(e) == 404) {
+            return Optional.empty();
+          }
+          throw e;
         }
-        // Created by someone and deleted again since: try once more.
-      } else if (!isRetryable(failure) || attempt >= options.maxAttempts()) {
-        boolean known = !ambiguous && (status == 429 || refusedToConnect(failure));
-        RuntimeException mapped = failure("create (if absent)", key, failure, known, false);
-        if (!known && isRetryable(failure) && !(mapped instanceof StoreAccessDeniedException)) {
-          throw new StoreException(
-              mapped.getMessage() + "; after " + attempts(attempt) + " the outcome is unknown (the object may or"
-                  + " may not have been created): read the key back to decide", failure, false);
-        }
-        throw mapped;
-      } else if (!(status == 429 || refusedToConnect(failure))) {
-        ambiguous = true;
       }
-      if (attempt >= options.maxAttempts()) {
-        throw new StoreException(
-            "could not create " + locationOf(key) + " (if absent) within " + attempts(attempt)
-                + ": it was created and deleted concurrently; the outcome is unknown, read the key back", failure);
+
+      @Override
+      public Failure classify(RuntimeException failure) {
+        return GcsErrors.classify(failure, false);
       }
-      backoff(attempt, key);
-    }
-  }
 
-  private static String attempts(int n) {
-    return n + (n == 1 ? " attempt" : " attempts");
-  }
-
-  /** The put token of the live object, "" if it has none, or empty if there is no object. */
-  private Optional<String> putToken(String key, BlobId id) {
-    try {
-      Blob blob = storage.get(id, BlobGetOption.fields(BlobField.NAME, BlobField.METADATA));
-      if (blob == null) {
-        return Optional.empty();
+      @Override
+      public QuiverException toException(RuntimeException failure) {
+        return failure instanceof QuiverException q ? q : failure(Call.CREATE, "create (if absent)", key, failure, false);
       }
-      Map<String, String> metadata = blob.getMetadata();
-      String owner = metadata == null ? null : metadata.get(PUT_TOKEN);
-      return Optional.of(owner == null ? "" : owner);
-    } catch (RuntimeException e) {
-      if (statusOf(e) == 404) {
-        return Optional.empty();
+
+      @Override
+      public String describe(RuntimeException failure) {
+        return GcsErrors.describe(failure);
       }
-      throw failure("check the creator of", key, e, false, false);
-    }
-  }
-
-  private void backoff(int attempt, String key) {
-    long cap = Math.min(5_000L, 100L << Math.min(attempt - 1, 10));
-    try {
-      Thread.sleep(ThreadLocalRandom.current().nextLong(cap / 2, cap + 1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException("interrupted while retrying a call on " + locationOf(key), e);
-    }
-  }
-
-  /**
-   * Buffers up to the write threshold; beyond it, streams through a resumable upload. Nothing is visible
-   * before {@link #close()} finalizes; abort or a failure never finalizes.
-   */
-  private final class GcsWriter extends ObjectWriter {
-    private final String key;
-    private final BlobInfo info;
-    private final int threshold;
-    private byte[] buffer;
-    private int count;
-    private WriteChannel channel;
-    private long position;
-    private boolean done;
-
-    GcsWriter(String key, BlobInfo info) {
-      this.key = key;
-      this.info = info;
-      this.threshold = options.writeThreshold();
-      this.buffer = new byte[Math.min(threshold, 64 * 1024)];
-    }
-
-    @Override
-    public void write(int b) {
-      ensureOpen();
-      if (channel == null && count < buffer.length) {
-        buffer[count++] = (byte) b;
-        position++;
-        return;
-      }
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      ensureOpen();
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
-      if (channel == null && (long) count + len <= threshold) {
-        ensureCapacity(count + len);
-        System.arraycopy(b, off, buffer, count, len);
-        count += len;
-        position += len;
-        return;
-      }
-      try {
-        if (channel == null) {
-          startResumable();
-        }
-        writeFully(ByteBuffer.wrap(b, off, len));
-        position += len;
-      } catch (IOException | RuntimeException e) {
-        throw fail(e);
-      }
-    }
-
-    private void ensureCapacity(int needed) {
-      if (needed > buffer.length) {
-        int size = (int) Math.min(threshold, Math.max(needed, 2L * buffer.length));
-        buffer = Arrays.copyOf(buffer, size);
-      }
-    }
-
-    private void startResumable() throws IOException {
-      channel = storage.writer(info);
-      resumableUploads.incrementAndGet();
-      channel.setChunkSize(options.resumableChunk());
-      writeFully(ByteBuffer.wrap(buffer, 0, count));
-      buffer = null;
-      count = 0;
-    }
-
-    private void writeFully(ByteBuffer data) throws IOException {
-      while (data.hasRemaining()) {
-        channel.write(data);
-      }
-    }
-
-    @Override
-    public void flush() {
-      // Nothing is visible before close; a resumable upload sends whole chunks on its own.
-    }
-
-    @Override
-    public long position() {
-      return position;
-    }
-
-    @Override
-    public void abort() {
-      // Never finalizing is the abort: an unfinished resumable upload creates no object.
-      done = true;
-      channel = null;
-      buffer = null;
-    }
-
-    @Override
-    public void close() {
-      if (done) {
-        return;
-      }
-      try {
-        if (channel == null) {
-          storage.create(info, buffer, 0, count);
-        } else {
-          channel.close();
-        }
-        done = true;
-        channel = null;
-        buffer = null;
-      } catch (IOException | RuntimeException e) {
-        throw fail(e);
-      }
-    }
-
-    private StoreException fail(Exception e) {
-      abort();
-      if (e instanceof StoreException se) {
-        return se;
-      }
-      RuntimeException mapped = failure("write", key, e, false, false);
-      return mapped instanceof StoreException se ? se : new StoreException(mapped.getMessage(), e);
-    }
-
-    private void ensureOpen() {
-      if (done) {
-        throw new IllegalStateException("writer for " + locationOf(key) + " is closed");
-      }
-    }
+    });
   }
 
   // ---- listing
 
   @Override
   public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-    if (maxKeys < 1) {
-      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-    }
-    if (prefix == null) {
-      throw new InvalidArgumentException("list prefix is null; use \"\" for every key");
-    }
+    StoreArgs.list(prefix, startAfter, maxKeys);
     List<BlobListOption> listOptions = new ArrayList<>();
     listOptions.add(BlobListOption.prefix(root + prefix));
     listOptions.add(BlobListOption.pageSize(Math.min(LIST_PAGE_LIMIT, maxKeys + 1L)));
@@ -461,7 +317,7 @@ public final class GcsObjectStore implements ObjectStore {
         page.add(info(key, blob));
       }
     } catch (RuntimeException e) {
-      throw failure("list", prefix, e, true, false);
+      throw storeFailure(Call.READ, "list", prefix, e);
     }
     return new ListPage(page, false);
   }
@@ -483,16 +339,15 @@ public final class GcsObjectStore implements ObjectStore {
     try {
       storage.delete(id);
     } catch (RuntimeException e) {
-      if (statusOf(e) != 404) {
-        throw failure("delete", key, e, true, false);
+      if (GcsErrors.status(e) != 404) {
+        throw storeFailure(Call.WRITE, "delete", key, e);
       }
     }
   }
 
   @Override
   public List<String> deleteAll(Collection<String> keys) {
-    List<String> all = new ArrayList<>(keys);
-    all.forEach(Keys::check);
+    List<String> all = StoreArgs.keys(keys);
     List<String> failed = new ArrayList<>();
     for (int from = 0; from < all.size(); from += BATCH_LIMIT) {
       List<String> chunk = all.subList(from, Math.min(all.size(), from + BATCH_LIMIT));
@@ -519,121 +374,13 @@ public final class GcsObjectStore implements ObjectStore {
         try {
           results.get(i).get();
         } catch (RuntimeException e) {
-          if (statusOf(e) != 404) {
+          if (GcsErrors.status(e) != 404) {
             failed.add(chunk.get(i));
           }
         }
       }
     }
     return failed;
-  }
-
-  // ---- errors
-
-  /** The HTTP status of the first {@link StorageException} in the cause chain, or 0. */
-  static int statusOf(Throwable t) {
-    StorageException se = storageCause(t);
-    return se == null ? 0 : se.getCode();
-  }
-
-  private static StorageException storageCause(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof StorageException se && se.getCode() > 0) {
-        return se;
-      }
-    }
-    return null;
-  }
-
-  private static boolean refusedToConnect(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof ConnectException || c instanceof UnknownHostException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Throttling, server errors, timeouts and broken connections: the same call may succeed later. */
-  static boolean isRetryable(Throwable t) {
-    int status = statusOf(t);
-    if (status == 408 || status == 429 || status >= 500) {
-      return true;
-    }
-    if (status != 0) {
-      return false;
-    }
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof IOException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Maps an SDK failure onto Quiver's exceptions.
-   *
-   * @param idempotent whether repeating the call is harmless, so a retryable failure is transient
-   * @param notFoundIsObject whether 404 means "no such object" (reads) rather than "no such bucket"
-   */
-  RuntimeException failure(String action, String key, Throwable e, boolean idempotent, boolean notFoundIsObject) {
-    String where = key.isEmpty() ? location : locationOf(key);
-    int status = statusOf(e);
-    String reason = reason(e, status);
-    if (status == 404) {
-      if (notFoundIsObject) {
-        return new ObjectNotFoundException(locationOf(key));
-      }
-      return new StoreNotFoundException(
-          "could not " + action + " " + where + ": GCS answered 404 (" + reason + "); check that bucket " + bucket
-              + " exists and the endpoint is right",
-          e);
-    }
-    if (status == 401 || status == 403) {
-      return new StoreAccessDeniedException(
-          "GCS refused to " + action + " " + where + " (HTTP " + status + ": " + reason + "); check the"
-              + " credentials (" + GcsOptions.CREDENTIALS_FILE + ", " + GcsOptions.OAUTH2_TOKEN
-              + " or the application default credentials) and the IAM permissions on bucket " + bucket,
-          e);
-    }
-    if (status == 0 && refusedToConnect(e)) {
-      return new StoreUnreachableException(
-          "could not " + action + " " + where + ": " + reason + "; check " + GcsOptions.ENDPOINT
-              + " and the network, then retry",
-          e);
-    }
-    boolean retryable = isRetryable(e);
-    String advice = retryable ? "; the call may succeed if repeated" : "";
-    return new StoreException(
-        "could not " + action + " " + where + ": " + reason + advice, e, retryable && (idempotent || status == 429));
-  }
-
-  private static String reason(Throwable e, int status) {
-    StorageException se = storageCause(e);
-    Throwable source = se != null ? se : e;
-    String message = source.getMessage();
-    if (message == null || message.isBlank()) {
-      message = source.getClass().getSimpleName();
-    } else {
-      message = message.strip();
-      int nl = message.indexOf('\n');
-      if (nl > 0) {
-        message = message.substring(0, nl);
-      }
-      if (message.length() > 300) {
-        message = message.substring(0, 300) + "...";
-      }
-    }
-    if (status == 0 && refusedToConnect(e)) {
-      return "could not connect (" + message + ")";
-    }
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof SocketTimeoutException) {
-        return "timed out (" + message + ")";
-      }
-    }
-    return status > 0 ? "HTTP " + status + " " + message : message;
   }
 
   @Override

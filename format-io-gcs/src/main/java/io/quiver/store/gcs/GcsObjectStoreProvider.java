@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /**
  * Opens {@code gs://bucket} and {@code gs://bucket/prefix} stores; keys are relative to the prefix. Options
- * are described on {@link GcsOptions}.
+ * are described on {@link GcsStoreOptions}.
  */
 public final class GcsObjectStoreProvider implements ObjectStoreProvider {
   /** GCS bucket naming: lower-case letters, digits, '-', '_' and '.', starting and ending alphanumerically. */
@@ -44,6 +44,6 @@ public final class GcsObjectStoreProvider implements ObjectStoreProvider {
       throw new InvalidArgumentException(
           "GCS URI '" + uri + "' has an invalid path '" + path + "': no empty, '.' or '..' segments");
     }
-    return new GcsObjectStore(bucket, path, GcsOptions.parse(options));
+    return new GcsObjectStore(bucket, path, GcsStoreOptions.parse(options));
   }
 }

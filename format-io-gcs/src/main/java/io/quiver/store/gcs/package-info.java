@@ -5,7 +5,7 @@
  * <p>{@code putIfAbsent} is an upload with the precondition {@code ifGenerationMatch=0} ("create only if no
  * live object has this name"): 412 Precondition Failed means the object exists. Streaming writes above a
  * threshold use a resumable upload that is finalized only on close. Options are listed on {@link
- * io.quiver.store.gcs.GcsOptions}; {@code docs/storage/gcs.md} describes the guarantees and what was
+ * io.quiver.store.gcs.GcsStoreOptions}; {@code docs/storage.md} (Google Cloud Storage) describes the guarantees and what was
  * verified against which emulator.
  */
 package io.quiver.store.gcs;

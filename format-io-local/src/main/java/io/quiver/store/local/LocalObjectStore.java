@@ -2,26 +2,32 @@ package io.quiver.store.local;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
-import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.StoreArgs;
+import io.quiver.store.support.Failure;
+import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.StreamingObjectWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -38,8 +44,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * (it checks, then replaces). The file system must therefore support hard links.
  *
  * <p>Temp files are named {@value #TEMP_PREFIX}{@code <random>}; listings skip them and keys whose last
- * segment starts with that prefix are refused. A crash can leave temp files behind; they are invisible
- * and safe to delete once old. Limits of the mapping: a key cannot be both an object and the
+ * segment starts with that prefix are refused. A writer killed mid-write ({@code kill -9}, a power loss)
+ * leaves its temp file behind: invisible, and reported by {@link #abandonedTemporaries} so that cleanup
+ * removes it once it is older than the safety window ({@link #deleteAbandonedTemporaries}). Limits of the
+ * mapping: a key cannot be both an object and the
  * "directory" of another ({@code a} and {@code a/b}), and empty directories are not removed on delete
  * (removing them would race with a concurrent writer creating a file there).
  */
@@ -84,7 +92,7 @@ public final class LocalObjectStore implements ObjectStore {
 
   /** The file of a key, refusing anything that would land outside the root. */
   private Path pathOf(String key) {
-    Keys.check(key);
+    StoreArgs.key(key);
     String name = key.substring(key.lastIndexOf('/') + 1);
     if (name.startsWith(TEMP_PREFIX)) {
       throw new InvalidArgumentException(
@@ -109,8 +117,8 @@ public final class LocalObjectStore implements ObjectStore {
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
       long size = ch.size();
       if (size > Integer.MAX_VALUE - 8) {
-        throw new StoreException(
-            "object " + locationOf(key) + " is " + size + " bytes, too large to read whole; use readRange", null);
+        throw Failure.PERMANENT.storeException(Call.READ, "read whole", location, key,
+            "it is " + size + " bytes, more than an array holds", "use readRange", null);
       }
       return readFully(ch, 0, (int) size);
     } catch (IOException e) {
@@ -121,9 +129,7 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public byte[] readRange(String key, long offset, int length) {
     Path path = pathOf(key);
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
-    }
+    StoreArgs.range(offset, length);
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
       long size = ch.size();
       if (offset >= size) {
@@ -139,9 +145,7 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public int readRangeInto(String key, long offset, ByteBuffer target) {
     Path path = pathOf(key);
-    if (offset < 0) {
-      throw new IllegalArgumentException("offset must be >= 0, got " + offset);
-    }
+    StoreArgs.target(offset, target);
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
       int start = target.position();
       while (target.hasRemaining()) {
@@ -189,6 +193,7 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public void write(String key, byte[] data) {
     Path path = pathOf(key);
+    StoreArgs.data(key, data);
     Path temp = null;
     try {
       temp = writeTemp(path, data);
@@ -205,6 +210,7 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public PutResult putIfAbsent(String key, byte[] data) {
     Path path = pathOf(key);
+    StoreArgs.data(key, data);
     Path temp = null;
     try {
       temp = writeTemp(path, data);
@@ -215,10 +221,9 @@ public final class LocalObjectStore implements ObjectStore {
       } catch (FileAlreadyExistsException e) {
         return PutResult.ALREADY_EXISTS;
       } catch (UnsupportedOperationException e) {
-        throw new StoreException(
-            "the file system of " + location + " does not support hard links, which the local store needs for"
-                + " an atomic putIfAbsent; use another directory",
-            e);
+        throw Failure.PERMANENT.storeException(Call.CREATE, "create (if absent)", location, key,
+            "the file system does not support hard links, which the local store needs for an atomic putIfAbsent",
+            "use a directory on another file system", e);
       }
     } catch (IOException e) {
       throw failure("create", path, e);
@@ -292,17 +297,14 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   /** Buffers into the temp file; close fsyncs and renames, any failure deletes the temp file. */
-  private final class LocalWriter extends ObjectWriter {
-    private final String key;
+  private final class LocalWriter extends StreamingObjectWriter {
     private final Path target;
     private final Path temp;
     private final FileChannel channel;
     private final OutputStream out;
-    private long position;
-    private boolean done;
 
     LocalWriter(String key, Path target, Path temp, FileChannel channel) {
-      this.key = key;
+      super(locationOf(key));
       this.target = target;
       this.temp = temp;
       this.channel = channel;
@@ -310,51 +312,16 @@ public final class LocalObjectStore implements ObjectStore {
     }
 
     @Override
-    public void write(int b) {
-      ensureOpen();
-      try {
-        out.write(b);
-        position++;
-      } catch (IOException e) {
-        throw fail(e);
-      }
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      ensureOpen();
+    protected void append(byte[] b, int off, int len) {
       try {
         out.write(b, off, len);
-        position += len;
       } catch (IOException e) {
-        throw fail(e);
+        throw failure("write", target, e);
       }
     }
 
     @Override
-    public void flush() {
-      // Nothing is visible before close; flushing early would only cost syscalls.
-    }
-
-    @Override
-    public long position() {
-      return position;
-    }
-
-    @Override
-    public void abort() {
-      if (!done) {
-        done = true;
-        closeQuietly();
-        deleteQuietly(temp);
-      }
-    }
-
-    @Override
-    public void close() {
-      if (done) {
-        return;
-      }
+    protected void publish() {
       try {
         out.flush();
         if (fsync) {
@@ -362,38 +329,26 @@ public final class LocalObjectStore implements ObjectStore {
         }
         channel.close();
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        done = true;
-        syncDirectory(target.getParent());
       } catch (IOException e) {
-        throw fail(e);
+        throw failure("write", target, e);
       }
+      syncDirectory(target.getParent());
     }
 
-    private StoreException fail(IOException e) {
-      abort();
-      return failure("write", target, e);
-    }
-
-    private void ensureOpen() {
-      if (done) {
-        throw new IllegalStateException("writer for " + locationOf(key) + " is closed");
-      }
-    }
-
-    private void closeQuietly() {
+    @Override
+    protected void discard() {
       try {
         channel.close();
       } catch (IOException ignored) {
         // The temp file is deleted next.
       }
+      deleteQuietly(temp);
     }
   }
 
   @Override
   public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-    if (maxKeys < 1) {
-      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-    }
+    StoreArgs.list(prefix, startAfter, maxKeys);
     String dirPart = prefix.substring(0, prefix.lastIndexOf('/') + 1);
     Path dir = root;
     if (!dirPart.isEmpty()) {
@@ -407,10 +362,7 @@ public final class LocalObjectStore implements ObjectStore {
     try {
       lister.visit(dir, dirPart);
     } catch (IOException e) {
-      throw e instanceof java.nio.file.AccessDeniedException
-          ? new StoreAccessDeniedException("could not list " + locationOf(prefix) + ": permission denied ("
-              + e.getMessage() + "); check the permissions of the directory for this user", e)
-          : new StoreException("could not list " + locationOf(prefix) + ": " + e, e);
+      throw failure("list", dir, e);
     }
     List<ObjectInfo> found = lister.found;
     return found.size() > maxKeys ? new ListPage(found.subList(0, maxKeys), true) : new ListPage(found, false);
@@ -531,13 +483,90 @@ public final class LocalObjectStore implements ObjectStore {
     return isAbsent(path, e) ? new ObjectNotFoundException(locationOf(key)) : failure("read", path, e);
   }
 
-  /** The store exception for a failed file system call; permission problems are {@link StoreAccessDeniedException}. */
+  /**
+   * The store exception for a failed file system call: permission problems are {@link
+   * Failure#ACCESS_DENIED}, anything else {@link Failure#PERMANENT} (a file system call either acted or
+   * failed; none of them is left half done, so none leaves an unknown outcome).
+   */
   static StoreException failure(String action, Path path, IOException e) {
-    if (e instanceof java.nio.file.AccessDeniedException) {
-      return new StoreAccessDeniedException("could not " + action + " " + path + ": permission denied ("
-          + e.getMessage() + "); check the permissions of the file and its directories for this user", e);
+    if (e instanceof AccessDeniedException) {
+      return Failure.ACCESS_DENIED.storeException(Call.WRITE, action, path.toString(), null,
+          "permission denied (" + e.getMessage() + ")",
+          "check the permissions of the file and its directories for this user", e);
     }
-    return new StoreException("could not " + action + " " + path + ": " + e, e);
+    return Failure.PERMANENT.storeException(Call.WRITE, action, path.toString(), null, e.toString(), "", e);
+  }
+
+  // ---- the store's own temporaries
+
+  /**
+   * Temp files ({@value #TEMP_PREFIX}…) anywhere under the root last modified before {@code olderThan}:
+   * those of writers that died. A live writer's file is modified as it is written, so it is young.
+   */
+  @Override
+  public List<ObjectInfo> abandonedTemporaries(Instant olderThan) {
+    StoreArgs.olderThan(olderThan);
+    List<ObjectInfo> found = new ArrayList<>();
+    if (!Files.isDirectory(root)) {
+      return found;
+    }
+    try {
+      Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+          if (attrs.isRegularFile() && file.getFileName().toString().startsWith(TEMP_PREFIX)
+              && attrs.lastModifiedTime().toInstant().isBefore(olderThan)) {
+            found.add(new ObjectInfo(relative(file), attrs.size(), attrs.lastModifiedTime().toInstant()));
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+          if (e instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE; // finished or removed while we walked
+          }
+          throw e;
+        }
+      });
+    } catch (IOException e) {
+      throw failure("look for abandoned temporary files under", root, e);
+    }
+    found.sort(Comparator.comparing(ObjectInfo::key, Keys.ORDER));
+    return found;
+  }
+
+  /**
+   * Deletes the abandoned temp files, each only if it is still older than {@code olderThan} when its turn
+   * comes; one that cannot be deleted stays for the next cleanup.
+   */
+  @Override
+  public List<ObjectInfo> deleteAbandonedTemporaries(Instant olderThan) {
+    List<ObjectInfo> deleted = new ArrayList<>();
+    for (ObjectInfo temporary : abandonedTemporaries(olderThan)) {
+      Path file = root.resolve(temporary.key());
+      try {
+        BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+        if (attrs.lastModifiedTime().toInstant().isBefore(olderThan) && Files.deleteIfExists(file)) {
+          deleted.add(temporary);
+        }
+      } catch (IOException e) {
+        // Gone already (its writer finished it) or not deletable now: the next cleanup sees it again.
+      }
+    }
+    return deleted;
+  }
+
+  /** The '/'-separated path of a file under the root. */
+  private String relative(Path file) {
+    StringBuilder b = new StringBuilder();
+    for (Path part : root.relativize(file)) {
+      if (b.length() > 0) {
+        b.append('/');
+      }
+      b.append(part);
+    }
+    return b.toString();
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.quiver.store.local;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreProvider;
+import io.quiver.store.support.StoreOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
@@ -24,13 +25,9 @@ public final class LocalObjectStoreProvider implements ObjectStoreProvider {
 
   @Override
   public ObjectStore open(URI uri, Map<String, String> options) {
-    String fsync = options == null ? null : options.get(FSYNC);
-    if (fsync != null && !fsync.equalsIgnoreCase("true") && !fsync.equalsIgnoreCase("false")) {
-      throw new InvalidArgumentException(
-          "store option " + FSYNC + " must be true or false, got '" + fsync + "'");
-    }
+    boolean fsync = StoreOptions.of(options).bool(FSYNC, true);
     try {
-      return new LocalObjectStore(Path.of(uri), fsync == null || Boolean.parseBoolean(fsync));
+      return new LocalObjectStore(Path.of(uri), fsync);
     } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
       throw new InvalidArgumentException(
           "'" + uri + "' is not a local file URI (" + e.getMessage() + "); use file:///absolute/path or a plain path");

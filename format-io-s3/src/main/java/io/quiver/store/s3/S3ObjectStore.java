@@ -1,24 +1,27 @@
 package io.quiver.store.s3;
 
 import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.StoreArgs;
+import io.quiver.store.support.Backoff;
+import io.quiver.store.support.ConditionalPut;
+import io.quiver.store.support.Failure;
+import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.StoreThreads;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -57,8 +60,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <ul>
  *   <li>{@link #putIfAbsent}: {@code PutObject} with {@code If-None-Match: *}. S3 creates the object
  *       only if the key is free, atomically; 412 Precondition Failed means it exists. The call goes out
- *       without SDK retries, so a 412 never answers a retry of our own successful first attempt; only
- *       refusals before acting (throttling, no connection, 409 ConditionalRequestConflict) are retried.
+ *       without SDK retries and carries a random token in its metadata ({@code x-amz-meta-}{@value
+ *       ConditionalPut#TOKEN_METADATA_KEY}); {@link ConditionalPut} retries refusals (throttling, no
+ *       connection, 409 ConditionalRequestConflict) and settles an attempt that may have acted (5xx, a
+ *       timeout) by reading the token back with {@code HeadObject}.
  *   <li>{@link #readRange}: a ranged {@code GetObject}; 416 (offset at or past the end) gives an empty
  *       array.
  *   <li>{@link #openWriter}: one {@code PutObject} up to the multipart threshold; above it a multipart
@@ -116,16 +121,7 @@ public final class S3ObjectStore implements ObjectStore {
       http.close();
       throw e;
     }
-    AtomicInteger threads = new AtomicInteger();
-    ThreadFactory factory = r -> {
-      Thread t = new Thread(r, "quiver-s3-upload-" + bucket + "-" + threads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(options.parallelism(), options.parallelism(), 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), factory);
-    pool.allowCoreThreadTimeOut(true);
-    this.uploads = pool;
+    this.uploads = StoreThreads.bounded("quiver-s3-upload-" + bucket, options.parallelism());
   }
 
   /**
@@ -199,7 +195,7 @@ public final class S3ObjectStore implements ObjectStore {
 
   /** The S3 key of a store key, after validating it. */
   String objectKey(String key) {
-    return root + Keys.check(key);
+    return root + StoreArgs.key(key);
   }
 
   S3Client client() {
@@ -219,14 +215,14 @@ public final class S3ObjectStore implements ObjectStore {
       Long length = in.response().contentLength();
       if (length != null && length > MAX_ARRAY) {
         in.abort();
-        throw new StoreException(
-            "object " + locationOf(key) + " is " + length + " bytes, too large to read whole; use readRange", null);
+        throw Failure.PERMANENT.storeException(Call.READ, "read whole", location, key,
+            "it is " + length + " bytes, more than an array holds", "use readRange", null);
       }
       return readAll(in, key);
     } catch (SdkException e) {
       throw readFailure("read", key, e);
     } catch (IOException e) {
-      throw new StoreException("could not read " + locationOf(key) + ": " + e + "; retrying may succeed.", e, true);
+      throw Failure.TRANSIENT.exception(Call.READ, "read", location, key, e.toString(), "", e);
     }
   }
 
@@ -234,16 +230,15 @@ public final class S3ObjectStore implements ObjectStore {
     try {
       return in.readAllBytes();
     } catch (OutOfMemoryError e) {
-      throw new StoreException("object " + locationOf(key) + " does not fit in memory; use readRange", null);
+      throw Failure.PERMANENT.storeException(Call.READ, "read whole", location, key, "it does not fit in memory",
+          "use readRange", null);
     }
   }
 
   @Override
   public byte[] readRange(String key, long offset, int length) {
     String objectKey = objectKey(key);
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException("offset and length must be >= 0, got " + offset + ", " + length);
-    }
+    StoreArgs.range(offset, length);
     if (length == 0) {
       // Still a read: a missing object must say so.
       if (head(key).isEmpty()) {
@@ -270,7 +265,7 @@ public final class S3ObjectStore implements ObjectStore {
       }
       throw readFailure("read a range of", key, e);
     } catch (IOException e) {
-      throw new StoreException("could not read " + locationOf(key) + ": " + e + "; retrying may succeed.", e, true);
+      throw Failure.TRANSIENT.exception(Call.READ, "read a range of", location, key, e.toString(), "", e);
     }
   }
 
@@ -278,7 +273,7 @@ public final class S3ObjectStore implements ObjectStore {
     if (S3Errors.isMissingObject(e)) {
       return new ObjectNotFoundException(locationOf(key));
     }
-    return S3Errors.map(action, locationOf(key), e, true);
+    return S3Errors.mapStore(Call.READ, action, location, key, e);
   }
 
   @Override
@@ -292,7 +287,7 @@ public final class S3ObjectStore implements ObjectStore {
       if (S3Errors.status(e) == 404) {
         return Optional.empty();
       }
-      throw S3Errors.map("stat", locationOf(key), e, true);
+      throw S3Errors.mapStore(Call.READ, "stat", location, key, e);
     }
   }
 
@@ -301,6 +296,7 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public void write(String key, byte[] data) {
     String objectKey = objectKey(key);
+    StoreArgs.data(key, data);
     if (data.length > options.multipartThreshold()) {
       S3ObjectWriter w = (S3ObjectWriter) openWriter(key);
       w.write(data, 0, data.length);
@@ -310,61 +306,72 @@ public final class S3ObjectStore implements ObjectStore {
     try {
       client.putObject(r -> r.bucket(bucket).key(objectKey).contentLength((long) data.length), RequestBody.fromBytes(data));
     } catch (SdkException e) {
-      throw S3Errors.map("write", locationOf(key), e, true);
+      throw S3Errors.mapStore(Call.WRITE, "write", location, key, e);
     }
   }
 
-  /** Attempts of a conditional put that S3 refused before acting (throttled, not connected, 409). */
+  /** Sends of one conditional put: {@code 1 + s3.max-retries}, at least 3. */
   private int conditionalAttempts() {
-    return 1 + options.maxRetries().orElse(2);
+    return Math.max(3, 1 + options.maxRetries().orElse(2));
   }
+
+  /** Waits between sends of a conditional put: a few tens of milliseconds, doubling to 1 s, jittered. */
+  private static final Backoff CONDITIONAL_BACKOFF = Backoff.of(Duration.ofMillis(40), Duration.ofSeconds(1));
 
   @Override
   public PutResult putIfAbsent(String key, byte[] data) {
     String objectKey = objectKey(key);
-    int attempts = Math.max(3, conditionalAttempts());
-    for (int attempt = 1; ; attempt++) {
-      try {
-        conditionalClient.putObject(
-            r -> r.bucket(bucket).key(objectKey).ifNoneMatch("*").contentLength((long) data.length),
-            RequestBody.fromBytes(data)); // copies the array
-        return PutResult.CREATED;
-      } catch (SdkException e) {
-        int status = S3Errors.status(e);
-        if (status == 412) {
-          // Every earlier attempt was refused before acting, so this object is someone else's.
-          return PutResult.ALREADY_EXISTS;
+    StoreArgs.data(key, data);
+    byte[] copy = data.clone();
+    return new ConditionalPut(location, key, conditionalAttempts(), CONDITIONAL_BACKOFF).run(new ConditionalPut.Store() {
+      @Override
+      public ConditionalPut.Answer send(String token) {
+        try {
+          conditionalClient.putObject(
+              r -> r.bucket(bucket).key(objectKey).ifNoneMatch("*").contentLength((long) copy.length)
+                  .metadata(Map.of(ConditionalPut.TOKEN_METADATA_KEY, token)),
+              RequestBody.fromBytes(copy));
+          return ConditionalPut.Answer.CREATED;
+        } catch (SdkException e) {
+          if (S3Errors.status(e) == 412) {
+            return ConditionalPut.Answer.EXISTS;
+          }
+          throw e;
         }
-        // 409 ConditionalRequestConflict: a concurrent write or delete of the key was in progress and S3
-        // did not act on this request; S3 asks for a retry. It does not say the key exists (the
-        // conflicting call may have been a delete), so it is not ALREADY_EXISTS.
-        boolean conflict = status == 409;
-        boolean retryable = conflict || S3Errors.refusedBeforeActing(e);
-        if (retryable && attempt < attempts) {
-          LOG.debug("putIfAbsent of {} refused before acting (attempt {}): {}", locationOf(key), attempt, e.toString());
-          pause(attempt);
-          continue;
-        }
-        if (conflict) {
-          throw new StoreException(
-              "could not create " + locationOf(key) + ": S3 kept answering 409 ConditionalRequestConflict (a concurrent"
-                  + " write or delete of the key) after " + attempt + " attempts; nothing was written, retry.",
-              e, true);
-        }
-        throw S3Errors.map("create (if absent)", locationOf(key), e, false);
       }
-    }
-  }
 
-  /** Backoff between refused conditional puts: a few tens of milliseconds, jittered. */
-  private static void pause(int attempt) {
-    long ceiling = Math.min(1000, 20L << Math.min(attempt, 6));
-    try {
-      Thread.sleep(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException("interrupted while retrying a conditional put; nothing was written", e, true);
-    }
+      @Override
+      public Optional<String> liveToken() {
+        try {
+          HeadObjectResponse r = client.headObject(b -> b.bucket(bucket).key(objectKey));
+          return Optional.of(r.metadata().getOrDefault(ConditionalPut.TOKEN_METADATA_KEY, ""));
+        } catch (SdkException e) {
+          if (S3Errors.status(e) == 404) {
+            return Optional.empty();
+          }
+          throw e;
+        }
+      }
+
+      @Override
+      public Failure classify(RuntimeException failure) {
+        return failure instanceof SdkException e ? S3Errors.classify(e) : Failure.PERMANENT;
+      }
+
+      @Override
+      public QuiverException toException(RuntimeException failure) {
+        if (failure instanceof SdkException e) {
+          return S3Errors.map(Call.CREATE, "create (if absent)", location, key, e);
+        }
+        return failure instanceof QuiverException q ? q
+            : Failure.PERMANENT.exception(Call.CREATE, "create (if absent)", location, key, failure.toString(), "", failure);
+      }
+
+      @Override
+      public String describe(RuntimeException failure) {
+        return failure instanceof SdkException e ? S3Errors.describe(e) : failure.toString();
+      }
+    });
   }
 
   @Override
@@ -376,12 +383,7 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-    if (maxKeys < 1) {
-      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-    }
-    if (prefix == null) {
-      throw new IllegalArgumentException("prefix must not be null (use \"\" for every key)");
-    }
+    StoreArgs.list(prefix, startAfter, maxKeys);
     ListObjectsV2Request.Builder request = ListObjectsV2Request.builder()
         .bucket(bucket)
         .prefix(root + prefix)
@@ -419,7 +421,7 @@ public final class S3ObjectStore implements ObjectStore {
         request.continuationToken(page.nextContinuationToken());
       }
     } catch (SdkException e) {
-      throw S3Errors.map("list", locationOf(prefix), e, true);
+      throw S3Errors.mapStore(Call.READ, "list", location, prefix, e);
     }
   }
 
@@ -434,17 +436,13 @@ public final class S3ObjectStore implements ObjectStore {
       if (S3Errors.isMissingObject(e)) {
         return;
       }
-      throw S3Errors.map("delete", locationOf(key), e, true);
+      throw S3Errors.mapStore(Call.WRITE, "delete", location, key, e);
     }
   }
 
   @Override
   public List<String> deleteAll(Collection<String> keys) {
-    List<String> all = new ArrayList<>(keys.size());
-    for (String key : keys) {
-      objectKey(key); // validate every key before deleting any
-      all.add(key);
-    }
+    List<String> all = StoreArgs.keys(keys); // every key is checked before any is deleted
     List<String> failed = new ArrayList<>();
     for (int from = 0; from < all.size(); from += S3_PAGE) {
       List<String> batch = all.subList(from, Math.min(all.size(), from + S3_PAGE));
@@ -461,7 +459,7 @@ public final class S3ObjectStore implements ObjectStore {
           failed.add(key);
         }
       } catch (SdkException e) {
-        StoreException mapped = S3Errors.map("delete " + batch.size() + " objects under", location, e, true);
+        StoreException mapped = S3Errors.mapStore(Call.WRITE, "delete " + batch.size() + " objects under", location, null, e);
         LOG.warn("{}", mapped.getMessage());
         failed.addAll(batch);
       }

@@ -1,7 +1,9 @@
 package io.quiver.store.s3;
 
 import io.quiver.exceptions.StoreException;
-import io.quiver.store.ObjectStore.ObjectWriter;
+import io.quiver.store.support.Failure;
+import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.StreamingObjectWriter;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
@@ -31,7 +33,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * upload, which makes the object appear whole; abort or any failure aborts it, so nothing is published
  * and no parts are left billed. Not thread-safe, like any {@link java.io.OutputStream}.
  */
-final class S3ObjectWriter extends ObjectWriter {
+final class S3ObjectWriter extends StreamingObjectWriter {
   private static final Logger LOG = LoggerFactory.getLogger(S3ObjectWriter.class);
   /** First buffer size; buffers double up to the part size, so small objects stay small. */
   private static final int INITIAL_BUFFER = 64 * 1024;
@@ -51,15 +53,16 @@ final class S3ObjectWriter extends ObjectWriter {
   private final List<byte[]> held = new ArrayList<>();
   private byte[] current = new byte[0];
   private int fill;
-  private long position;
+  /** Bytes taken so far (the base class's position counts only after each append returns). */
+  private long written;
 
   private String uploadId;
   private int nextPart = 1;
   private final List<Future<CompletedPart>> parts = new ArrayList<>();
   private volatile SdkException partFailure;
-  private boolean done;
 
   S3ObjectWriter(S3ObjectStore store, String key, String objectKey) {
+    super(store.locationOf(key));
     this.store = store;
     this.client = store.client();
     this.key = key;
@@ -70,47 +73,22 @@ final class S3ObjectWriter extends ObjectWriter {
     this.inFlight = new Semaphore(store.options().parallelism());
   }
 
-  private String location() {
-    return store.locationOf(key);
-  }
-
   @Override
-  public void write(int b) {
-    ensureOpen();
-    if (fill == current.length) {
-      makeRoom();
-    }
-    current[fill++] = (byte) b;
-    position++;
-  }
-
-  @Override
-  public void write(byte[] b, int off, int len) {
-    java.util.Objects.checkFromIndexSize(off, len, b.length);
-    ensureOpen();
+  protected void append(byte[] b, int off, int len) {
     while (len > 0) {
       if (fill == current.length) {
-        makeRoom();
+        growOrHandOn();
       }
       int n = Math.min(len, current.length - fill);
       System.arraycopy(b, off, current, fill, n);
       fill += n;
       off += n;
       len -= n;
-      position += n;
+      written += n;
     }
   }
 
-  /** The buffer is full: grow it, or hand it on as a finished part. A failure ends the writer. */
-  private void makeRoom() {
-    try {
-      growOrHandOn();
-    } catch (RuntimeException e) {
-      abort();
-      throw e;
-    }
-  }
-
+  /** The buffer is full: grow it, or hand it on as a finished part. */
   private void growOrHandOn() {
     if (current.length < partSize) {
       int size = (int) Math.min(partSize, Math.max(INITIAL_BUFFER, 2L * current.length));
@@ -121,7 +99,7 @@ final class S3ObjectWriter extends ObjectWriter {
     // The object already fills a part, so the next buffer starts at full size instead of growing again.
     current = new byte[partSize];
     fill = 0;
-    if (uploadId == null && position <= threshold) {
+    if (uploadId == null && written <= threshold) {
       held.add(part);
       return;
     }
@@ -130,42 +108,23 @@ final class S3ObjectWriter extends ObjectWriter {
   }
 
   @Override
-  public void flush() {
-    // Nothing becomes visible before close.
-  }
-
-  @Override
-  public long position() {
-    return position;
-  }
-
-  @Override
-  public void close() {
-    if (done) {
-      return;
-    }
-    try {
-      if (uploadId == null && position <= threshold) {
-        putWhole();
-      } else {
-        startMultipart();
-        if (fill > 0 || nextPart == 1) {
-          submit(current, fill);
-        }
-        current = null;
-        complete();
+  protected void publish() {
+    if (uploadId == null && written <= threshold) {
+      putWhole();
+    } else {
+      startMultipart();
+      if (fill > 0 || nextPart == 1) {
+        submit(current, fill);
       }
-      done = true;
-    } catch (RuntimeException e) {
-      abort();
-      throw e;
+      current = null;
+      complete();
     }
   }
 
   private void putWhole() {
     byte[] last = current;
     int lastFill = fill;
-    long length = position;
+    long length = written;
     List<byte[]> parts = List.copyOf(held);
     RequestBody body = RequestBody.fromContentProvider(() -> {
       List<InputStream> streams = new ArrayList<>();
@@ -178,8 +137,12 @@ final class S3ObjectWriter extends ObjectWriter {
     try {
       client.putObject(r -> r.bucket(store.bucket()).key(objectKey).contentLength(length), body);
     } catch (SdkException e) {
-      throw S3Errors.map("write", location(), e, true);
+      throw failure("write", e);
     }
+  }
+
+  private StoreException failure(String action, SdkException e) {
+    return S3Errors.mapStore(Call.WRITE, action, store.location(), key, e);
   }
 
   private void startMultipart() {
@@ -194,9 +157,9 @@ final class S3ObjectWriter extends ObjectWriter {
         }
       }).uploadId();
     } catch (SdkException e) {
-      throw S3Errors.map("start a multipart upload of", location(), e, true);
+      throw failure("start a multipart upload of", e);
     }
-    LOG.debug("multipart upload {} of {} started at {} bytes", uploadId, location(), position);
+    LOG.debug("multipart upload {} of {} started at {} bytes", uploadId, location(), written);
     List<byte[]> pending = List.copyOf(held);
     held.clear();
     for (byte[] part : pending) {
@@ -208,9 +171,9 @@ final class S3ObjectWriter extends ObjectWriter {
   private void submit(byte[] data, int length) {
     checkParts();
     if (nextPart > MAX_PARTS) {
-      throw new StoreException(
-          "could not write " + location() + ": it needs more than " + MAX_PARTS + " parts of " + partSize
-              + " bytes; raise " + S3StoreOptions.MULTIPART_PART_SIZE, null);
+      throw Failure.PERMANENT.storeException(Call.WRITE, "write", store.location(), key,
+          "it needs more than " + MAX_PARTS + " parts of " + partSize + " bytes", "raise "
+              + S3StoreOptions.MULTIPART_PART_SIZE, null);
     }
     int number = nextPart++;
     String id = uploadId;
@@ -224,7 +187,7 @@ final class S3ObjectWriter extends ObjectWriter {
       parts.add(store.uploads().submit(() -> uploadPart(id, number, data, length)));
     } catch (RejectedExecutionException e) {
       inFlight.release();
-      throw new StoreException("could not write " + location() + ": the store is closed", e, false);
+      throw Failure.PERMANENT.storeException(Call.WRITE, "write", store.location(), key, "the store is closed", "", e);
     }
   }
 
@@ -252,7 +215,7 @@ final class S3ObjectWriter extends ObjectWriter {
   private void checkParts() {
     SdkException failure = partFailure;
     if (failure != null) {
-      throw S3Errors.map("upload a part of", location(), failure, true);
+      throw failure("upload a part of", failure);
     }
   }
 
@@ -264,9 +227,10 @@ final class S3ObjectWriter extends ObjectWriter {
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         if (cause instanceof SdkException sdk) {
-          throw S3Errors.map("upload a part of", location(), sdk, true);
+          throw failure("upload a part of", sdk);
         }
-        throw new StoreException("could not upload a part of " + location() + ": " + cause, cause, false);
+        throw Failure.PERMANENT.storeException(Call.WRITE, "upload a part of", store.location(), key,
+            String.valueOf(cause), "", cause);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new StoreException("interrupted while uploading " + location() + "; nothing was published", e, true);
@@ -277,19 +241,15 @@ final class S3ObjectWriter extends ObjectWriter {
       client.completeMultipartUpload(r -> r.bucket(store.bucket()).key(objectKey).uploadId(uploadId)
           .multipartUpload(u -> u.parts(completed)));
     } catch (SdkException e) {
-      // Completing is idempotent for S3 (a repeat of a completed upload succeeds), but an error after S3
+      // Completing is idempotent for S3 (a repeat of a completed upload succeeds), and an error after S3
       // acted leaves it published; abort then fails harmlessly with NoSuchUpload.
-      throw S3Errors.map("complete the multipart upload of", location(), e, false);
+      throw failure("complete the multipart upload of", e);
     }
-    LOG.debug("multipart upload {} of {} completed: {} parts, {} bytes", uploadId, location(), completed.size(), position);
+    LOG.debug("multipart upload {} of {} completed: {} parts, {} bytes", uploadId, location(), completed.size(), written);
   }
 
   @Override
-  public void abort() {
-    if (done) {
-      return;
-    }
-    done = true;
+  protected void discard() {
     held.clear();
     current = null;
     if (uploadId == null) {
@@ -317,14 +277,8 @@ final class S3ObjectWriter extends ObjectWriter {
         // Nothing was published; the parts stay billed until a lifecycle rule removes them.
         LOG.warn("could not abort multipart upload {} of {}: {}; its parts remain until the bucket's"
             + " AbortIncompleteMultipartUpload lifecycle rule removes them", uploadId, location(),
-            S3Errors.map("abort", location(), e, true).getMessage());
+            failure("abort", e).getMessage());
       }
-    }
-  }
-
-  private void ensureOpen() {
-    if (done) {
-      throw new IllegalStateException("writer for " + location() + " is closed");
     }
   }
 }

@@ -1,10 +1,11 @@
 package io.quiver.store.s3;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.store.support.StoreOptions;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -79,13 +80,13 @@ public final class S3StoreOptions {
   private final int maxConnections;
   private final boolean checksumWhenRequiredOnly;
 
-  private S3StoreOptions(Map<String, String> options) {
-    endpoint = string(options, ENDPOINT).map(S3StoreOptions::endpointUri);
-    region = string(options, REGION);
-    pathStyleAccess = bool(options, PATH_STYLE_ACCESS, false);
-    accessKeyId = string(options, ACCESS_KEY_ID);
-    secretAccessKey = string(options, SECRET_ACCESS_KEY);
-    sessionToken = string(options, SESSION_TOKEN);
+  private S3StoreOptions(StoreOptions options) {
+    endpoint = options.string(ENDPOINT).map(S3StoreOptions::endpointUri);
+    region = options.string(REGION);
+    pathStyleAccess = options.bool(PATH_STYLE_ACCESS, false);
+    accessKeyId = options.secret(ACCESS_KEY_ID);
+    secretAccessKey = options.secret(SECRET_ACCESS_KEY);
+    sessionToken = options.secret(SESSION_TOKEN);
     if (accessKeyId.isPresent() != secretAccessKey.isPresent()) {
       throw new InvalidArgumentException(
           "S3 store options set only one of " + ACCESS_KEY_ID + " and " + SECRET_ACCESS_KEY
@@ -95,85 +96,40 @@ public final class S3StoreOptions {
       throw new InvalidArgumentException(
           "S3 store option " + SESSION_TOKEN + " needs " + ACCESS_KEY_ID + " and " + SECRET_ACCESS_KEY + " too");
     }
-    long part = number(options, MULTIPART_PART_SIZE, DEFAULT_PART_SIZE, MIN_PART_SIZE,
+    partSize = (int) options.number(MULTIPART_PART_SIZE, DEFAULT_PART_SIZE, MIN_PART_SIZE,
         Math.min(MAX_PART_SIZE, MAX_BUFFERED_PART_SIZE));
-    partSize = (int) part;
-    multipartThreshold = number(options, MULTIPART_THRESHOLD, DEFAULT_MULTIPART_THRESHOLD, 0, Long.MAX_VALUE);
-    parallelism = (int) number(options, MULTIPART_PARALLELISM, DEFAULT_PARALLELISM, 1, 256);
-    connectionTimeout =
-        Duration.ofMillis(number(options, CONNECTION_TIMEOUT_MS, DEFAULT_CONNECTION_TIMEOUT_MS, 1, Integer.MAX_VALUE));
-    socketTimeout =
-        Duration.ofMillis(number(options, SOCKET_TIMEOUT_MS, DEFAULT_SOCKET_TIMEOUT_MS, 1, Integer.MAX_VALUE));
-    maxRetries = string(options, MAX_RETRIES).map(v -> (int) parse(MAX_RETRIES, v, 0, 100));
-    maxConnections = (int) number(options, MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS, 1, 10_000);
-    String checksums = string(options, CHECKSUM_CALCULATION).orElse("when_supported").toLowerCase(Locale.ROOT);
-    checksumWhenRequiredOnly = switch (checksums) {
-      case "when_supported", "when-supported" -> false;
-      case "when_required", "when-required" -> true;
-      default -> throw new InvalidArgumentException(
-          "S3 store option " + CHECKSUM_CALCULATION + " is '" + checksums
-              + "'; use when_supported (the default) or when_required");
-    };
+    multipartThreshold = options.number(MULTIPART_THRESHOLD, DEFAULT_MULTIPART_THRESHOLD, 0, Long.MAX_VALUE);
+    parallelism = options.integer(MULTIPART_PARALLELISM, DEFAULT_PARALLELISM, 1, 256);
+    connectionTimeout = options.millis(CONNECTION_TIMEOUT_MS, DEFAULT_CONNECTION_TIMEOUT_MS, 1, Integer.MAX_VALUE);
+    socketTimeout = options.millis(SOCKET_TIMEOUT_MS, DEFAULT_SOCKET_TIMEOUT_MS, 1, Integer.MAX_VALUE);
+    maxRetries = options.optionalNumber(MAX_RETRIES, 0, 100).map(Long::intValue);
+    maxConnections = options.integer(MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS, 1, 10_000);
+    checksumWhenRequiredOnly = options.choice(CHECKSUM_CALCULATION, false,
+        Map.of("when_supported", false, "when-supported", false, "when_required", true, "when-required", true),
+        List.of("when_supported", "when_required"));
   }
 
   /** Reads the {@code s3.*} keys of {@code options}; other keys are ignored. */
   public static S3StoreOptions from(Map<String, String> options) {
-    return new S3StoreOptions(options == null ? Map.of() : options);
+    return new S3StoreOptions(StoreOptions.of(options));
   }
 
-  private static Optional<String> string(Map<String, String> options, String key) {
-    String v = options.get(key);
-    return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
-  }
-
-  private static boolean bool(Map<String, String> options, String key, boolean fallback) {
-    Optional<String> v = string(options, key);
-    if (v.isEmpty()) {
-      return fallback;
-    }
-    return switch (v.get().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new InvalidArgumentException(
-          "S3 store option " + key + " is '" + v.get() + "'; use true or false");
-    };
-  }
-
-  private static long number(Map<String, String> options, String key, long fallback, long min, long max) {
-    return string(options, key).map(v -> parse(key, v, min, max)).orElse(fallback);
-  }
-
-  private static long parse(String key, String value, long min, long max) {
-    long n;
-    try {
-      n = Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      throw new InvalidArgumentException("S3 store option " + key + " is '" + value + "', not a whole number");
-    }
-    if (n < min || n > max) {
-      throw new InvalidArgumentException(
-          "S3 store option " + key + " is " + n + "; it must be between " + min + " and " + max);
-    }
-    return n;
-  }
-
+  /** The endpoint URI; the value is never echoed, as it could carry user info. */
   private static URI endpointUri(String value) {
+    String mustBe = "an http or https URL with a host, e.g. https://s3.example.com or http://127.0.0.1:9000";
     URI uri;
     try {
       uri = new URI(value);
     } catch (URISyntaxException e) {
-      throw new InvalidArgumentException(
-          "S3 store option " + ENDPOINT + " is not a valid URI (" + e.getReason() + "); use e.g. http://127.0.0.1:9000");
+      throw StoreOptions.invalid(ENDPOINT, mustBe);
     }
     if (uri.getScheme() == null || uri.getHost() == null
         || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))) {
-      throw new InvalidArgumentException(
-          "S3 store option " + ENDPOINT + " must be an http or https URL with a host, e.g. https://s3.example.com");
+      throw StoreOptions.invalid(ENDPOINT, mustBe);
     }
     if (uri.getUserInfo() != null) {
-      throw new InvalidArgumentException(
-          "S3 store option " + ENDPOINT + " must not carry user info; pass credentials as " + ACCESS_KEY_ID + " and "
-              + SECRET_ACCESS_KEY);
+      throw StoreOptions.invalid(ENDPOINT, "a URL without user info; pass credentials as " + ACCESS_KEY_ID + " and "
+          + SECRET_ACCESS_KEY);
     }
     return uri;
   }

@@ -2,10 +2,12 @@ package io.quiver.store.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.exceptions.StoreNotFoundException;
 import io.quiver.exceptions.StoreUnreachableException;
+import io.quiver.store.support.Failure.Call;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -23,8 +25,9 @@ class S3ErrorsTest {
         .build();
   }
 
+  /** A read when {@code idempotent}, else the conditional create of {@code putIfAbsent}. */
   private static StoreException map(SdkException e, boolean idempotent) {
-    return S3Errors.map("read", "s3://b/t/k", e, idempotent);
+    return (StoreException) S3Errors.map(idempotent ? Call.READ : Call.CREATE, "read", "s3://b/t", "k", e);
   }
 
   @Test
@@ -49,8 +52,10 @@ class S3ErrorsTest {
   void serverErrorsAreTransientOnlyWhenRepeatingIsHarmless() {
     assertThat(map(s3(500, "InternalError"), true).isTransient()).isTrue();
     StoreException unknown = map(s3(500, "InternalError"), false);
+    assertThat(unknown).isInstanceOf(CommitStateUnknownException.class);
+    assertThat(((CommitStateUnknownException) unknown).key()).contains("k");
     assertThat(unknown.isTransient()).isFalse();
-    assertThat(unknown.getMessage()).contains("may or may not have taken effect");
+    assertThat(unknown.getMessage()).contains("s3://b/t/k").contains("may or may not have been created");
     assertThat(S3Errors.refusedBeforeActing(s3(500, "InternalError"))).isFalse();
   }
 
@@ -64,6 +69,7 @@ class S3ErrorsTest {
     assertThat(S3Errors.refusedBeforeActing(timeout)).isFalse();
     assertThat(map(timeout, true).isTransient()).isTrue();
     assertThat(map(timeout, false).isTransient()).isFalse();
+    assertThat(map(timeout, false)).isInstanceOf(CommitStateUnknownException.class);
     assertThat(map(timeout, true)).isNotInstanceOf(StoreUnreachableException.class);
   }
 
@@ -85,6 +91,14 @@ class S3ErrorsTest {
     assertThat(e.getMessage()).contains("no AWS credentials found").contains("s3.access-key-id")
         .doesNotContain("AwsCredentialsProviderChain");
     assertThat(e.getCause()).isSameAs(none);
+  }
+
+  @Test
+  void aConflictingOperationInProgressIsARefusal() {
+    StoreException e = map(s3(409, "ConditionalRequestConflict"), false);
+    assertThat(e.isTransient()).as("S3 did not act").isTrue();
+    assertThat(e).isNotInstanceOf(CommitStateUnknownException.class);
+    assertThat(e.getMessage()).contains("conflicting operation").contains("retry");
   }
 
   @Test

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.quiver.exceptions.CommitOutcomeUnknownException;
+import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
 import io.quiver.store.FaultInjectingObjectStore.Op;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * The claim of a version fails ambiguously and reading the version back fails too: the commit loop cannot
  * tell whether it committed, and says so with a typed exception carrying what a caller needs to find out.
  */
-class CommitOutcomeUnknownTest {
+class CommitStateUnknownTest {
   private static final String URI_ = "test://table";
   private static final String MANIFEST_2 = ObjectStoreCommitStore.manifestKey(2);
   private RootAllocator allocator;
@@ -57,11 +57,11 @@ class CommitOutcomeUnknownTest {
     }
   }
 
-  private CommitOutcomeUnknownException appendFailing(Dataset ds, Fault claimFault, CommitOptions commitOptions) {
+  private CommitStateUnknownException appendFailing(Dataset ds, Fault claimFault, CommitOptions commitOptions) {
     store.armOnce(Op.PUT_IF_ABSENT, MANIFEST_2, claimFault);
     store.arm(Op.READ, MANIFEST_2::equals, Fault.FAIL_BEFORE, 1);
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
-      return assertThrows(CommitOutcomeUnknownException.class, () -> ds.append(List.of(b), commitOptions));
+      return assertThrows(CommitStateUnknownException.class, () -> ds.append(List.of(b), commitOptions));
     } finally {
       assertEquals(0, store.pendingFaults());
     }
@@ -70,16 +70,17 @@ class CommitOutcomeUnknownTest {
   @Test
   void anAmbiguousClaimWhoseReadBackFailsIsAnUnknownOutcomeNamingTheTransaction() {
     try (Dataset ds = create()) {
-      CommitOutcomeUnknownException e = appendFailing(ds, Fault.FAIL_AFTER, options.commitOptions());
+      CommitStateUnknownException e = appendFailing(ds, Fault.FAIL_AFTER, options.commitOptions());
       assertThat(e).isInstanceOf(StoreException.class); // existing catchers of store failures still catch it
       assertEquals(URI_, e.location());
-      assertEquals(2, e.version());
+      assertEquals(java.util.OptionalLong.of(2), e.version());
+      assertThat(e.isTransient()).isFalse();
       assertThat(e.idempotenceKey()).isEmpty();
       assertThat(e.getMessage())
-          .contains("outcome of the commit of transaction " + e.transactionUuid())
+          .contains("outcome of the commit of transaction " + e.transactionUuid().orElseThrow())
           .contains("as version 2 of " + URI_)
           .contains("injected FAIL_AFTER on PUT_IF_ABSENT").contains("injected FAIL_BEFORE on READ")
-          .contains("Before retrying, look for transaction " + e.transactionUuid() + " in the table's history")
+          .contains("Before retrying, look for transaction " + e.transactionUuid().orElseThrow() + " in the table's history")
           .contains("Do not delete the files it wrote");
       assertThat(e.getCause()).isInstanceOf(StoreException.class);
       assertThat(e.getCause().getSuppressed()).hasSize(1);
@@ -88,7 +89,7 @@ class CommitOutcomeUnknownTest {
       try (Dataset again = Dataset.open(URI_, options)) {
         VersionInfo v = again.versions().get(0);
         assertEquals(2, v.version());
-        assertEquals(e.transactionUuid(), v.transactionUuid());
+        assertEquals(e.transactionUuid().orElseThrow(), v.transactionUuid());
         assertEquals(range(0, 15), scanIds(again.newScan().open()));
       }
     }
@@ -97,7 +98,7 @@ class CommitOutcomeUnknownTest {
   @Test
   void theIdempotenceKeyIsCarriedAndFindsTheCommit() {
     try (Dataset ds = create()) {
-      CommitOutcomeUnknownException e =
+      CommitStateUnknownException e =
           appendFailing(ds, Fault.FAIL_AFTER, options.commitOptions().withIdempotenceKey("job-7/batch-3"));
       assertThat(e.idempotenceKey()).contains("job-7/batch-3");
       assertThat(e.getMessage()).contains("(idempotence key 'job-7/batch-3')")
@@ -111,10 +112,10 @@ class CommitOutcomeUnknownTest {
   @Test
   void aClaimThatDidNotLandIsNotFoundInTheHistory() {
     try (Dataset ds = create()) {
-      CommitOutcomeUnknownException e = appendFailing(ds, Fault.FAIL_BEFORE, options.commitOptions());
+      CommitStateUnknownException e = appendFailing(ds, Fault.FAIL_BEFORE, options.commitOptions());
       try (Dataset again = Dataset.open(URI_, options)) {
         assertEquals(1, again.latestVersion());
-        assertThat(again.versions()).noneMatch(v -> v.transactionUuid().equals(e.transactionUuid()));
+        assertThat(again.versions()).noneMatch(v -> v.transactionUuid().equals(e.transactionUuid().orElseThrow()));
         assertEquals(range(0, 10), scanIds(again.newScan().open()));
       }
     }

@@ -14,13 +14,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Option parsing, URI parsing and registration; no server needed (no call reaches the network). */
-class GcsOptionsTest {
+class GcsStoreOptionsTest {
   private static final Map<String, String> EMULATOR =
       Map.of("gcs.endpoint", "http://127.0.0.1:9", "gcs.no-auth", "true", "gcs.project-id", "p");
 
   @Test
   void defaults() {
-    GcsOptions o = GcsOptions.parse(Map.of());
+    GcsStoreOptions o = GcsStoreOptions.parse(Map.of());
     assertEquals(8 << 20, o.writeThreshold());
     assertEquals(8 << 20, o.resumableChunk());
     assertEquals(6, o.maxAttempts());
@@ -28,9 +28,9 @@ class GcsOptionsTest {
 
   @Test
   void chunkSizeRoundsUpTo256KiB() {
-    assertEquals(256 * 1024, GcsOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1")).resumableChunk());
-    assertEquals(512 * 1024, GcsOptions.parse(Map.of("gcs.resumable-chunk-bytes", "300000")).resumableChunk());
-    assertEquals(1 << 20, GcsOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1048576")).resumableChunk());
+    assertEquals(256 * 1024, GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1")).resumableChunk());
+    assertEquals(512 * 1024, GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "300000")).resumableChunk());
+    assertEquals(1 << 20, GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1048576")).resumableChunk());
   }
 
   @Test
@@ -42,23 +42,23 @@ class GcsOptionsTest {
         Map.of("gcs.no-auth", "yes"),
         Map.of("gcs.endpoint", "127.0.0.1:4443"),
         Map.of("gcs.no-auth", "true", "gcs.oauth2-token", "t"))) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> GcsOptions.parse(bad));
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> GcsStoreOptions.parse(bad));
       assertTrue(bad.keySet().stream().anyMatch(e.getMessage()::contains), e.getMessage());
     }
   }
 
   @Test
   void unknownKeysAreIgnored() {
-    assertEquals(6, GcsOptions.parse(Map.of("s3.endpoint", "x", "gcs.nonsense", "y")).maxAttempts());
+    assertEquals(6, GcsStoreOptions.parse(Map.of("s3.endpoint", "x", "gcs.nonsense", "y")).maxAttempts());
   }
 
   @Test
   void tokenNeverAppearsInToString() {
     String secret = "ya29.SECRET";
-    GcsOptions o = GcsOptions.parse(Map.of("gcs.oauth2-token", secret));
+    GcsStoreOptions o = GcsStoreOptions.parse(Map.of("gcs.oauth2-token", secret));
     assertFalse(o.toString().contains(secret), o.toString());
-    assertFalse(GcsOptions.parse(Map.of("gcs.oauth2.token", secret)).toString().contains(secret));
-    assertFalse(new GcsOptions.StaticTokenCredentials(secret).toString().contains(secret));
+    assertFalse(GcsStoreOptions.parse(Map.of("gcs.oauth2.token", secret)).toString().contains(secret));
+    assertFalse(new GcsStoreOptions.StaticTokenCredentials(secret).toString().contains(secret));
   }
 
   @Test

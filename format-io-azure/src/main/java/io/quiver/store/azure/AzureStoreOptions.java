@@ -1,6 +1,7 @@
 package io.quiver.store.azure;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.store.support.StoreOptions;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
@@ -8,7 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What {@link AzureObjectStoreProvider} reads from a URI and an option map: where the container is, how
+ * The settings of an {@link AzureObjectStore}: what {@link AzureObjectStoreProvider} reads from a URI and an
+ * option map: where the container is, how
  * to authenticate, and the transfer and retry settings. Secrets are kept here only to hand them to the
  * SDK; {@link #toString()} never shows them.
  *
@@ -29,52 +31,52 @@ import java.util.Optional;
  *   <li>{@value #CONNECT_TIMEOUT_MS}, {@value #RESPONSE_TIMEOUT_MS}, {@value #READ_TIMEOUT_MS}: HTTP
  * </ul>
  */
-final class AzureStoreConfig {
-  static final String CONNECTION_STRING = "azure.connection-string";
-  static final String ACCOUNT_NAME = "azure.account-name";
-  static final String ACCOUNT_KEY = "azure.account-key";
-  static final String SAS_TOKEN = "azure.sas-token";
-  static final String ENDPOINT = "azure.endpoint";
-  static final String BLOCK_SIZE = "azure.block-size-bytes";
-  static final String MAX_SINGLE_UPLOAD = "azure.max-single-upload-bytes";
-  static final String MAX_CONCURRENCY = "azure.max-concurrency";
-  static final String MAX_RETRIES = "azure.max-retries";
-  static final String RETRY_DELAY_MS = "azure.retry-delay-ms";
-  static final String MAX_RETRY_DELAY_MS = "azure.max-retry-delay-ms";
-  static final String TRY_TIMEOUT_MS = "azure.try-timeout-ms";
-  static final String CONNECT_TIMEOUT_MS = "azure.connect-timeout-ms";
-  static final String RESPONSE_TIMEOUT_MS = "azure.response-timeout-ms";
-  static final String READ_TIMEOUT_MS = "azure.read-timeout-ms";
+public final class AzureStoreOptions {
+  public static final String CONNECTION_STRING = "azure.connection-string";
+  public static final String ACCOUNT_NAME = "azure.account-name";
+  public static final String ACCOUNT_KEY = "azure.account-key";
+  public static final String SAS_TOKEN = "azure.sas-token";
+  public static final String ENDPOINT = "azure.endpoint";
+  public static final String BLOCK_SIZE = "azure.block-size-bytes";
+  public static final String MAX_SINGLE_UPLOAD = "azure.max-single-upload-bytes";
+  public static final String MAX_CONCURRENCY = "azure.max-concurrency";
+  public static final String MAX_RETRIES = "azure.max-retries";
+  public static final String RETRY_DELAY_MS = "azure.retry-delay-ms";
+  public static final String MAX_RETRY_DELAY_MS = "azure.max-retry-delay-ms";
+  public static final String TRY_TIMEOUT_MS = "azure.try-timeout-ms";
+  public static final String CONNECT_TIMEOUT_MS = "azure.connect-timeout-ms";
+  public static final String RESPONSE_TIMEOUT_MS = "azure.response-timeout-ms";
+  public static final String READ_TIMEOUT_MS = "azure.read-timeout-ms";
 
   static final long MIB = 1024L * 1024L;
   /** Service limits: a staged block is at most 4000 MiB, a single Put Blob at most 5000 MiB. */
   static final long MAX_BLOCK_SIZE = 4000 * MIB;
   static final long MAX_PUT_BLOB_SIZE = 5000 * MIB;
 
-  final String scheme;
+  private final String scheme;
   /** How the store names itself in messages: the URI without credentials or trailing slash. */
-  final String location;
-  final String container;
+  private final String location;
+  private final String container;
   /** Blob-name prefix of the store's root: empty, or ending in '/'. */
-  final String rootPrefix;
+  private final String rootPrefix;
   /** Endpoint derived from the URI or given, or empty when the connection string supplies it. */
-  final Optional<String> endpoint;
-  final Optional<String> accountName;
+  private final Optional<String> endpoint;
+  private final Optional<String> accountName;
   private final Optional<String> accountKey;
   private final Optional<String> sasToken;
   private final Optional<String> connectionString;
-  final int blockSize;
-  final int maxSingleUpload;
-  final int maxConcurrency;
-  final int maxRetries;
-  final Duration retryDelay;
-  final Duration maxRetryDelay;
-  final Optional<Duration> tryTimeout;
-  final Duration connectTimeout;
-  final Duration responseTimeout;
-  final Duration readTimeout;
+  private final int blockSize;
+  private final int maxSingleUpload;
+  private final int maxConcurrency;
+  private final int maxRetries;
+  private final Duration retryDelay;
+  private final Duration maxRetryDelay;
+  private final Optional<Duration> tryTimeout;
+  private final Duration connectTimeout;
+  private final Duration responseTimeout;
+  private final Duration readTimeout;
 
-  private AzureStoreConfig(URI uri, Map<String, String> options) {
+  private AzureStoreOptions(URI uri, StoreOptions options) {
     scheme = uri.getScheme().toLowerCase(Locale.ROOT);
     String authority = uri.getRawAuthority();
     if (uri.isOpaque() || authority == null || authority.isEmpty()) {
@@ -119,14 +121,14 @@ final class AzureStoreConfig {
     rootPrefix = trimmed.isEmpty() ? "" : trimmed + "/";
     location = scheme + "://" + authority + (trimmed.isEmpty() ? "" : "/" + trimmed);
 
-    connectionString = nonBlank(options, CONNECTION_STRING);
-    accountKey = nonBlank(options, ACCOUNT_KEY);
-    Optional<String> rawEndpoint = nonBlank(options, ENDPOINT);
+    connectionString = options.string(CONNECTION_STRING);
+    accountKey = options.string(ACCOUNT_KEY);
+    Optional<String> rawEndpoint = options.string(ENDPOINT);
     // An endpoint URL may carry a SAS as its query: take it apart so the secret is kept with the others.
     Optional<String> endpointSas = rawEndpoint.filter(e -> e.indexOf('?') >= 0).map(e -> e.substring(e.indexOf('?') + 1)).filter(q -> !q.isEmpty());
-    sasToken = nonBlank(options, SAS_TOKEN).map(s -> s.startsWith("?") ? s.substring(1) : s).or(() -> endpointSas);
-    Optional<String> givenEndpoint = rawEndpoint.map(AzureStoreConfig::withoutQuery).map(e -> e.replaceAll("/+$", ""));
-    Optional<String> account = nonBlank(options, ACCOUNT_NAME);
+    sasToken = options.string(SAS_TOKEN).map(s -> s.startsWith("?") ? s.substring(1) : s).or(() -> endpointSas);
+    Optional<String> givenEndpoint = rawEndpoint.map(AzureStoreOptions::withoutQuery).map(e -> e.replaceAll("/+$", ""));
+    Optional<String> account = options.string(ACCOUNT_NAME);
     if (account.isEmpty() && accountFromUri != null) {
       account = Optional.of(accountFromUri);
     }
@@ -152,25 +154,93 @@ final class AzureStoreConfig {
           ACCOUNT_KEY + " is set but the account name is unknown for " + location + "; set " + ACCOUNT_NAME);
     }
 
-    blockSize = (int) bytes(options, BLOCK_SIZE, 8 * MIB, 1, Math.min(MAX_BLOCK_SIZE, Integer.MAX_VALUE - 8));
-    maxSingleUpload = (int) bytes(options, MAX_SINGLE_UPLOAD, 8 * MIB, 0, Math.min(MAX_PUT_BLOB_SIZE, Integer.MAX_VALUE - 8));
-    maxConcurrency = (int) number(options, MAX_CONCURRENCY, 4, 1, 256);
-    maxRetries = (int) number(options, MAX_RETRIES, 3, 0, 100);
-    retryDelay = Duration.ofMillis(number(options, RETRY_DELAY_MS, 200, 1, Long.MAX_VALUE / 2));
-    maxRetryDelay = Duration.ofMillis(number(options, MAX_RETRY_DELAY_MS, 10_000, 1, Long.MAX_VALUE / 2));
+    blockSize = options.integer(BLOCK_SIZE, (int) (8 * MIB), 1, (int) Math.min(MAX_BLOCK_SIZE, Integer.MAX_VALUE - 8));
+    maxSingleUpload =
+        options.integer(MAX_SINGLE_UPLOAD, (int) (8 * MIB), 0, (int) Math.min(MAX_PUT_BLOB_SIZE, Integer.MAX_VALUE - 8));
+    maxConcurrency = options.integer(MAX_CONCURRENCY, 4, 1, 256);
+    maxRetries = options.integer(MAX_RETRIES, 3, 0, 100);
+    retryDelay = options.millis(RETRY_DELAY_MS, 200, 1, Long.MAX_VALUE / 2);
+    maxRetryDelay = options.millis(MAX_RETRY_DELAY_MS, 10_000, 1, Long.MAX_VALUE / 2);
     if (maxRetryDelay.compareTo(retryDelay) < 0) {
-      throw new InvalidArgumentException(MAX_RETRY_DELAY_MS + " must be at least " + RETRY_DELAY_MS);
+      throw StoreOptions.invalid(MAX_RETRY_DELAY_MS, "at least " + RETRY_DELAY_MS + " (" + retryDelay.toMillis() + ")",
+          Long.toString(maxRetryDelay.toMillis()));
     }
-    tryTimeout = options.containsKey(TRY_TIMEOUT_MS)
-        ? Optional.of(Duration.ofMillis(number(options, TRY_TIMEOUT_MS, 0, 1, Long.MAX_VALUE / 2)))
-        : Optional.empty();
-    connectTimeout = Duration.ofMillis(number(options, CONNECT_TIMEOUT_MS, 10_000, 1, Long.MAX_VALUE / 2));
-    responseTimeout = Duration.ofMillis(number(options, RESPONSE_TIMEOUT_MS, 60_000, 1, Long.MAX_VALUE / 2));
-    readTimeout = Duration.ofMillis(number(options, READ_TIMEOUT_MS, 60_000, 1, Long.MAX_VALUE / 2));
+    tryTimeout = options.optionalMillis(TRY_TIMEOUT_MS, 1, Long.MAX_VALUE / 2);
+    connectTimeout = options.millis(CONNECT_TIMEOUT_MS, 10_000, 1, Long.MAX_VALUE / 2);
+    responseTimeout = options.millis(RESPONSE_TIMEOUT_MS, 60_000, 1, Long.MAX_VALUE / 2);
+    readTimeout = options.millis(READ_TIMEOUT_MS, 60_000, 1, Long.MAX_VALUE / 2);
   }
 
-  static AzureStoreConfig of(URI uri, Map<String, String> options) {
-    return new AzureStoreConfig(uri, options == null ? Map.of() : options);
+  /** Reads the container, root and account from {@code uri} and the {@code azure.*} keys of {@code options}. */
+  public static AzureStoreOptions of(URI uri, Map<String, String> options) {
+    return new AzureStoreOptions(uri, StoreOptions.of(options));
+  }
+
+  /** How the store names itself in messages: the URI without credentials or trailing slash. */
+  public String location() {
+    return location;
+  }
+
+  public String container() {
+    return container;
+  }
+
+  /** Blob-name prefix of the store's root: empty, or ending in '/'. */
+  public String rootPrefix() {
+    return rootPrefix;
+  }
+
+  /** Endpoint derived from the URI or given, or empty when the connection string supplies it. */
+  public Optional<String> endpoint() {
+    return endpoint;
+  }
+
+  public Optional<String> accountName() {
+    return accountName;
+  }
+
+  /** Bytes per staged block. */
+  public int blockSize() {
+    return blockSize;
+  }
+
+  /** The largest object sent as one Put Blob. */
+  public int maxSingleUpload() {
+    return maxSingleUpload;
+  }
+
+  /** Blocks of one upload staged at once; deletes in parallel when a batch is refused. */
+  public int maxConcurrency() {
+    return maxConcurrency;
+  }
+
+  /** The SDK's retries after the first try (and the conditional put's sends: at least 3, 1 + this). */
+  public int maxRetries() {
+    return maxRetries;
+  }
+
+  public Duration retryDelay() {
+    return retryDelay;
+  }
+
+  public Duration maxRetryDelay() {
+    return maxRetryDelay;
+  }
+
+  public Optional<Duration> tryTimeout() {
+    return tryTimeout;
+  }
+
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  public Duration responseTimeout() {
+    return responseTimeout;
+  }
+
+  public Duration readTimeout() {
+    return readTimeout;
   }
 
   /** The account of an IP-style (emulator) endpoint such as {@code http://127.0.0.1:10000/devstoreaccount1}. */
@@ -215,35 +285,9 @@ final class AzureStoreConfig {
     return "DefaultAzureCredential";
   }
 
-  private static Optional<String> nonBlank(Map<String, String> options, String key) {
-    String value = options.get(key);
-    return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
-  }
-
-  private static long number(Map<String, String> options, String key, long dflt, long min, long max) {
-    String value = options.get(key);
-    if (value == null || value.isBlank()) {
-      return dflt;
-    }
-    long n;
-    try {
-      n = Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      throw new InvalidArgumentException("option " + key + " must be a whole number, got '" + value + "'");
-    }
-    if (n < min || n > max) {
-      throw new InvalidArgumentException("option " + key + " must be between " + min + " and " + max + ", got " + n);
-    }
-    return n;
-  }
-
-  private static long bytes(Map<String, String> options, String key, long dflt, long min, long max) {
-    return number(options, key, dflt, min, max);
-  }
-
   @Override
   public String toString() {
-    return "AzureStoreConfig[" + location + ", endpoint=" + endpoint.map(AzureStoreConfig::withoutQuery).orElse("(from connection string)")
+    return "AzureStoreOptions[" + location + ", endpoint=" + endpoint.map(AzureStoreOptions::withoutQuery).orElse("(from connection string)")
         + ", credential=" + credentialKind() + ", blockSize=" + blockSize + ", maxSingleUpload=" + maxSingleUpload
         + ", maxConcurrency=" + maxConcurrency + "]";
   }

@@ -8,15 +8,15 @@ import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.StorageOptions;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.support.StoreOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * Settings of a GCS store, read from the option map given to {@link GcsObjectStoreProvider#open}. Keys this
+ * Settings of a GCS store ({@link GcsObjectStore}), read from the option map given to {@link GcsObjectStoreProvider#open}. Keys this
  * adapter does not know are ignored. Secrets (the OAuth2 token) never appear in {@link #toString()} or in
  * messages.
  *
@@ -43,7 +43,7 @@ import java.util.Map;
  * <p>Without {@value #NO_AUTH}, {@value #CREDENTIALS_FILE} or {@value #OAUTH2_TOKEN} the SDK's application
  * default credentials are used. At most one of the three may be given.
  */
-public final class GcsOptions {
+public final class GcsStoreOptions {
   public static final String PROJECT_ID = "gcs.project-id";
   public static final String ENDPOINT = "gcs.endpoint";
   /** Iceberg's name for {@link #ENDPOINT}. */
@@ -74,22 +74,20 @@ public final class GcsOptions {
   private final int connectTimeoutMs;
   private final int readTimeoutMs;
 
-  private GcsOptions(Map<String, String> options) {
-    projectId = blankToNull(options.get(PROJECT_ID));
-    String host = blankToNull(options.get(ENDPOINT));
-    endpoint = host != null ? host : blankToNull(options.get(ENDPOINT_ALIAS));
-    noAuth = bool(options, NO_AUTH);
-    credentialsFile = blankToNull(options.get(CREDENTIALS_FILE));
-    String token = blankToNull(options.get(OAUTH2_TOKEN));
-    oauth2Token = token != null ? token : blankToNull(options.get(OAUTH2_TOKEN_ALIAS));
-    writeThreshold = intOption(options, WRITE_THRESHOLD, 8 * MIB, 0);
-    int chunk = intOption(options, RESUMABLE_CHUNK, 8 * MIB, 1);
+  private GcsStoreOptions(StoreOptions options) {
+    projectId = options.string(PROJECT_ID).orElse(null);
+    endpoint = options.firstOf(ENDPOINT, ENDPOINT_ALIAS).orElse(null);
+    noAuth = options.bool(NO_AUTH, false);
+    credentialsFile = options.string(CREDENTIALS_FILE).orElse(null);
+    oauth2Token = options.secret(OAUTH2_TOKEN).or(() -> options.secret(OAUTH2_TOKEN_ALIAS)).orElse(null);
+    writeThreshold = options.integer(WRITE_THRESHOLD, 8 * MIB, 0, Integer.MAX_VALUE);
+    int chunk = options.integer(RESUMABLE_CHUNK, 8 * MIB, 1, Integer.MAX_VALUE);
     resumableChunk = (int) Math.min(
         Integer.MAX_VALUE / CHUNK_GRANULARITY * (long) CHUNK_GRANULARITY,
         ((long) chunk + CHUNK_GRANULARITY - 1) / CHUNK_GRANULARITY * CHUNK_GRANULARITY);
-    maxAttempts = intOption(options, MAX_ATTEMPTS, 6, 1);
-    connectTimeoutMs = intOption(options, CONNECT_TIMEOUT, 20_000, 1);
-    readTimeoutMs = intOption(options, READ_TIMEOUT, 20_000, 1);
+    maxAttempts = options.integer(MAX_ATTEMPTS, 6, 1, Integer.MAX_VALUE);
+    connectTimeoutMs = options.integer(CONNECT_TIMEOUT, 20_000, 1, Integer.MAX_VALUE);
+    readTimeoutMs = options.integer(READ_TIMEOUT, 20_000, 1, Integer.MAX_VALUE);
     int sources = (noAuth ? 1 : 0) + (credentialsFile != null ? 1 : 0) + (oauth2Token != null ? 1 : 0);
     if (sources > 1) {
       throw new InvalidArgumentException(
@@ -97,47 +95,13 @@ public final class GcsOptions {
               + " are alternatives; give at most one of them");
     }
     if (endpoint != null && !(endpoint.startsWith("http://") || endpoint.startsWith("https://"))) {
-      throw new InvalidArgumentException(
-          "GCS option " + ENDPOINT + " must be an http:// or https:// URL, got '" + endpoint + "'");
+      throw StoreOptions.invalid(ENDPOINT, "an http:// or https:// URL", endpoint);
     }
   }
 
   /** Parses an option map; unknown keys are ignored. */
-  public static GcsOptions parse(Map<String, String> options) {
-    return new GcsOptions(options == null ? Map.of() : options);
-  }
-
-  private static String blankToNull(String s) {
-    return s == null || s.isBlank() ? null : s.trim();
-  }
-
-  private static boolean bool(Map<String, String> options, String key) {
-    String v = blankToNull(options.get(key));
-    if (v == null) {
-      return false;
-    }
-    return switch (v.toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new InvalidArgumentException("GCS option " + key + " must be true or false, got '" + v + "'");
-    };
-  }
-
-  private static int intOption(Map<String, String> options, String key, int dflt, int min) {
-    String v = blankToNull(options.get(key));
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      long n = Long.parseLong(v);
-      if (n < min || n > Integer.MAX_VALUE) {
-        throw new NumberFormatException();
-      }
-      return (int) n;
-    } catch (NumberFormatException e) {
-      throw new InvalidArgumentException(
-          "GCS option " + key + " must be an integer from " + min + " to " + Integer.MAX_VALUE + ", got '" + v + "'");
-    }
+  public static GcsStoreOptions parse(Map<String, String> options) {
+    return new GcsStoreOptions(StoreOptions.of(options));
   }
 
   /** Streaming writes larger than this many bytes use a resumable upload. */
@@ -213,7 +177,7 @@ public final class GcsOptions {
 
   @Override
   public String toString() {
-    return "GcsOptions[endpoint=" + (endpoint == null ? "default" : endpoint)
+    return "GcsStoreOptions[endpoint=" + (endpoint == null ? "default" : endpoint)
         + ", projectId=" + (projectId == null ? "default" : projectId)
         + ", credentials=" + (noAuth ? "none" : credentialsFile != null ? "file " + credentialsFile
             : oauth2Token != null ? "oauth2 token (hidden)" : "application default")
