@@ -1,7 +1,6 @@
 package io.quiver.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import java.io.IOException;
@@ -67,17 +66,17 @@ class CliCommandsTest {
 
   static CliRunner.Result ok(String... args) {
     CliRunner.Result r = CliRunner.run(args);
-    assertEquals(0, r.code(), r::toString);
+    assertThat(r.code()).as(r::toString).isEqualTo(0);
     return r;
   }
 
   /** A user error: exit 1, a single line naming the problem, no stack trace. */
   static String userError(String... args) {
     CliRunner.Result r = CliRunner.run(args);
-    assertEquals(1, r.code(), r::toString);
+    assertThat(r.code()).as(r::toString).isEqualTo(1);
     assertThat(r.out()).isEmpty();
     List<String> lines = r.err().lines().toList();
-    assertEquals(1, lines.size(), r::toString);
+    assertThat(lines.size()).as(r::toString).isEqualTo(1);
     assertThat(r.err()).doesNotContain("\tat ");
     return lines.get(0);
   }
@@ -135,7 +134,7 @@ class CliCommandsTest {
   }
 
   @Test
-  void importAppendsJsonLinesAndArrowIpcFiles() throws IOException {
+  void importAppendsJsonLinesAndArrowIpcFiles() throws Exception {
     Path json = write("more.jsonl", """
         {"id": 4, "name": "cy", "age": 20}
         {"id": 5, "name": null, "score": 7}
@@ -165,7 +164,7 @@ class CliCommandsTest {
   }
 
   @Test
-  void badInputIsAOneLineErrorWithExitOne() throws IOException {
+  void badInputIsAOneLineErrorWithExitOne() throws Exception {
     assertThat(userError("import", table, dir.resolve("missing.csv").toString()))
         .contains("missing.csv does not exist");
     Path shortRow = write("short.csv", "id,name\n7,x\n8\n");
@@ -236,7 +235,7 @@ class CliCommandsTest {
   }
 
   @Test
-  void compactCleanupAndValidate() throws IOException {
+  void compactCleanupAndValidate() throws Exception {
     for (int i = 0; i < 3; i++) {
       ok("import", table, write("p" + i + ".csv", "id,name\n" + (10 + i) + ",x\n").toString());
     }
@@ -256,7 +255,7 @@ class CliCommandsTest {
   }
 
   @Test
-  void storeOptionsComeFromFlagsAndAFile() throws IOException {
+  void storeOptionsComeFromFlagsAndAFile() throws Exception {
     Path props = write("store.properties", "unused.setting=1\n");
     assertThat(ok("info", table, "--option", "another=2", "--options-file", props.toString()).out())
         .contains("rows:      3");
@@ -271,14 +270,14 @@ class CliCommandsTest {
     cl.addSubcommand("conflict", new Conflict());
     cl.addSubcommand("bug", new Bug());
     CliRunner.Result conflict = CliRunner.run(cl, "conflict");
-    assertEquals(2, conflict.code(), conflict::toString);
+    assertThat(conflict.code()).as(conflict::toString).isEqualTo(2);
     assertThat(conflict.err().trim()).isEqualTo("conflict: a concurrent delete removed the rows this update read");
     CliRunner.Result bug = CliRunner.run(cl, "bug");
-    assertEquals(3, bug.code(), bug::toString);
+    assertThat(bug.code()).as(bug::toString).isEqualTo(3);
     assertThat(bug.err()).contains("IllegalStateException: broken invariant").contains("--verbose")
         .doesNotContain("\tat ");
     CliRunner.Result verbose = CliRunner.run(cl, "--verbose", "bug");
-    assertEquals(3, verbose.code(), verbose::toString);
+    assertThat(verbose.code()).as(verbose::toString).isEqualTo(3);
     assertThat(verbose.err()).contains("\tat ");
   }
 
@@ -306,11 +305,11 @@ class CliCommandsTest {
         continue;
       }
       CliRunner.Result r = CliRunner.run(e.getKey(), "--help");
-      assertEquals(0, r.code(), () -> e.getKey() + ": " + r);
+      assertThat(r.code()).as(() -> e.getKey() + ": " + r).isEqualTo(0);
       assertThat(r.out()).contains("Usage: quiver " + e.getKey());
       for (String sub : e.getValue().getSubcommands().keySet()) {
         CliRunner.Result s = CliRunner.run(e.getKey(), sub, "--help");
-        assertEquals(0, s.code(), s::toString);
+        assertThat(s.code()).as(s::toString).isEqualTo(0);
         assertThat(s.out()).contains("Usage: quiver " + e.getKey() + " " + sub);
       }
     }

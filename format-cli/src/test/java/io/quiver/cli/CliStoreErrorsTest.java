@@ -1,7 +1,6 @@
 package io.quiver.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.sun.net.httpserver.HttpServer;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
@@ -64,17 +63,17 @@ class CliStoreErrorsTest {
   /** Exit {@code code}, nothing on stdout, a single line on stderr without a stack trace; returns the line. */
   static String oneLineError(int code, String... args) {
     CliRunner.Result r = CliRunner.run(args);
-    assertEquals(code, r.code(), r::toString);
+    assertThat(r.code()).as(r::toString).isEqualTo(code);
     assertThat(r.out()).isEmpty();
     List<String> lines = r.err().lines().filter(l -> !l.contains(": 1/1 done") && !l.contains(": 0/1")).toList();
-    assertEquals(1, lines.size(), r::toString);
+    assertThat(lines.size()).as(r::toString).isEqualTo(1);
     assertThat(r.err()).doesNotContain("\tat ").doesNotContain("internal error");
     return lines.get(0);
   }
 
   static CliRunner.Result ok(String... args) {
     CliRunner.Result r = CliRunner.run(args);
-    assertEquals(0, r.code(), r::toString);
+    assertThat(r.code()).as(r::toString).isEqualTo(0);
     return r;
   }
 
@@ -146,7 +145,7 @@ class CliStoreErrorsTest {
   }
 
   @Test
-  void aNonexistentBucketIsAUserErrorNamingTheBucket() throws IOException {
+  void aNonexistentBucketIsAUserErrorNamingTheBucket() throws Exception {
     try (FakeS3 s3 = new FakeS3(404, "NoSuchBucket", "The specified bucket does not exist")) {
       for (String command : List.of("scan", "info", "log")) {
         String line = oneLineError(1, s3Args(command, "s3://no-such-bucket/t", s3.endpoint()).toArray(String[]::new));
@@ -160,7 +159,7 @@ class CliStoreErrorsTest {
   }
 
   @Test
-  void wrongCredentialsAreAUserErrorThatKeepsTheSecretOut() throws IOException {
+  void wrongCredentialsAreAUserErrorThatKeepsTheSecretOut() throws Exception {
     try (FakeS3 s3 = new FakeS3(403, "InvalidAccessKeyId",
         "The AWS Access Key Id you provided does not exist in our records.")) {
       String line = oneLineError(1, s3Args("scan", "s3://bucket/t", s3.endpoint()).toArray(String[]::new));
@@ -182,7 +181,7 @@ class CliStoreErrorsTest {
   }
 
   @Test
-  void anUnreachableS3EndpointIsAUserErrorReportedQuickly() throws IOException {
+  void anUnreachableS3EndpointIsAUserErrorReportedQuickly() throws Exception {
     String endpoint = "http://127.0.0.1:" + closedPort();
     long start = System.nanoTime();
     String line = oneLineError(1, s3Args("scan", "s3://bucket/t", endpoint).toArray(String[]::new));
@@ -193,7 +192,7 @@ class CliStoreErrorsTest {
   }
 
   @Test
-  void anUnreachableGcsOrAzureEndpointIsAUserError() throws IOException {
+  void anUnreachableGcsOrAzureEndpointIsAUserError() throws Exception {
     String endpoint = "http://127.0.0.1:" + closedPort();
     long start = System.nanoTime();
     String gcs = oneLineError(1, "scan", "gs://bucket/t", "-o", "gcs.endpoint=" + endpoint, "-o", "gcs.no-auth=true",
@@ -228,10 +227,10 @@ class CliStoreErrorsTest {
     store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), claim);
     store.armOnce(Op.READ, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_BEFORE);
     CliRunner.Result r = CliRunner.run("import", uri, write("more.csv", "id,name\n3,cy\n").toString());
-    assertEquals(4, r.code(), r::toString);
-    assertEquals(0, store.pendingFaults());
+    assertThat(r.code()).as(r::toString).isEqualTo(4);
+    assertThat(store.pendingFaults()).isEqualTo(0);
     List<String> lines = r.err().lines().filter(l -> !l.startsWith("import: ")).toList();
-    assertEquals(1, lines.size(), r::toString);
+    assertThat(lines.size()).as(r::toString).isEqualTo(1);
     assertThat(r.err()).doesNotContain("\tat ").doesNotContain("internal error");
     String line = lines.get(0);
     assertThat(line).startsWith("outcome unknown: the outcome of the commit of transaction ")
@@ -244,7 +243,7 @@ class CliStoreErrorsTest {
   }
 
   @Test
-  void aCommitWhoseOutcomeIsUnknownExitsFourAndTheLogTellsWhetherItCommitted() throws IOException {
+  void aCommitWhoseOutcomeIsUnknownExitsFourAndTheLogTellsWhetherItCommitted() throws Exception {
     String name = "unknown-" + UUID.randomUUID();
     String uri = "faulty://" + name;
     FaultInjectingObjectStore store = FaultyStores.store(name);
@@ -259,7 +258,7 @@ class CliStoreErrorsTest {
   }
 
   @Test
-  void aCommitRefusedBeforeActingIsStillReportedUnknownAndTheLogSaysItDidNotCommit() throws IOException {
+  void aCommitRefusedBeforeActingIsStillReportedUnknownAndTheLogSaysItDidNotCommit() throws Exception {
     String name = "refused-" + UUID.randomUUID();
     String uri = "faulty://" + name;
     FaultInjectingObjectStore store = FaultyStores.store(name);
@@ -279,7 +278,7 @@ class CliStoreErrorsTest {
     ok("import", uri, people.toString());
     FaultyStores.store(name).arm(Op.LIST, k -> true, Fault.FAIL_BEFORE, 1);
     CliRunner.Result r = CliRunner.run("--verbose", "info", uri);
-    assertEquals(1, r.code(), r::toString);
+    assertThat(r.code()).as(r::toString).isEqualTo(1);
     assertThat(r.err()).startsWith("error: injected FAIL_BEFORE on LIST").contains("\tat ")
         .doesNotContain("internal error");
   }
@@ -287,22 +286,22 @@ class CliStoreErrorsTest {
   @Test
   void theExceptionHierarchyMapsToExitCodesInOnePlace() {
     Throwable cause = new RuntimeException("sdk");
-    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreNotFoundException("no bucket", cause)));
-    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreAccessDeniedException("denied", cause)));
-    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreUnreachableException("refused", cause)));
-    assertEquals(1, Main.exitCode(new io.quiver.exceptions.StoreException("HTTP 500", cause, true)));
-    assertEquals(1, Main.exitCode(new io.quiver.exceptions.TableNotFoundException("no table")));
-    assertEquals(1, Main.exitCode(new UserException("bad flag")));
-    assertEquals(2, Main.exitCode(new io.quiver.exceptions.IncompatibleTransactionException("conflict")));
-    assertEquals(2, Main.exitCode(new io.quiver.exceptions.CommitRetriesExhaustedException("lost every race")));
-    assertEquals(3, Main.exitCode(new io.quiver.exceptions.CorruptFileException("data/x.arrow", "bad footer")));
-    assertEquals(3, Main.exitCode(new IllegalStateException("bug")));
-    assertEquals(3, Main.exitCode(new RuntimeException("an SDK exception an adapter let escape")));
-    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
-        "memory://t", 2, UUID.randomUUID().toString(), null, "claim and read-back failed", cause)));
+    assertThat(Main.exitCode(new io.quiver.exceptions.StoreNotFoundException("no bucket", cause))).isEqualTo(1);
+    assertThat(Main.exitCode(new io.quiver.exceptions.StoreAccessDeniedException("denied", cause))).isEqualTo(1);
+    assertThat(Main.exitCode(new io.quiver.exceptions.StoreUnreachableException("refused", cause))).isEqualTo(1);
+    assertThat(Main.exitCode(new io.quiver.exceptions.StoreException("HTTP 500", cause, true))).isEqualTo(1);
+    assertThat(Main.exitCode(new io.quiver.exceptions.TableNotFoundException("no table"))).isEqualTo(1);
+    assertThat(Main.exitCode(new UserException("bad flag"))).isEqualTo(1);
+    assertThat(Main.exitCode(new io.quiver.exceptions.IncompatibleTransactionException("conflict"))).isEqualTo(2);
+    assertThat(Main.exitCode(new io.quiver.exceptions.CommitRetriesExhaustedException("lost every race"))).isEqualTo(2);
+    assertThat(Main.exitCode(new io.quiver.exceptions.CorruptFileException("data/x.arrow", "bad footer"))).isEqualTo(3);
+    assertThat(Main.exitCode(new IllegalStateException("bug"))).isEqualTo(3);
+    assertThat(Main.exitCode(new RuntimeException("an SDK exception an adapter let escape"))).isEqualTo(3);
+    assertThat(Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
+        "memory://t", 2, UUID.randomUUID().toString(), null, "claim and read-back failed", cause))).isEqualTo(4);
     // An adapter's unsettled conditional create is the same type, so the same code.
-    assertEquals(4, Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
-        "s3://b/t", "_versions/0000000000000000001.manifest", "HTTP 500 three times", cause)));
+    assertThat(Main.exitCode(new io.quiver.exceptions.CommitStateUnknownException(
+        "s3://b/t", "_versions/0000000000000000001.manifest", "HTTP 500 three times", cause))).isEqualTo(4);
   }
 
   @Test

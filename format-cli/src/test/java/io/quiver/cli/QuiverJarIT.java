@@ -1,7 +1,6 @@
 package io.quiver.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -56,10 +55,10 @@ class QuiverJarIT {
       assertThat(services).contains("Memory").contains("Local").contains("S3").contains("Gcs").contains("Azure");
     }
     Run schemes = quiver(dir, "schemes");
-    assertEquals(0, schemes.code(), schemes.out());
+    assertThat(schemes.code()).as(schemes.out()).isEqualTo(0);
     assertThat(schemes.out().lines().toList()).contains("memory", "file", "s3", "gs", "az");
     Run version = quiver(dir, "--version");
-    assertEquals(0, version.code(), version.out());
+    assertThat(version.code()).as(version.out()).isEqualTo(0);
     assertThat(version.out()).contains("store schemes:").contains("s3").contains("gs").contains("az");
   }
 
@@ -68,24 +67,24 @@ class QuiverJarIT {
     Path csv = dir.resolve("points.csv");
     Files.writeString(csv, "id,label\n1,a\n2,b\n");
     Run memory = quiver(dir, "import", "memory://it/points", csv.toString());
-    assertEquals(0, memory.code(), memory.out());
+    assertThat(memory.code()).as(memory.out()).isEqualTo(0);
     assertThat(memory.out()).contains("imported 2 rows");
 
     String uri = dir.resolve("points").toUri().toString();
     Run imported = quiver(dir, "import", uri, csv.toString());
-    assertEquals(0, imported.code(), imported.out());
+    assertThat(imported.code()).as(imported.out()).isEqualTo(0);
     Run info = quiver(dir, "info", uri);
-    assertEquals(0, info.code(), info.out());
+    assertThat(info.code()).as(info.out()).isEqualTo(0);
     assertThat(info.out()).contains("rows:      2").containsPattern("label\\s+string\\s+nullable\\s+field id 2");
     Run missing = quiver(dir, "info", "file://" + dir.resolve("nothing-here"));
-    assertEquals(1, missing.code(), missing.out());
+    assertThat(missing.code()).as(missing.out()).isEqualTo(1);
     assertThat(missing.out()).doesNotContain("\tat ");
   }
 
   @Test
   void launcherRunsTheDemo() throws Exception {
     Run demo = run(ROOT, List.of("sh", ROOT.resolve("quiver").toString(), "demo", dir.resolve("demo").toString()));
-    assertEquals(0, demo.code(), demo.out());
+    assertThat(demo.code()).as(demo.out()).isEqualTo(0);
     assertThat(demo.out()).contains("rejected with StaleColumnWriteException")
         .contains("recompute committed fragments").contains("table is valid");
   }

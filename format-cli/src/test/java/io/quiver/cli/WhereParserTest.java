@@ -1,8 +1,7 @@
 package io.quiver.cli;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quiver.predicate.Predicate;
 import io.quiver.schema.FieldIdAllocator;
@@ -12,6 +11,7 @@ import java.util.List;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class WhereParserTest {
@@ -29,75 +29,72 @@ class WhereParserTest {
 
   @Test
   void andBindsTighterThanOr() {
-    assertEquals(Predicate.or(Predicate.compare("a", Predicate.Op.EQ, 1L),
-            Predicate.and(Predicate.compare("b", Predicate.Op.EQ, 2L), Predicate.compare("c", Predicate.Op.EQ, 3L))),
-        parse("a = 1 OR b = 2 AND c = 3"));
+    assertThat(parse("a = 1 OR b = 2 AND c = 3")).isEqualTo(Predicate.or(Predicate.compare("a", Predicate.Op.EQ, 1L),
+        Predicate.and(Predicate.compare("b", Predicate.Op.EQ, 2L), Predicate.compare("c", Predicate.Op.EQ, 3L))));
   }
 
   @Test
   void parenthesesOverridePrecedenceAndNotBindsTightest() {
-    assertEquals(Predicate.and(Predicate.or(Predicate.compare("a", Predicate.Op.EQ, 1L),
-            Predicate.compare("b", Predicate.Op.EQ, 2L)), Predicate.not(Predicate.compare("c", Predicate.Op.GT, 3L))),
-        parse("(a = 1 or b = 2) and not c > 3"));
+    assertThat(parse("(a = 1 or b = 2) and not c > 3")).isEqualTo(Predicate.and(Predicate.or(Predicate.compare("a", Predicate.Op.EQ, 1L),
+        Predicate.compare("b", Predicate.Op.EQ, 2L)), Predicate.not(Predicate.compare("c", Predicate.Op.GT, 3L))));
   }
 
   @Test
   void theBriefsExampleParses() {
     Predicate p = WhereParser.parse("id > 5 AND (name = 'x' OR s.y IS NULL) AND id IN (1,2)", SCHEMA);
-    assertEquals(Predicate.and(Predicate.compare("id", Predicate.Op.GT, 5L),
+    assertThat(p).isEqualTo(Predicate.and(Predicate.compare("id", Predicate.Op.GT, 5L),
         Predicate.or(Predicate.compare("name", Predicate.Op.EQ, "x"), Predicate.isNull("s.y")),
-        Predicate.in("id", List.of(1L, 2L))), p);
+        Predicate.in("id", List.of(1L, 2L))));
   }
 
   @Test
   void everyOperatorAndNegatedForms() {
-    assertEquals(Predicate.Op.NE, ((Predicate.Comparison) parse("a <> 1")).op());
-    assertEquals(Predicate.Op.NE, ((Predicate.Comparison) parse("a != 1")).op());
-    assertEquals(Predicate.Op.LE, ((Predicate.Comparison) parse("a <= 1")).op());
-    assertEquals(Predicate.Op.GE, ((Predicate.Comparison) parse("a >= -1.5")).op());
-    assertEquals(Predicate.Op.LT, ((Predicate.Comparison) parse("a<1")).op());
-    assertEquals(Predicate.isNotNull("a"), parse("a IS NOT NULL"));
-    assertEquals(Predicate.not(Predicate.in("a", List.of("x", "y"))), parse("a NOT IN ('x', 'y')"));
-    assertEquals(Predicate.compare("flag", Predicate.Op.EQ, true), parse("flag = TRUE"));
+    assertThat(((Predicate.Comparison) parse("a <> 1")).op()).isEqualTo(Predicate.Op.NE);
+    assertThat(((Predicate.Comparison) parse("a != 1")).op()).isEqualTo(Predicate.Op.NE);
+    assertThat(((Predicate.Comparison) parse("a <= 1")).op()).isEqualTo(Predicate.Op.LE);
+    assertThat(((Predicate.Comparison) parse("a >= -1.5")).op()).isEqualTo(Predicate.Op.GE);
+    assertThat(((Predicate.Comparison) parse("a<1")).op()).isEqualTo(Predicate.Op.LT);
+    assertThat(parse("a IS NOT NULL")).isEqualTo(Predicate.isNotNull("a"));
+    assertThat(parse("a NOT IN ('x', 'y')")).isEqualTo(Predicate.not(Predicate.in("a", List.of("x", "y"))));
+    assertThat(parse("flag = TRUE")).isEqualTo(Predicate.compare("flag", Predicate.Op.EQ, true));
   }
 
   @Test
   void quotingOfStringsAndNames() {
-    assertEquals(Predicate.compare("name", Predicate.Op.EQ, "it's"), parse("name = 'it''s'"));
-    assertEquals(Predicate.compare("name", Predicate.Op.EQ, "a AND b"), parse("name = 'a AND b'"));
-    assertEquals(Predicate.compare("`a.b`", Predicate.Op.EQ, 1L), parse("`a.b` = 1"));
-    assertEquals(Predicate.compare("`and`", Predicate.Op.EQ, 1L), parse("`and` = 1"));
+    assertThat(parse("name = 'it''s'")).isEqualTo(Predicate.compare("name", Predicate.Op.EQ, "it's"));
+    assertThat(parse("name = 'a AND b'")).isEqualTo(Predicate.compare("name", Predicate.Op.EQ, "a AND b"));
+    assertThat(parse("`a.b` = 1")).isEqualTo(Predicate.compare("`a.b`", Predicate.Op.EQ, 1L));
+    assertThat(parse("`and` = 1")).isEqualTo(Predicate.compare("`and`", Predicate.Op.EQ, 1L));
   }
 
   @Test
   void literalsTakeTheColumnsType() {
-    assertEquals(Predicate.compare("day", Predicate.Op.GE, LocalDate.of(2024, 1, 31)),
-        WhereParser.parse("day >= '2024-01-31'", SCHEMA));
-    assertEquals(Predicate.compare("score", Predicate.Op.GT, 2.0), WhereParser.parse("score > 2", SCHEMA));
+    assertThat(WhereParser.parse("day >= '2024-01-31'", SCHEMA)).isEqualTo(Predicate.compare("day", Predicate.Op.GE, LocalDate.of(2024, 1, 31)));
+    assertThat(WhereParser.parse("score > 2", SCHEMA)).isEqualTo(Predicate.compare("score", Predicate.Op.GT, 2.0));
   }
 
   @Test
   void errorsSayWhereAndWhat() {
-    assertThat(assertThrows(UserException.class, () -> parse("name = 'x")).getMessage())
+    assertThatThrownBy(() -> parse("name = 'x")).isInstanceOf(UserException.class).message()
         .contains("unterminated string").contains("position 8");
-    assertThat(assertThrows(UserException.class, () -> parse("(a = 1")).getMessage())
+    assertThatThrownBy(() -> parse("(a = 1")).isInstanceOf(UserException.class).message()
         .contains("expected ')'").contains("the end");
-    assertThat(assertThrows(UserException.class, () -> parse("a = 1 b = 2")).getMessage())
+    assertThatThrownBy(() -> parse("a = 1 b = 2")).isInstanceOf(UserException.class).message()
         .contains("expected AND, OR").contains("'b'").contains("position 7");
-    assertThat(assertThrows(UserException.class, () -> parse("a = NULL")).getMessage()).contains("IS NULL");
-    assertThat(assertThrows(UserException.class, () -> parse("a = x")).getMessage()).contains("quote text");
-    assertThat(assertThrows(UserException.class, () -> parse("a ~ 1")).getMessage()).contains("unexpected character '~'");
-    assertThat(assertThrows(UserException.class, () -> parse("AND = 1")).getMessage()).contains("backticks");
-    assertThat(assertThrows(UserException.class, () -> parse(" ")).getMessage()).contains("empty");
+    assertThatThrownBy(() -> parse("a = NULL")).isInstanceOf(UserException.class).message().contains("IS NULL");
+    assertThatThrownBy(() -> parse("a = x")).isInstanceOf(UserException.class).message().contains("quote text");
+    assertThatThrownBy(() -> parse("a ~ 1")).isInstanceOf(UserException.class).message().contains("unexpected character '~'");
+    assertThatThrownBy(() -> parse("AND = 1")).isInstanceOf(UserException.class).message().contains("backticks");
+    assertThatThrownBy(() -> parse(" ")).isInstanceOf(UserException.class).message().contains("empty");
   }
 
   @Test
   void unknownColumnsAndTypeMismatchesAreUserErrors() {
-    assertThat(assertThrows(UserException.class, () -> WhereParser.parse("nope = 1", SCHEMA)).getMessage())
+    assertThatThrownBy(() -> WhereParser.parse("nope = 1", SCHEMA)).isInstanceOf(UserException.class).message()
         .contains("unknown column 'nope'").contains("s.y");
-    assertThat(assertThrows(UserException.class, () -> WhereParser.parse("id = 'x'", SCHEMA)).getMessage())
+    assertThatThrownBy(() -> WhereParser.parse("id = 'x'", SCHEMA)).isInstanceOf(UserException.class).message()
         .contains("type mismatch").contains("'id' is int64");
-    assertThat(assertThrows(UserException.class, () -> WhereParser.parse("day = 'soon'", SCHEMA)).getMessage())
+    assertThatThrownBy(() -> WhereParser.parse("day = 'soon'", SCHEMA)).isInstanceOf(UserException.class).message()
         .contains("YYYY-MM-DD");
   }
 }

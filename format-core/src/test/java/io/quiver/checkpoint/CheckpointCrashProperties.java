@@ -2,7 +2,6 @@ package io.quiver.checkpoint;
 
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.dataset.Dataset;
@@ -160,15 +159,15 @@ class CheckpointCrashProperties {
       }
       try (Dataset ds = fx.open()) {
         List<Long> ids = scanIds(ds.newScan().open());
-        assertEquals(new HashSet<>(ids).size(), ids.size(), "no row twice");
-        assertEquals(new TreeSet<>(expected), new TreeSet<>(ids));
-        assertEquals(1 + nCheckpoints, ds.latestVersion(), "one commit per checkpoint");
-        assertEquals(nCheckpoints * nTasks, fx.workerRuns.get(), "every task ran exactly once");
+        assertThat(ids.size()).as("no row twice").isEqualTo(new HashSet<>(ids).size());
+        assertThat(new TreeSet<>(ids)).isEqualTo(new TreeSet<>(expected));
+        assertThat(ds.latestVersion()).as("one commit per checkpoint").isEqualTo(1 + nCheckpoints);
+        assertThat(fx.workerRuns.get()).as("every task ran exactly once").isEqualTo(nCheckpoints * nTasks);
         CheckpointStore checkpoints = fx.checkpoints();
         for (int c = 1; c <= nCheckpoints; c++) {
-          assertEquals(State.COMMITTED, checkpoints.status(JOB, Integer.toString(c)).state());
+          assertThat(checkpoints.status(JOB, Integer.toString(c)).state()).isEqualTo(State.COMMITTED);
         }
-        assertEquals(List.of(), checkpoints.pending(JOB));
+        assertThat(checkpoints.pending(JOB)).isEqualTo(List.of());
       }
     }
   }

@@ -3,8 +3,7 @@ package io.quiver.checkpoint;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.checkpoint.CheckpointedWriter.Finalized;
@@ -53,7 +52,7 @@ class CheckpointedWriteTest {
   private void stageAndSeal(CheckpointStore checkpoints, String checkpointId, long from) {
     checkpoints.stage(JOB, checkpointId, "t0", List.of(fx.worker(from, 5)));
     checkpoints.stage(JOB, checkpointId, "t1", List.of(fx.worker(from + 5, 7)));
-    assertEquals(State.SEALED, checkpoints.seal(JOB, checkpointId).state());
+    assertThat(checkpoints.seal(JOB, checkpointId).state()).isEqualTo(State.SEALED);
   }
 
   @Test
@@ -62,14 +61,14 @@ class CheckpointedWriteTest {
     WriteResult r = fx.worker(10, 3);
     checkpoints.stage(JOB, "1", "t0", List.of(r));
     checkpoints.stage(JOB, "1", "t0", List.of(WriteResult.decode(r.encode())));
-    assertThrows(StagedResultConflictException.class, () -> checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3))));
+    assertThatExceptionOfType(StagedResultConflictException.class).isThrownBy(() -> checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3))));
     CheckpointStatus status = checkpoints.status(JOB, "1");
-    assertEquals(State.OPEN, status.state());
-    assertEquals(List.of("t0"), status.tasks());
-    assertEquals(State.ABSENT, checkpoints.status(JOB, "2").state());
-    assertThrows(CheckpointStateException.class, () -> checkpoints.staged(JOB, "1"));
-    assertThrows(InvalidArgumentException.class, () -> checkpoints.stage("../x", "1", "t0", List.of(r)));
-    assertThrows(InvalidArgumentException.class, () -> checkpoints.stage(JOB, "1", "a/b", List.of(r)));
+    assertThat(status.state()).isEqualTo(State.OPEN);
+    assertThat(status.tasks()).isEqualTo(List.of("t0"));
+    assertThat(checkpoints.status(JOB, "2").state()).isEqualTo(State.ABSENT);
+    assertThatExceptionOfType(CheckpointStateException.class).isThrownBy(() -> checkpoints.staged(JOB, "1"));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> checkpoints.stage("../x", "1", "t0", List.of(r)));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> checkpoints.stage(JOB, "1", "a/b", List.of(r)));
   }
 
   @Test
@@ -77,13 +76,12 @@ class CheckpointedWriteTest {
     CheckpointStore checkpoints = fx.checkpoints();
     WriteResult r = fx.worker(10, 3);
     checkpoints.stage(JOB, "1", "t0", List.of(r));
-    assertEquals(List.of("t0"), checkpoints.seal(JOB, "1").tasks());
+    assertThat(checkpoints.seal(JOB, "1").tasks()).isEqualTo(List.of("t0"));
     checkpoints.seal(JOB, "1");
     checkpoints.stage(JOB, "1", "t0", List.of(r)); // an identical repeat is still fine
-    CheckpointStateException e = assertThrows(CheckpointStateException.class,
-        () -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3))));
+    CheckpointStateException e = assertThatExceptionOfType(CheckpointStateException.class).isThrownBy(() -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3)))).actual();
     assertThat(e.getMessage()).contains("sealed");
-    assertEquals(List.of(r), checkpoints.staged(JOB, "1"));
+    assertThat(checkpoints.staged(JOB, "1")).isEqualTo(List.of(r));
   }
 
   @Test
@@ -96,8 +94,8 @@ class CheckpointedWriteTest {
     checkpoints.seal(JOB, "9");
     checkpoints.seal(JOB, "2");
     checkpoints.markCommitted(JOB, "2", 1);
-    assertEquals(List.of("9", "10"), checkpoints.pending(JOB));
-    assertEquals(List.of(), checkpoints.pending("other-job"));
+    assertThat(checkpoints.pending(JOB)).isEqualTo(List.of("9", "10"));
+    assertThat(checkpoints.pending("other-job")).isEqualTo(List.of());
   }
 
   @Test
@@ -106,13 +104,13 @@ class CheckpointedWriteTest {
     stageAndSeal(checkpoints, "1", 10);
     try (Dataset ds = fx.open()) {
       CheckpointedWriter driver = fx.driver(ds, checkpoints);
-      assertEquals(new Finalized("1", 2, Outcome.COMMITTED), driver.finalize(JOB, "1"));
-      assertEquals(new Finalized("1", 2, Outcome.ALREADY_MARKED), driver.finalize(JOB, "1"));
-      assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().newScan().open()));
-      assertEquals(2, ds.distributed().findCommit(JOB + "/1", 0).version());
-      assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
-      assertEquals(List.of(), checkpoints.pending(JOB));
+      assertThat(driver.finalize(JOB, "1")).isEqualTo(new Finalized("1", 2, Outcome.COMMITTED));
+      assertThat(driver.finalize(JOB, "1")).isEqualTo(new Finalized("1", 2, Outcome.ALREADY_MARKED));
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 22));
+      assertThat(ds.distributed().findCommit(JOB + "/1", 0).version()).isEqualTo(2);
+      assertThat(checkpoints.status(JOB, "1").state()).isEqualTo(State.COMMITTED);
+      assertThat(checkpoints.pending(JOB)).isEqualTo(List.of());
     }
   }
 
@@ -122,9 +120,9 @@ class CheckpointedWriteTest {
     checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3)));
     try (Dataset ds = fx.open()) {
       CheckpointedWriter driver = fx.driver(ds, checkpoints);
-      assertThrows(CheckpointStateException.class, () -> driver.finalize(JOB, "1"));
-      assertThrows(CheckpointStateException.class, () -> driver.finalize(JOB, "absent"));
-      assertEquals(1, ds.latestVersion());
+      assertThatExceptionOfType(CheckpointStateException.class).isThrownBy(() -> driver.finalize(JOB, "1"));
+      assertThatExceptionOfType(CheckpointStateException.class).isThrownBy(() -> driver.finalize(JOB, "absent"));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -133,8 +131,8 @@ class CheckpointedWriteTest {
     CheckpointStore checkpoints = fx.checkpoints();
     checkpoints.seal(JOB, "1");
     try (Dataset ds = fx.open()) {
-      assertEquals(new Finalized("1", 1, Outcome.EMPTY), fx.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(1, ds.latestVersion());
+      assertThat(fx.driver(ds, checkpoints).finalize(JOB, "1")).isEqualTo(new Finalized("1", 1, Outcome.EMPTY));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -168,10 +166,9 @@ class CheckpointedWriteTest {
       ds.distributed().commit(List.of(fx.worker(500, 4)), WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
       // The stale handle commits the staged results under the same key: the loop meets version 2 first.
       try (Dataset stale = ds.checkout(1)) {
-        assertThrows(IdempotenceKeyConflictException.class,
-            () -> stale.distributed().commit(staged, WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> stale.distributed().commit(staged, WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
       }
-      assertEquals(2, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -199,10 +196,10 @@ class CheckpointedWriteTest {
       start.countDown();
       Finalized first = futures.get(0).get();
       Finalized second = futures.get(1).get();
-      assertEquals(2, first.version());
-      assertEquals(2, second.version());
-      assertEquals(2, a.latestVersion(), "exactly one commit");
-      assertEquals(range(0, 22), scanIds(a.checkoutLatest().newScan().open()));
+      assertThat(first.version()).isEqualTo(2);
+      assertThat(second.version()).isEqualTo(2);
+      assertThat(a.latestVersion()).as("exactly one commit").isEqualTo(2);
+      assertThat(scanIds(a.checkoutLatest().newScan().open())).isEqualTo(range(0, 22));
     } finally {
       pool.shutdownNow();
     }
@@ -215,12 +212,12 @@ class CheckpointedWriteTest {
     try (Dataset a = fx.open(); Dataset b = fx.open()) {
       // Driver b read the staged results and found no commit yet ...
       List<WriteResult> staged = checkpoints.staged(JOB, "1");
-      assertEquals(io.quiver.dataset.CommitLookup.Status.NOT_COMMITTED, b.distributed().findCommit(JOB + "/1", 0).status());
+      assertThat(b.distributed().findCommit(JOB + "/1", 0).status()).isEqualTo(io.quiver.dataset.CommitLookup.Status.NOT_COMMITTED);
       // ... then driver a finalizes first ...
-      assertEquals(Outcome.COMMITTED, fx.driver(a, checkpoints).finalize(JOB, "1").outcome());
+      assertThat(fx.driver(a, checkpoints).finalize(JOB, "1").outcome()).isEqualTo(Outcome.COMMITTED);
       // ... and b's commit under the same key finds a's version instead of committing again.
-      assertEquals(2, b.distributed().commit(staged, WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1")));
-      assertEquals(2, a.latestVersion());
+      assertThat(b.distributed().commit(staged, WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1"))).isEqualTo(2);
+      assertThat(a.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -243,13 +240,13 @@ class CheckpointedWriteTest {
     try (Dataset ds = fx.open()) {
       long before = dataFiles();
       fx.worker(10, 5); // written, never staged nor committed
-      assertEquals(before + 1, dataFiles());
-      assertEquals(range(0, 10), scanIds(ds.newScan().open()));
-      assertEquals(0, ds.cleanup(hourWindow()).dataFilesRemoved(), "within the safety window");
+      assertThat(dataFiles()).isEqualTo(before + 1);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 10));
+      assertThat(ds.cleanup(hourWindow()).dataFilesRemoved()).as("within the safety window").isEqualTo(0);
       fx.clock.advance(Duration.ofHours(2));
-      assertEquals(1, ds.cleanup(hourWindow()).dataFilesRemoved());
-      assertEquals(before, dataFiles());
-      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(ds.cleanup(hourWindow()).dataFilesRemoved()).isEqualTo(1);
+      assertThat(dataFiles()).isEqualTo(before);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 10));
     }
   }
 
@@ -261,15 +258,15 @@ class CheckpointedWriteTest {
     try (Dataset ds = fx.open()) {
       fx.clock.advance(Duration.ofMinutes(30));
       CleanupReport young = ds.cleanup(hourWindow());
-      assertEquals(0, young.stagingFilesRemoved());
-      assertEquals(0, young.dataFilesRemoved());
+      assertThat(young.stagingFilesRemoved()).isEqualTo(0);
+      assertThat(young.dataFilesRemoved()).isEqualTo(0);
       fx.clock.advance(Duration.ofHours(1));
       CleanupReport report = ds.cleanup(hourWindow());
-      assertEquals(1, report.stagingFilesRemoved());
-      assertEquals(1, report.dataFilesRemoved());
-      assertEquals(0, stagingFiles());
-      assertEquals(before, dataFiles());
-      assertEquals(State.ABSENT, checkpoints.status("abandoned", "1").state());
+      assertThat(report.stagingFilesRemoved()).isEqualTo(1);
+      assertThat(report.dataFilesRemoved()).isEqualTo(1);
+      assertThat(stagingFiles()).isEqualTo(0);
+      assertThat(dataFiles()).isEqualTo(before);
+      assertThat(checkpoints.status("abandoned", "1").state()).isEqualTo(State.ABSENT);
     }
   }
 
@@ -280,21 +277,21 @@ class CheckpointedWriteTest {
     try (Dataset ds = fx.open()) {
       fx.clock.advance(Duration.ofDays(30));
       CleanupReport report = ds.cleanup(hourWindow());
-      assertEquals(0, report.dataFilesRemoved());
-      assertEquals(0, report.stagingFilesRemoved());
+      assertThat(report.dataFilesRemoved()).isEqualTo(0);
+      assertThat(report.stagingFilesRemoved()).isEqualTo(0);
       // Much later, the job recovers and commits the checkpoint; its rows are all readable.
-      assertEquals(Outcome.COMMITTED, fx.driver(ds, checkpoints).finalize(JOB, "1").outcome());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(fx.driver(ds, checkpoints).finalize(JOB, "1").outcome()).isEqualTo(Outcome.COMMITTED);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 22));
       // Once committed, the staging objects go after the safety window; the table's files stay.
       fx.clock.advance(Duration.ofHours(2));
       CleanupReport after = ds.cleanup(hourWindow());
-      assertEquals(4, after.stagingFilesRemoved(), "two tasks, the seal and the commit marker");
-      assertEquals(0, after.dataFilesRemoved());
-      assertEquals(0, stagingFiles());
-      assertEquals(range(0, 22), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(after.stagingFilesRemoved()).as("two tasks, the seal and the commit marker").isEqualTo(4);
+      assertThat(after.dataFilesRemoved()).isEqualTo(0);
+      assertThat(stagingFiles()).isEqualTo(0);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 22));
       // A late retry of the removed checkpoint still converges through the table's history.
-      assertEquals(Outcome.FOUND_IN_HISTORY, fx.driver(ds, checkpoints).finalize(JOB, "1").outcome());
-      assertEquals(2, ds.latestVersion());
+      assertThat(fx.driver(ds, checkpoints).finalize(JOB, "1").outcome()).isEqualTo(Outcome.FOUND_IN_HISTORY);
+      assertThat(ds.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -305,10 +302,10 @@ class CheckpointedWriteTest {
     fx.clock.advance(Duration.ofMinutes(90)); // a slow task: its file is older than the window when it stages
     checkpoints.stage(JOB, "1", "t0", List.of(early));
     try (Dataset ds = fx.open()) {
-      assertEquals(0, ds.cleanup(hourWindow()).dataFilesRemoved());
+      assertThat(ds.cleanup(hourWindow()).dataFilesRemoved()).isEqualTo(0);
       checkpoints.seal(JOB, "1");
       fx.driver(ds, checkpoints).finalize(JOB, "1");
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 15));
     }
   }
 
@@ -322,11 +319,11 @@ class CheckpointedWriteTest {
       }
       fx.clock.advance(Duration.ofMinutes(1));
       ds.cleanup(CleanupOptions.builder().before(fx.clock.instant()).safetyWindow(Duration.ofHours(1)).build());
-      assertEquals(List.of(2L), ds.versions().stream().map(v -> v.version()).toList());
+      assertThat(ds.versions().stream().map(v -> v.version()).toList()).isEqualTo(List.of(2L));
       // Version 1 (the results' read version) is gone; the schema is unchanged and nothing replaced the table
       // since, so the append is committed on the latest version — once.
-      assertEquals(new Finalized("1", 3, Outcome.COMMITTED), fx.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(new Finalized("1", 3, Outcome.ALREADY_MARKED), fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertThat(fx.driver(ds, checkpoints).finalize(JOB, "1")).isEqualTo(new Finalized("1", 3, Outcome.COMMITTED));
+      assertThat(fx.driver(ds, checkpoints).finalize(JOB, "1")).isEqualTo(new Finalized("1", 3, Outcome.ALREADY_MARKED));
       List<Long> ids = new ArrayList<>(range(0, 22));
       ids.add(100L);
       assertThat(scanIds(ds.checkoutLatest().newScan().open())).containsExactlyInAnyOrderElementsOf(ids);
@@ -343,11 +340,10 @@ class CheckpointedWriteTest {
       }
       fx.clock.advance(Duration.ofMinutes(1));
       ds.cleanup(CleanupOptions.builder().before(fx.clock.instant()).safetyWindow(Duration.ofHours(1)).build());
-      io.quiver.exceptions.StaleReadVersionException e = assertThrows(
-          io.quiver.exceptions.StaleReadVersionException.class, () -> fx.driver(ds, checkpoints).finalize(JOB, "1"));
+      io.quiver.exceptions.StaleReadVersionException e = assertThatExceptionOfType(io.quiver.exceptions.StaleReadVersionException.class).isThrownBy(() -> fx.driver(ds, checkpoints).finalize(JOB, "1")).actual();
       assertThat(e.getMessage()).contains("version 1").contains("removed").contains("replaced the table");
-      assertEquals(2, ds.latestVersion());
-      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(checkpoints.status(JOB, "1").state()).isEqualTo(State.SEALED);
     }
   }
 
@@ -358,11 +354,10 @@ class CheckpointedWriteTest {
     CheckpointStore checkpoints = CheckpointStore.in(racing);
     checkpoints.stage(JOB, "1", "t0", List.of(fx.worker(10, 3)));
     ((SealingBeforePutStore) racing).armed = true;
-    CheckpointStateException e = assertThrows(CheckpointStateException.class,
-        () -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3))));
+    CheckpointStateException e = assertThatExceptionOfType(CheckpointStateException.class).isThrownBy(() -> checkpoints.stage(JOB, "1", "t1", List.of(fx.worker(20, 3)))).actual();
     assertThat(e.getMessage()).contains("was sealed while task t1 staged");
-    assertEquals(List.of("t0"), checkpoints.status(JOB, "1").tasks());
-    assertEquals(3, checkpoints.staged(JOB, "1").stream().mapToLong(WriteResult::rows).sum());
+    assertThat(checkpoints.status(JOB, "1").tasks()).isEqualTo(List.of("t0"));
+    assertThat(checkpoints.staged(JOB, "1").stream().mapToLong(WriteResult::rows).sum()).isEqualTo(3);
   }
 
   /** Seals the checkpoint (with the tasks present) right before the next task object is put. */

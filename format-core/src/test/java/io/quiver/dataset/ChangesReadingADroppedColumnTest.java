@@ -4,8 +4,7 @@ import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.predicate.Predicate.eq;
 import static io.quiver.predicate.Predicate.lt;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
@@ -66,11 +65,11 @@ class ChangesReadingADroppedColumnTest {
       first.accept(h1);
       long afterFirst = h1.latestVersion();
       List<Long> idsAfterFirst = ids(h1);
-      T e = assertThrows(expected, () -> second.accept(h2));
+      T e = assertThatExceptionOfType(expected).isThrownBy(() -> second.accept(h2)).actual();
       assertThat(e.getMessage()).contains("Nothing was committed");
-      assertEquals(afterFirst, h2.latestVersion(), "a conflict publishes nothing");
-      assertEquals(1, h2.version(), "the handle stays at its version");
-      assertEquals(idsAfterFirst, ids(h2));
+      assertThat(h2.latestVersion()).as("a conflict publishes nothing").isEqualTo(afterFirst);
+      assertThat(h2.version()).as("the handle stays at its version").isEqualTo(1);
+      assertThat(ids(h2)).isEqualTo(idsAfterFirst);
       return e;
     }
   }
@@ -114,8 +113,8 @@ class ChangesReadingADroppedColumnTest {
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
       h1.columns().drop("name");
       DeleteResult r = h2.delete(lt("id", 0L));
-      assertEquals(new DeleteResult(1, 0), r);
-      assertEquals(2, h2.latestVersion());
+      assertThat(r).isEqualTo(new DeleteResult(1, 0));
+      assertThat(h2.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -124,7 +123,7 @@ class ChangesReadingADroppedColumnTest {
     // A rename keeps the field id: the predicate's column still exists, under another name.
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
       h1.columns().rename("name", "name2");
-      assertEquals(new DeleteResult(1, 0), h2.delete(eq("name", "name-3")));
+      assertThat(h2.delete(eq("name", "name-3"))).isEqualTo(new DeleteResult(1, 0));
     }
   }
 
@@ -133,16 +132,16 @@ class ChangesReadingADroppedColumnTest {
     // Row-level changes meet a delete only in the fragments it touches, and an empty delete touches none.
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
       h1.update(lt("id", 10L), Map.of("name", "name-3"));
-      assertEquals(new DeleteResult(1, 0), h2.delete(eq("name", "name-3")));
-      assertEquals(range(0, 100), ids(h2));
+      assertThat(h2.delete(eq("name", "name-3"))).isEqualTo(new DeleteResult(1, 0));
+      assertThat(ids(h2)).isEqualTo(range(0, 100));
     }
   }
 
   @Test
   void anEmptyDeleteWithNothingCommittedSinceAnswers() {
     try (Dataset ds = create()) {
-      assertEquals(new DeleteResult(1, 0), ds.delete(eq("name", "name-3")));
-      assertEquals(1, ds.latestVersion());
+      assertThat(ds.delete(eq("name", "name-3"))).isEqualTo(new DeleteResult(1, 0));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -164,9 +163,9 @@ class ChangesReadingADroppedColumnTest {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 5)) {
         h1.overwrite(SampleTable.SCHEMA, List.of(b));
       }
-      assertThrows(IncompatibleTransactionException.class, () -> h2.delete(new long[] {0L}));
-      assertEquals(3, h2.latestVersion());
-      assertEquals(2, h2.version());
+      assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> h2.delete(new long[]{0L}));
+      assertThat(h2.latestVersion()).isEqualTo(3);
+      assertThat(h2.version()).isEqualTo(2);
     }
   }
 
@@ -198,8 +197,8 @@ class ChangesReadingADroppedColumnTest {
   void anEmptyUpdateOfAnotherColumnStillAnswers() {
     try (Dataset h1 = create(); Dataset h2 = Dataset.open(URI_, options)) {
       h1.columns().drop("name");
-      assertEquals(0, h2.update(lt("id", 0L), Map.of("s.x", -1)).updatedRows());
-      assertEquals(1, h2.version());
+      assertThat(h2.update(lt("id", 0L), Map.of("s.x", -1)).updatedRows()).isEqualTo(0);
+      assertThat(h2.version()).isEqualTo(1);
     }
   }
 

@@ -1,6 +1,6 @@
 package io.quiver.dataset;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.ForwardingObjectStore;
 import io.quiver.store.MemoryObjectStore;
@@ -88,19 +88,19 @@ class CleanupTemporariesTest {
       CleanupOptions window = CleanupOptions.builder().safetyWindow(Duration.ofHours(1)).build();
 
       CleanupReport dry = ds.cleanup(CleanupOptions.builder().safetyWindow(Duration.ofHours(1)).dryRun(true).build());
-      assertEquals(2, dry.temporaryFilesRemoved());
-      assertEquals(1020, dry.bytesFreed());
-      assertEquals(3, store.temporaries.size(), "a dry run removes nothing");
+      assertThat(dry.temporaryFilesRemoved()).isEqualTo(2);
+      assertThat(dry.bytesFreed()).isEqualTo(1020);
+      assertThat(store.temporaries.size()).as("a dry run removes nothing").isEqualTo(3);
 
       CleanupReport report = ds.cleanup(window);
-      assertEquals(2, report.temporaryFilesRemoved());
-      assertEquals(2, report.filesRemoved());
-      assertEquals(1020, report.bytesFreed());
-      assertEquals(List.of("data/.tmp-writing"), List.copyOf(store.temporaries.keySet()), "the young one stays");
+      assertThat(report.temporaryFilesRemoved()).isEqualTo(2);
+      assertThat(report.filesRemoved()).isEqualTo(2);
+      assertThat(report.bytesFreed()).isEqualTo(1020);
+      assertThat(List.copyOf(store.temporaries.keySet())).as("the young one stays").isEqualTo(List.of("data/.tmp-writing"));
 
       clock.advance(Duration.ofHours(1));
-      assertEquals(1, ds.cleanup(window).temporaryFilesRemoved(), "removed once it is older than the window");
-      assertEquals(Map.of(), store.temporaries);
+      assertThat(ds.cleanup(window).temporaryFilesRemoved()).as("removed once it is older than the window").isEqualTo(1);
+      assertThat(store.temporaries).isEqualTo(Map.of());
     }
   }
 }

@@ -3,10 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.StaleReadVersionException;
@@ -146,17 +143,17 @@ class CleanupTest {
   private void assertReferencedFilesExist(Dataset ds, long version) {
     try (Dataset v = ds.checkout(version)) {
       for (String key : Cleaner.referencedBy(v.manifest())) {
-        assertTrue(memory.head(key).isPresent(), "version " + version + " references " + key + ", which is gone");
+        assertThat(memory.head(key).isPresent()).as("version " + version + " references " + key + ", which is gone").isTrue();
       }
-      assertTrue(v.validate().isValid(), () -> "version " + version + ": " + v.validate());
+      assertThat(v.validate().isValid()).as(() -> "version " + version + ": " + v.validate()).isTrue();
     }
   }
 
   private static void assertNothingRemoved(CleanupReport r) {
-    assertEquals(List.of(), r.versionsRemoved());
-    assertEquals(0, r.filesRemoved());
-    assertEquals(0, r.bytesFreed());
-    assertEquals(List.of(), r.failed());
+    assertThat(r.versionsRemoved()).isEqualTo(List.of());
+    assertThat(r.filesRemoved()).isEqualTo(0);
+    assertThat(r.bytesFreed()).isEqualTo(0);
+    assertThat(r.failed()).isEqualTo(List.of());
   }
 
   // ---------------------------------------------------------------- tests
@@ -190,31 +187,31 @@ class CleanupTest {
 
       CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofDays(7)).build());
 
-      assertEquals(List.of(1L, 3L, 4L), report.versionsRemoved());
-      assertEquals(3, report.manifestsRemoved());
-      assertEquals(3, report.transactionFilesRemoved());
-      assertEquals(2, report.dataFilesRemoved());
-      assertEquals(0, report.deletionFilesRemoved());
-      assertEquals(8, report.filesRemoved());
-      assertEquals(expectedBytes, report.bytesFreed());
-      assertEquals(List.of(), report.failed());
-      assertFalse(report.dryRun());
+      assertThat(report.versionsRemoved()).isEqualTo(List.of(1L, 3L, 4L));
+      assertThat(report.manifestsRemoved()).isEqualTo(3);
+      assertThat(report.transactionFilesRemoved()).isEqualTo(3);
+      assertThat(report.dataFilesRemoved()).isEqualTo(2);
+      assertThat(report.deletionFilesRemoved()).isEqualTo(0);
+      assertThat(report.filesRemoved()).isEqualTo(8);
+      assertThat(report.bytesFreed()).isEqualTo(expectedBytes);
+      assertThat(report.failed()).isEqualTo(List.of());
+      assertThat(report.dryRun()).isFalse();
 
-      assertEquals(List.of(5L, 2L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(5L, 2L));
       for (long v : List.of(1L, 3L)) {
-        assertFalse(memory.head(dataOf.get(v)).isPresent(), "data file of removed version " + v);
+        assertThat(memory.head(dataOf.get(v)).isPresent()).as("data file of removed version " + v).isFalse();
       }
       for (long v : List.of(1L, 3L, 4L)) {
-        assertFalse(memory.head(txnOf.get(v)).isPresent(), "transaction file of removed version " + v);
+        assertThat(memory.head(txnOf.get(v)).isPresent()).as("transaction file of removed version " + v).isFalse();
         final long removed = v;
-        assertThrows(VersionNotFoundException.class, () -> ds.checkout(removed));
+        assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.checkout(removed));
       }
       assertReferencedFilesExist(ds, 2);
       assertReferencedFilesExist(ds, 5);
       try (Dataset v2 = ds.checkout("keep")) {
-        assertEquals(range(100, 130), scanIds(v2.newScan().open()));
+        assertThat(scanIds(v2.newScan().open())).isEqualTo(range(100, 130));
       }
-      assertEquals(range(200, 220), scanIds(ds.newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(200, 220));
 
       // A second run finds nothing more to do.
       assertNothingRemoved(ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofDays(7)).build()));
@@ -229,7 +226,7 @@ class CleanupTest {
     }
     String deletionFile = afterDelete.fragments().get(0).deletionFile().orElseThrow().path();
     try (Dataset ds = Dataset.open(URI_, options)) {
-      assertEquals(2, ds.version());
+      assertThat(ds.version()).isEqualTo(2);
       overwrite(ds, 100, 10); // v3
       append(ds, 110, 5); // v4
       ds.tags().create("with-deletes", 2);
@@ -237,16 +234,16 @@ class CleanupTest {
 
       CleanupOptions everything = CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ZERO).build();
       CleanupReport first = ds.cleanup(everything);
-      assertEquals(List.of(1L, 3L), first.versionsRemoved());
-      assertEquals(2, first.transactionFilesRemoved());
-      assertEquals(0, first.dataFilesRemoved()); // v1's file is v2's; v3's is v4's
-      assertEquals(0, first.deletionFilesRemoved());
+      assertThat(first.versionsRemoved()).isEqualTo(List.of(1L, 3L));
+      assertThat(first.transactionFilesRemoved()).isEqualTo(2);
+      assertThat(first.dataFilesRemoved()).isEqualTo(0); // v1's file is v2's; v3's is v4's
+      assertThat(first.deletionFilesRemoved()).isEqualTo(0);
       assertReferencedFilesExist(ds, 2);
       assertReferencedFilesExist(ds, 4);
       try (Dataset v2 = ds.checkout("with-deletes")) {
-        assertEquals(range(3, 39), scanIds(v2.newScan().open()));
+        assertThat(scanIds(v2.newScan().open())).isEqualTo(range(3, 39));
       }
-      assertEquals(range(100, 115), scanIds(ds.newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(100, 115));
 
       // Untagged, version 2 goes with its data file, its deletion file and its transaction file.
       String v1Data = afterDelete.fragments().get(0).files().get(0).path();
@@ -255,16 +252,16 @@ class CleanupTest {
               + size(ObjectStoreCommitStore.manifestKey(2));
       ds.tags().delete("with-deletes");
       CleanupReport second = ds.cleanup(everything);
-      assertEquals(List.of(2L), second.versionsRemoved());
-      assertEquals(1, second.manifestsRemoved());
-      assertEquals(1, second.dataFilesRemoved());
-      assertEquals(1, second.deletionFilesRemoved());
-      assertEquals(1, second.transactionFilesRemoved());
-      assertEquals(expectedBytes, second.bytesFreed());
-      assertFalse(memory.head(deletionFile).isPresent());
-      assertEquals(List.of(4L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertThat(second.versionsRemoved()).isEqualTo(List.of(2L));
+      assertThat(second.manifestsRemoved()).isEqualTo(1);
+      assertThat(second.dataFilesRemoved()).isEqualTo(1);
+      assertThat(second.deletionFilesRemoved()).isEqualTo(1);
+      assertThat(second.transactionFilesRemoved()).isEqualTo(1);
+      assertThat(second.bytesFreed()).isEqualTo(expectedBytes);
+      assertThat(memory.head(deletionFile).isPresent()).isFalse();
+      assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(4L));
       assertReferencedFilesExist(ds, 4);
-      assertEquals(range(100, 115), scanIds(ds.newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(100, 115));
     }
   }
 
@@ -288,13 +285,13 @@ class CleanupTest {
       CleanupOptions tenMinutes =
           CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ofMinutes(10)).build();
       assertNothingRemoved(ds.cleanup(tenMinutes));
-      assertTrue(memory.head(pending).isPresent());
+      assertThat(memory.head(pending).isPresent()).isTrue();
       clock.advance(Duration.ofMinutes(11));
       CleanupReport report = ds.cleanup(tenMinutes);
-      assertEquals(1, report.dataFilesRemoved());
-      assertEquals(1, report.filesRemoved());
-      assertFalse(memory.head(pending).isPresent());
-      assertEquals(range(0, 40), scanIds(ds.newScan().open()));
+      assertThat(report.dataFilesRemoved()).isEqualTo(1);
+      assertThat(report.filesRemoved()).isEqualTo(1);
+      assertThat(memory.head(pending).isPresent()).isFalse();
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 40));
     }
   }
 
@@ -307,12 +304,12 @@ class CleanupTest {
       clock.advance(Duration.ofDays(3));
       CleanupReport report = ds.cleanup(CleanupOptions.defaults());
       assertNothingRemoved(report);
-      assertEquals(0, report.manifestsRemoved());
-      assertEquals(0, report.dataFilesRemoved());
-      assertEquals(0, report.deletionFilesRemoved());
-      assertEquals(0, report.transactionFilesRemoved());
-      assertEquals(before, allKeys());
-      assertEquals(List.of(2L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertThat(report.manifestsRemoved()).isEqualTo(0);
+      assertThat(report.dataFilesRemoved()).isEqualTo(0);
+      assertThat(report.deletionFilesRemoved()).isEqualTo(0);
+      assertThat(report.transactionFilesRemoved()).isEqualTo(0);
+      assertThat(allKeys()).isEqualTo(before);
+      assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(2L, 1L));
     }
   }
 
@@ -326,17 +323,17 @@ class CleanupTest {
       clock.advance(Duration.ofDays(10));
       Set<String> before = allKeys();
       CleanupReport dry = ds.cleanup(CleanupOptions.builder().before(clock.instant()).dryRun(true).build());
-      assertTrue(dry.dryRun());
-      assertEquals(before, allKeys());
-      assertEquals(List.of(3L, 2L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertThat(dry.dryRun()).isTrue();
+      assertThat(allKeys()).isEqualTo(before);
+      assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(3L, 2L, 1L));
       CleanupReport real = ds.cleanup(CleanupOptions.builder().before(clock.instant()).build());
-      assertEquals(List.of(1L, 2L), real.versionsRemoved());
-      assertEquals(dry.versionsRemoved(), real.versionsRemoved());
-      assertEquals(dry.filesRemoved(), real.filesRemoved());
-      assertEquals(dry.dataFilesRemoved(), real.dataFilesRemoved());
-      assertEquals(dry.bytesFreed(), real.bytesFreed());
-      assertEquals(1, real.dataFilesRemoved()); // v1's file; v2's is part of v3
-      assertEquals(range(20, 45), scanIds(ds.newScan().open()));
+      assertThat(real.versionsRemoved()).isEqualTo(List.of(1L, 2L));
+      assertThat(real.versionsRemoved()).isEqualTo(dry.versionsRemoved());
+      assertThat(real.filesRemoved()).isEqualTo(dry.filesRemoved());
+      assertThat(real.dataFilesRemoved()).isEqualTo(dry.dataFilesRemoved());
+      assertThat(real.bytesFreed()).isEqualTo(dry.bytesFreed());
+      assertThat(real.dataFilesRemoved()).isEqualTo(1); // v1's file; v2's is part of v3
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(20, 45));
     }
   }
 
@@ -351,7 +348,7 @@ class CleanupTest {
       Set<String> before = allKeys();
       assertNothingRemoved(
           ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ZERO).build()));
-      assertEquals(before, allKeys());
+      assertThat(allKeys()).isEqualTo(before);
     }
   }
 
@@ -366,10 +363,9 @@ class CleanupTest {
       memory.write(v1, bytes);
       clock.advance(Duration.ofDays(30));
       Set<String> before = allKeys();
-      CorruptFileException e = assertThrows(CorruptFileException.class,
-          () -> ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build()));
+      CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build())).actual();
       assertThat(e.path()).endsWith(v1);
-      assertEquals(before, allKeys());
+      assertThat(allKeys()).isEqualTo(before);
     }
   }
 
@@ -389,15 +385,15 @@ class CleanupTest {
         append(ds, 10L * i, 10); // v2, v3, v4
       }
       clock.advance(Duration.ofDays(10));
-      assertEquals(List.of(2L, 3L), ds.cleanup(CleanupOptions.defaults()).versionsRemoved());
+      assertThat(ds.cleanup(CleanupOptions.defaults()).versionsRemoved()).isEqualTo(List.of(2L, 3L));
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 100, 5)) {
-        StaleReadVersionException e = assertThrows(StaleReadVersionException.class, () -> stale.append(List.of(b)));
+        StaleReadVersionException e = assertThatExceptionOfType(StaleReadVersionException.class).isThrownBy(() -> stale.append(List.of(b))).actual();
         assertThat(e.getMessage()).contains("versions 2..3 were committed after version 1");
-        assertEquals(4, e.oldestAvailable());
+        assertThat(e.oldestAvailable()).isEqualTo(4);
       }
-      assertEquals(List.of(4L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(4L, 1L));
       try (Dataset base = ds.checkout("base")) {
-        assertEquals(range(0, 10), scanIds(base.newScan().open()));
+        assertThat(scanIds(base.newScan().open())).isEqualTo(range(0, 10));
       }
     }
   }

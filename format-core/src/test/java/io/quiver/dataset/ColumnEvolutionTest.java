@@ -1,10 +1,10 @@
 package io.quiver.dataset;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
@@ -32,6 +32,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -108,20 +109,20 @@ class ColumnEvolutionTest {
   void addedNullableColumnReadsNullAndGetsTheNextFieldId() throws Exception {
     try (Dataset ds = create()) {
       int before = ds.manifest().maxFieldId();
-      assertEquals(2, ds.columns().add(List.of(int64("extra", true))));
-      assertEquals(before + 1, ds.schema().findTopLevel("extra").orElseThrow().id());
+      assertThat(ds.columns().add(List.of(int64("extra", true)))).isEqualTo(2);
+      assertThat(ds.schema().findTopLevel("extra").orElseThrow().id()).isEqualTo(before + 1);
       Map<Long, Object> extra = column(ds, "extra");
-      assertEquals(50, extra.size());
+      assertThat(extra.size()).isEqualTo(50);
       assertThat(extra.values()).containsOnlyNulls();
-      assertEquals(range(0, 50), scanIds(ds.newScan().columns("id", "name", "s", "tags").open()));
+      assertThat(scanIds(ds.newScan().columns("id", "name", "s", "tags").open())).isEqualTo(range(0, 50));
       InvalidArgumentException e =
-          assertThrows(InvalidArgumentException.class, () -> ds.columns().add(List.of(int64("strict", false))));
+          assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.columns().add(List.of(int64("strict", false)))).actual();
       assertThat(e.getMessage()).contains("non-nullable").contains("strict");
-      assertThat(assertThrows(InvalidSchemaException.class, () -> ds.columns().add(List.of(int64("_rowid", true))))
-          .getMessage()).contains("_rowid");
-      assertThat(assertThrows(InvalidSchemaException.class, () -> ds.columns().add(List.of(int64("name", true))))
-          .getMessage()).contains("exists");
-      assertEquals(2, ds.latestVersion());
+      assertThatThrownBy(() -> ds.columns().add(List.of(int64("_rowid", true)))).isInstanceOf(InvalidSchemaException.class)
+          .message().contains("_rowid");
+      assertThatThrownBy(() -> ds.columns().add(List.of(int64("name", true)))).isInstanceOf(InvalidSchemaException.class)
+          .message().contains("exists");
+      assertThat(ds.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -132,16 +133,16 @@ class ColumnEvolutionTest {
       ds.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED);
       Map<Long, Object> doubled = column(ds, "doubled");
       for (long id = 0; id < 50; id++) {
-        assertEquals(String.valueOf(id * 2), doubled.get(id));
+        assertThat(doubled.get(id)).isEqualTo(String.valueOf(id * 2));
       }
       for (int i = 0; i < filesBefore.size(); i++) {
         List<DataFile> now = ds.manifest().fragments().get(i).files();
-        assertEquals(filesBefore.get(i).get(0), now.get(0), "existing file untouched");
-        assertEquals(2, now.size());
-        assertEquals(List.of(ds.schema().findTopLevel("doubled").orElseThrow().id()), now.get(1).fieldIds());
+        assertThat(now.get(0)).as("existing file untouched").isEqualTo(filesBefore.get(i).get(0));
+        assertThat(now.size()).isEqualTo(2);
+        assertThat(now.get(1).fieldIds()).isEqualTo(List.of(ds.schema().findTopLevel("doubled").orElseThrow().id()));
       }
       try (VectorSchemaRoot rows = ds.take(new long[] {RowAddress.of(2, 3)}, List.of("doubled"))) {
-        assertEquals(86L, ((BigIntVector) rows.getVector(0)).get(0));
+        assertThat(((BigIntVector) rows.getVector(0)).get(0)).isEqualTo(86L);
       }
       try (Dataset v1 = ds.checkout(1)) {
         assertThat(v1.schema().findTopLevel("doubled")).isEmpty();
@@ -158,11 +159,10 @@ class ColumnEvolutionTest {
         out.setRowCount(input.getRowCount() - 1);
         return out;
       };
-      SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
-          () -> ds.columns().add(List.of(int64("doubled", false)), List.of("id"), short_));
+      SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.columns().add(List.of(int64("doubled", false)), List.of("id"), short_)).actual();
       assertThat(e.getMessage()).contains("one output row per input row");
-      assertEquals(1, ds.latestVersion());
-      assertEquals(dataFiles, store.listAll("data/").size());
+      assertThat(ds.latestVersion()).isEqualTo(1);
+      assertThat(store.listAll("data/").size()).isEqualTo(dataFiles);
     }
   }
 
@@ -173,25 +173,24 @@ class ColumnEvolutionTest {
       int yId = ds.schema().findField("s.y").orElseThrow().id();
       ds.columns().drop("name", "s.y");
       assertThat(ds.schema().findTopLevel("name")).isEmpty();
-      assertEquals(List.of("x"), ds.schema().findTopLevel("s").orElseThrow().children().stream()
-          .map(io.quiver.schema.Field::name).toList());
+      assertThat(ds.schema().findTopLevel("s").orElseThrow().children().stream()
+          .map(io.quiver.schema.Field::name).toList()).isEqualTo(List.of("x"));
       for (Fragment f : ds.manifest().fragments()) {
         assertThat(f.files().get(0).fieldIds()).doesNotContain(nameId, yId).contains(DataFile.TOMBSTONE);
       }
       try (ArrowReader r = ds.newScan().open()) {
         r.loadNextBatch();
-        assertEquals(List.of("id", "s", "tags"),
-            r.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList());
+        assertThat(r.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList()).isEqualTo(List.of("id", "s", "tags"));
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 50), scanIds(v1.newScan().open()));
+        assertThat(scanIds(v1.newScan().open())).isEqualTo(range(0, 50));
       }
       ds.columns().add(List.of(int64("name", true)));
       assertThat(ds.schema().findTopLevel("name").orElseThrow().id()).isGreaterThan(7);
-      assertThrows(InvalidArgumentException.class, () -> ds.columns().drop("nope"));
-      assertThat(assertThrows(InvalidArgumentException.class, () -> ds.columns().drop("s.x")).getMessage())
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.columns().drop("nope"));
+      assertThatThrownBy(() -> ds.columns().drop("s.x")).isInstanceOf(InvalidArgumentException.class).message()
           .contains("every member of struct 's'");
-      assertThat(assertThrows(InvalidArgumentException.class, () -> ds.columns().drop("tags.item")).getMessage())
+      assertThatThrownBy(() -> ds.columns().drop("tags.item")).isInstanceOf(InvalidArgumentException.class).message()
           .contains("list or map");
     }
   }
@@ -202,19 +201,19 @@ class ColumnEvolutionTest {
       List<Fragment> before = ds.manifest().fragments();
       ds.columns().rename("name", "label");
       ds.columns().rename("s.x", "ex");
-      assertEquals(before, ds.manifest().fragments(), "no file changed");
+      assertThat(ds.manifest().fragments()).as("no file changed").isEqualTo(before);
       Map<Long, Object> labels = column(ds, "label");
-      assertEquals(SampleTable.expectedName(12), labels.get(12L));
+      assertThat(labels.get(12L)).isEqualTo(SampleTable.expectedName(12));
       try (ArrowReader r = ds.newScan().columns("id", "s.ex").open()) {
         r.loadNextBatch();
         StructVector s = (StructVector) r.getVectorSchemaRoot().getVector("s");
-        assertEquals(SampleTable.expectedX(0), ((IntVector) s.getChild("ex")).getObject(0));
+        assertThat(((IntVector) s.getChild("ex")).getObject(0)).isEqualTo(SampleTable.expectedX(0));
       }
-      assertThrows(InvalidArgumentException.class, () -> ds.newScan().columns("name").open());
-      assertThrows(InvalidSchemaException.class, () -> ds.columns().rename("label", "id"));
-      assertThrows(InvalidSchemaException.class, () -> ds.columns().rename("label", "_rowaddr"));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.newScan().columns("name").open());
+      assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> ds.columns().rename("label", "id"));
+      assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> ds.columns().rename("label", "_rowaddr"));
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(SampleTable.expectedName(12), column(v1, "name").get(12L));
+        assertThat(column(v1, "name").get(12L)).isEqualTo(SampleTable.expectedName(12));
       }
     }
   }
@@ -222,9 +221,9 @@ class ColumnEvolutionTest {
   @Test
   void makingAColumnNonNullableChecksItsData() throws Exception {
     try (Dataset ds = create()) {
-      SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> ds.columns().setNullable("name", false));
+      SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.columns().setNullable("name", false)).actual();
       assertThat(e.getMessage()).contains("7 null values");
-      assertEquals(1, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(1);
       ds.columns().setNullable("s.y", false); // y is null only where the whole struct is null
       assertThat(ds.schema().findField("s.y").orElseThrow().nullable()).isFalse();
       ds.columns().setNullable("id", true);
@@ -253,15 +252,15 @@ class ColumnEvolutionTest {
       };
       ds.columns().replace(List.of("name"), List.of("name"), upper);
       Map<Long, Object> names = column(ds, "name");
-      assertEquals("NAME-12", names.get(12L));
-      assertEquals(null, names.get(3L));
+      assertThat(names.get(12L)).isEqualTo("NAME-12");
+      assertThat(names.get(3L)).isNull();
       int nameId = ds.schema().findTopLevel("name").orElseThrow().id();
       for (Fragment f : ds.manifest().fragments()) {
         assertThat(f.files().get(0).fieldIds()).doesNotContain(nameId);
-        assertEquals(List.of(nameId), f.files().get(1).fieldIds());
+        assertThat(f.files().get(1).fieldIds()).isEqualTo(List.of(nameId));
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals("name-12", column(v1, "name").get(12L));
+        assertThat(column(v1, "name").get(12L)).isEqualTo("name-12");
       }
       // Only some fragments, and a nested member.
       ColumnFunction negX = (input, alloc) -> {
@@ -289,16 +288,16 @@ class ColumnEvolutionTest {
             long address = ((org.apache.arrow.vector.UInt8Vector) root.getVector(RowAddress.COLUMN)).get(i);
             if (RowAddress.fragmentId(address) == 2) {
               // Replacing a member keeps the struct's validity (docs/format.md §5), whatever fn's output says.
-              assertEquals(SampleTable.structIsNull(id), s.isNull(i), "s keeps its nulls in fragment 2");
-              assertEquals(-(int) id, ((IntVector) s.getChild("x")).get(i));
+              assertThat(s.isNull(i)).as("s keeps its nulls in fragment 2").isEqualTo(SampleTable.structIsNull(id));
+              assertThat(((IntVector) s.getChild("x")).get(i)).isEqualTo(-(int) id);
             } else if (!SampleTable.structIsNull(id)) {
-              assertEquals(SampleTable.expectedX(id), ((IntVector) s.getChild("x")).getObject(i));
-              assertEquals("y" + id, s.getChild("y").getObject(i).toString());
+              assertThat(((IntVector) s.getChild("x")).getObject(i)).isEqualTo(SampleTable.expectedX(id));
+              assertThat(s.getChild("y").getObject(i).toString()).isEqualTo("y" + id);
             }
           }
         }
       }
-      assertThrows(InvalidArgumentException.class, () -> ds.columns().replace(List.of("name"), List.of(), upper, List.of(9L)));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.columns().replace(List.of("name"), List.of(), upper, List.of(9L)));
     }
   }
 
@@ -306,7 +305,7 @@ class ColumnEvolutionTest {
   void a10_fullReplacementAfterAnOlderOverlayIsAuthoritative() throws Exception {
     try (Dataset ds = create()) {
       ds.update(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 2)}, Map.of("name", "from-overlay"));
-      assertEquals("from-overlay", column(ds, "name").get(1L));
+      assertThat(column(ds, "name").get(1L)).isEqualTo("from-overlay");
       ds.columns().replace(List.of("name"), List.of("id"), (input, alloc) -> {
         BigIntVector id = (BigIntVector) input.getVector("id");
         VectorSchemaRoot out = VectorSchemaRoot.create(
@@ -320,8 +319,8 @@ class ColumnEvolutionTest {
         return out;
       });
       Map<Long, Object> names = column(ds, "name");
-      assertEquals("new-1", names.get(1L), "the older overlay no longer shadows the replacement");
-      assertEquals("new-22", names.get(22L));
+      assertThat(names.get(1L)).as("the older overlay no longer shadows the replacement").isEqualTo("new-1");
+      assertThat(names.get(22L)).isEqualTo("new-22");
       assertThat(ds.manifest().fragments()).allMatch(f -> f.overlays().isEmpty());
       assertThat(ds.validate().isValid()).isTrue();
     }
@@ -333,10 +332,9 @@ class ColumnEvolutionTest {
       try (VectorSchemaRoot rows = SampleTable.batch(allocator, 50, 5)) {
         a.append(List.of(rows));
       }
-      RetryableConflictException e = assertThrows(RetryableConflictException.class,
-          () -> b.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED));
+      RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED)).actual();
       assertThat(e.getMessage()).contains("append committed as version 2");
-      assertEquals(2, b.latestVersion());
+      assertThat(b.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -344,9 +342,9 @@ class ColumnEvolutionTest {
   void twoStaleHandlesAddingColumnsFromTheSameSnapshot_secondFailsAndFirstKeepsItsValues() throws Exception {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
       a.columns().add(List.of(int64("doubled", false)), List.of("id"), DOUBLED);
-      assertThrows(RetryableConflictException.class, () -> b.columns().add(List.of(int64("other", true))));
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.columns().add(List.of(int64("other", true))));
       try (Dataset latest = b.checkoutLatest()) {
-        assertEquals("84", column(latest, "doubled").get(42L));
+        assertThat(column(latest, "doubled").get(42L)).isEqualTo("84");
         assertThat(latest.schema().findTopLevel("other")).isEmpty();
       }
     }
@@ -355,16 +353,14 @@ class ColumnEvolutionTest {
   @Test
   void replacementsOfDifferentColumnsBothLandButOfTheSameColumnTheSecondIsRetryable() throws Exception {
     try (Dataset a = create()) {
-      assertThat(assertThrows(InvalidArgumentException.class,
-              () -> a.columns().replace(List.of("not_there"), List.of(), constantLong("x", 0))).getMessage())
+      assertThatThrownBy(() -> a.columns().replace(List.of("not_there"), List.of(), constantLong("x", 0))).isInstanceOf(InvalidArgumentException.class).message()
           .contains("not_there");
       a.columns().add(List.of(int64("p", true), int64("q", true)));
       try (Dataset a2 = Dataset.open(URI_, options); Dataset b2 = Dataset.open(URI_, options);
           Dataset c2 = Dataset.open(URI_, options)) {
         a2.columns().replace(List.of("p"), List.of(), constantLong("p", 1));
         b2.columns().replace(List.of("q"), List.of(), constantLong("q", 2)); // different field: rebased
-        RetryableConflictException e = assertThrows(RetryableConflictException.class,
-            () -> c2.columns().replace(List.of("p"), List.of(), constantLong("p", 3)));
+        RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> c2.columns().replace(List.of("p"), List.of(), constantLong("p", 3))).actual();
         assertThat(e.getMessage()).contains("replace-data");
         try (Dataset latest = c2.checkoutLatest()) {
           assertThat(column(latest, "p").values()).containsOnly("1");

@@ -3,8 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CommitRetriesExhaustedException;
 import io.quiver.scenario.CommitScenarios;
@@ -75,25 +74,24 @@ class CommitProtocolTest {
   void ambiguousFailureBeforeThePutIsRetried() {
     try (Dataset ds = create()) {
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_BEFORE);
-      assertEquals(2, append(ds, 10, 5));
-      assertEquals(range(0, 15), scanIds(ds.newScan().open()));
-      assertEquals(2, store.calls(Op.PUT_IF_ABSENT).stream()
-          .filter(ObjectStoreCommitStore.manifestKey(2)::equals).count());
+      assertThat(append(ds, 10, 5)).isEqualTo(2);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 15));
+      assertThat(store.calls(Op.PUT_IF_ABSENT).stream()
+          .filter(ObjectStoreCommitStore.manifestKey(2)::equals).count()).isEqualTo(2);
     }
   }
 
   @Test
   void staleHandlesAppendAfterEachOtherInAnyOrder() {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
-      assertEquals(2, append(c, 100, 3));
-      assertEquals(3, append(a, 200, 3));
-      assertEquals(4, append(b, 300, 3));
+      assertThat(append(c, 100, 3)).isEqualTo(2);
+      assertThat(append(a, 200, 3)).isEqualTo(3);
+      assertThat(append(b, 300, 3)).isEqualTo(4);
       List<Long> ids = scanIds(b.newScan().open());
       assertThat(ids).containsExactlyInAnyOrderElementsOf(
           concat(range(0, 10), range(100, 103), range(200, 203), range(300, 303)));
       // b rebased onto versions 2 and 3: fragment ids were renumbered, never duplicated.
-      assertEquals(List.of(0L, 1L, 2L, 3L),
-          b.manifest().fragments().stream().map(io.quiver.manifest.Fragment::id).toList());
+      assertThat(b.manifest().fragments().stream().map(io.quiver.manifest.Fragment::id).toList()).isEqualTo(List.of(0L, 1L, 2L, 3L));
     }
   }
 
@@ -121,12 +119,12 @@ class CommitProtocolTest {
       try (Dataset handle = Dataset.open(URI_, oneAttempt);
           VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
         CommitRetriesExhaustedException e =
-            assertThrows(CommitRetriesExhaustedException.class, () -> handle.append(List.of(b)));
+            assertThatExceptionOfType(CommitRetriesExhaustedException.class).isThrownBy(() -> handle.append(List.of(b))).actual();
         assertThat(e.getMessage()).contains("3 attempts");
       }
       store.disarmAll();
-      assertEquals(1, ds.latestVersion());
-      assertEquals(range(0, 10), scanIds(ds.newScan().open()));
+      assertThat(ds.latestVersion()).isEqualTo(1);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 10));
     }
   }
 

@@ -3,8 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.StoreException;
@@ -61,9 +60,9 @@ class CommitStateUnknownTest {
     store.armOnce(Op.PUT_IF_ABSENT, MANIFEST_2, claimFault);
     store.arm(Op.READ, MANIFEST_2::equals, Fault.FAIL_BEFORE, 1);
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
-      return assertThrows(CommitStateUnknownException.class, () -> ds.append(List.of(b), commitOptions));
+      return assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> ds.append(List.of(b), commitOptions)).actual();
     } finally {
-      assertEquals(0, store.pendingFaults());
+      assertThat(store.pendingFaults()).isEqualTo(0);
     }
   }
 
@@ -72,8 +71,8 @@ class CommitStateUnknownTest {
     try (Dataset ds = create()) {
       CommitStateUnknownException e = appendFailing(ds, Fault.FAIL_AFTER, options.commitOptions());
       assertThat(e).isInstanceOf(StoreException.class); // existing catchers of store failures still catch it
-      assertEquals(URI_, e.location());
-      assertEquals(java.util.OptionalLong.of(2), e.version());
+      assertThat(e.location()).isEqualTo(URI_);
+      assertThat(e.version()).isEqualTo(java.util.OptionalLong.of(2));
       assertThat(e.isTransient()).isFalse();
       assertThat(e.idempotenceKey()).isEmpty();
       assertThat(e.getMessage())
@@ -88,9 +87,9 @@ class CommitStateUnknownTest {
       // The claim did land: the transaction is in the history under the reported uuid and version.
       try (Dataset again = Dataset.open(URI_, options)) {
         VersionInfo v = again.versions().get(0);
-        assertEquals(2, v.version());
-        assertEquals(e.transactionUuid().orElseThrow(), v.transactionUuid());
-        assertEquals(range(0, 15), scanIds(again.newScan().open()));
+        assertThat(v.version()).isEqualTo(2);
+        assertThat(v.transactionUuid()).isEqualTo(e.transactionUuid().orElseThrow());
+        assertThat(scanIds(again.newScan().open())).isEqualTo(range(0, 15));
       }
     }
   }
@@ -104,7 +103,7 @@ class CommitStateUnknownTest {
       assertThat(e.getMessage()).contains("(idempotence key 'job-7/batch-3')")
           .contains("look idempotence key 'job-7/batch-3' up (findCommit)");
       try (Dataset again = Dataset.open(URI_, options)) {
-        assertEquals(2, again.distributed().findCommit("job-7/batch-3", 0).version());
+        assertThat(again.distributed().findCommit("job-7/batch-3", 0).version()).isEqualTo(2);
       }
     }
   }
@@ -114,9 +113,9 @@ class CommitStateUnknownTest {
     try (Dataset ds = create()) {
       CommitStateUnknownException e = appendFailing(ds, Fault.FAIL_BEFORE, options.commitOptions());
       try (Dataset again = Dataset.open(URI_, options)) {
-        assertEquals(1, again.latestVersion());
+        assertThat(again.latestVersion()).isEqualTo(1);
         assertThat(again.versions()).noneMatch(v -> v.transactionUuid().equals(e.transactionUuid().orElseThrow()));
-        assertEquals(range(0, 10), scanIds(again.newScan().open()));
+        assertThat(scanIds(again.newScan().open())).isEqualTo(range(0, 10));
       }
     }
   }

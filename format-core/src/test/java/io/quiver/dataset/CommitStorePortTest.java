@@ -3,8 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.TableNotFoundException;
 import io.quiver.store.CommitStore;
@@ -109,20 +108,20 @@ class CommitStorePortTest {
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
       try (Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options)) {
         try (VectorSchemaRoot more = SampleTable.batch(allocator, 10, 5)) {
-          assertEquals(2, ds.append(List.of(more)));
+          assertThat(ds.append(List.of(more))).isEqualTo(2);
         }
         ds.tags().create("first", 1);
-        assertEquals(List.of(2L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+        assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(2L, 1L));
         assertThat(ds.validate().problems()).isEmpty();
       }
     }
     try (Dataset ds = Dataset.open(URI_, options)) {
-      assertEquals(range(0, 15), scanIds(ds.newScan().open()));
-      assertEquals(range(0, 10), scanIds(ds.checkout("first").newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 15));
+      assertThat(scanIds(ds.checkout("first").newScan().open())).isEqualTo(range(0, 10));
       CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
-      assertEquals(List.of(), report.versionsRemoved(), "the latest and the tagged version are kept");
+      assertThat(report.versionsRemoved()).as("the latest and the tagged version are kept").isEqualTo(List.of());
     }
-    assertEquals(List.of(1L, 2L), new ArrayList<>(commits.versions.keySet()));
+    assertThat(new ArrayList<>(commits.versions.keySet())).isEqualTo(List.of(1L, 2L));
     List<String> keys = store.listAll("").stream().map(ObjectInfo::key).toList();
     assertThat(keys).noneMatch(k -> k.startsWith("_versions/"));
     assertThat(keys).anyMatch(k -> k.startsWith("data/")).anyMatch(k -> k.startsWith("_transactions/"));
@@ -137,17 +136,17 @@ class CommitStorePortTest {
         }
         CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO)
             .safetyWindow(Duration.ZERO).build());
-        assertEquals(List.of(1L), report.versionsRemoved());
-        assertEquals(List.of(2L), new ArrayList<>(commits.versions.keySet()));
-        assertEquals(range(10, 15), scanIds(ds.newScan().open()));
+        assertThat(report.versionsRemoved()).isEqualTo(List.of(1L));
+        assertThat(new ArrayList<>(commits.versions.keySet())).isEqualTo(List.of(2L));
+        assertThat(scanIds(ds.newScan().open())).isEqualTo(range(10, 15));
       }
     }
   }
 
   @Test
   void aMissingTableNamesWhereTheCommitStoreLooked() {
-    TableNotFoundException e = assertThrows(TableNotFoundException.class, () -> Dataset.open(URI_, options));
+    TableNotFoundException e = assertThatExceptionOfType(TableNotFoundException.class).isThrownBy(() -> Dataset.open(URI_, options)).actual();
     assertThat(e.getMessage()).contains("db://versions");
-    assertEquals(Map.of(), Collections.unmodifiableMap(commits.versions));
+    assertThat(Collections.unmodifiableMap(commits.versions)).isEqualTo(Map.of());
   }
 }

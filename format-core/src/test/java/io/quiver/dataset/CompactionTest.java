@@ -2,10 +2,8 @@ package io.quiver.dataset;
 
 import static io.quiver.dataset.OverlayTestSupport.expected;
 import static io.quiver.dataset.OverlayTestSupport.scanRows;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.OverlayTestSupport.Row;
 import io.quiver.exceptions.NotFoundException;
@@ -58,29 +56,29 @@ class CompactionTest {
       ds.update(Predicate.eq("id", 15), Map.of("name", "newest"));
       long before = ds.version();
       Map<Long, Row> scanned = scanRows(ds.newScan().open());
-      assertEquals(28, scanned.size());
-      assertEquals("newest", scanned.get(15L).name());
+      assertThat(scanned.size()).isEqualTo(28);
+      assertThat(scanned.get(15L).name()).isEqualTo("newest");
       long oldAddressOf15 = OverlayTestSupport.addresses(ds).get(15L);
 
       CompactionResult result = ds.compact(CompactionOptions.defaults());
-      assertEquals(new CompactionResult(before + 1, 3, 1, 28), result);
-      assertEquals(before + 1, ds.version());
-      assertEquals(scanned, scanRows(ds.newScan().open()), "every value survives");
+      assertThat(result).isEqualTo(new CompactionResult(before + 1, 3, 1, 28));
+      assertThat(ds.version()).isEqualTo(before + 1);
+      assertThat(scanRows(ds.newScan().open())).as("every value survives").isEqualTo(scanned);
       Fragment compacted = ds.manifest().fragments().get(0);
-      assertEquals(1, ds.manifest().fragments().size());
-      assertEquals(28, compacted.physicalRows());
-      assertTrue(compacted.deletionFile().isEmpty(), "deletions materialised");
-      assertTrue(compacted.overlays().isEmpty(), "overlays materialised");
-      assertFalse(List.of(0L, 1L, 2L).contains(compacted.id()), "new fragment ids");
-      assertThrows(NotFoundException.class, () -> ds.take(new long[] {oldAddressOf15}, List.of("name")).close());
+      assertThat(ds.manifest().fragments().size()).isEqualTo(1);
+      assertThat(compacted.physicalRows()).isEqualTo(28);
+      assertThat(compacted.deletionFile().isEmpty()).as("deletions materialised").isTrue();
+      assertThat(compacted.overlays().isEmpty()).as("overlays materialised").isTrue();
+      assertThat(List.of(0L, 1L, 2L).contains(compacted.id())).as("new fragment ids").isFalse();
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.take(new long[]{oldAddressOf15}, List.of("name")).close());
       try (Dataset old = ds.checkout(before)) {
-        assertEquals(scanned, scanRows(old.newScan().open()), "old versions still read the old files");
+        assertThat(scanRows(old.newScan().open())).as("old versions still read the old files").isEqualTo(scanned);
         try (VectorSchemaRoot taken = old.take(new long[] {oldAddressOf15}, List.of("name"))) {
-          assertEquals("newest", taken.getVector("name").getObject(0).toString());
+          assertThat(taken.getVector("name").getObject(0).toString()).isEqualTo("newest");
         }
       }
-      assertEquals(new CompactionResult(before + 1, 0, 0, 0), ds.compact(CompactionOptions.defaults()), "nothing left to compact");
-      assertEquals(before + 1, ds.latestVersion());
+      assertThat(ds.compact(CompactionOptions.defaults())).as("nothing left to compact").isEqualTo(new CompactionResult(before + 1, 0, 0, 0));
+      assertThat(ds.latestVersion()).isEqualTo(before + 1);
     }
   }
 
@@ -88,19 +86,19 @@ class CompactionTest {
   void targetSizeSplitsAndOptionsChooseWhatQualifies() {
     try (Dataset ds = threeSmallFragments()) {
       CompactionResult split = ds.compact(CompactionOptions.defaults().withTargetRowsPerFragment(12));
-      assertEquals(new CompactionResult(4, 3, 3, 30), split);
-      assertEquals(List.of(12L, 12L, 6L), ds.manifest().fragments().stream().map(Fragment::physicalRows).toList());
-      assertEquals(SampleTable.range(0, 30), OverlayTestSupport.sorted(scanRows(ds.newScan().open()).keySet()));
+      assertThat(split).isEqualTo(new CompactionResult(4, 3, 3, 30));
+      assertThat(ds.manifest().fragments().stream().map(Fragment::physicalRows).toList()).isEqualTo(List.of(12L, 12L, 6L));
+      assertThat(OverlayTestSupport.sorted(scanRows(ds.newScan().open()).keySet())).isEqualTo(SampleTable.range(0, 30));
 
       // Fragments of at least 6 rows are large enough; only the one with a deletion qualifies, on its own.
       ds.delete(new long[] {RowAddress.of(ds.manifest().fragments().get(1).id(), 0)});
       CompactionOptions sizeOk = CompactionOptions.defaults().withTargetRowsPerFragment(12).withSmallFragmentRows(6);
-      assertEquals(new CompactionResult(5, 0, 0, 0), ds.compact(sizeOk.withMaterializeDeletions(false)));
-      assertEquals(new CompactionResult(6, 1, 1, 11), ds.compact(sizeOk));
+      assertThat(ds.compact(sizeOk.withMaterializeDeletions(false))).isEqualTo(new CompactionResult(5, 0, 0, 0));
+      assertThat(ds.compact(sizeOk)).isEqualTo(new CompactionResult(6, 1, 1, 11));
       Map<Long, Row> rows = scanRows(ds.newScan().open());
-      assertEquals(29, rows.size());
+      assertThat(rows.size()).isEqualTo(29);
       for (Map.Entry<Long, Row> e : rows.entrySet()) {
-        assertEquals(expected(e.getKey()), e.getValue());
+        assertThat(e.getValue()).isEqualTo(expected(e.getKey()));
       }
     }
   }
@@ -109,10 +107,10 @@ class CompactionTest {
   void aDeleteCommittedAfterACompactionOfItsFragmentConflicts() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
       ds.compact(CompactionOptions.defaults());
-      assertThrows(RetryableConflictException.class, () -> stale.delete(new long[] {RowAddress.of(1, 0)}));
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> stale.delete(new long[]{RowAddress.of(1, 0)}));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(4, latest.version());
-        assertEquals(30, scanRows(latest.newScan().open()).size());
+        assertThat(latest.version()).isEqualTo(4);
+        assertThat(scanRows(latest.newScan().open()).size()).isEqualTo(30);
       }
     }
   }
@@ -121,15 +119,15 @@ class CompactionTest {
   void aCompactionCommittedAfterADeleteOfItsFragmentConflictsAndResurrectsNothing() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
       ds.delete(new long[] {RowAddress.of(1, 0)});
-      assertThrows(RetryableConflictException.class, () -> stale.compact(CompactionOptions.defaults()));
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> stale.compact(CompactionOptions.defaults()));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(4, latest.version());
+        assertThat(latest.version()).isEqualTo(4);
         Map<Long, Row> rows = scanRows(latest.newScan().open());
-        assertEquals(29, rows.size());
-        assertFalse(rows.containsKey(10L), "the deleted row stays deleted");
+        assertThat(rows.size()).isEqualTo(29);
+        assertThat(rows.containsKey(10L)).as("the deleted row stays deleted").isFalse();
         // Retrying from the latest version compacts with the deletion applied.
-        assertEquals(new CompactionResult(5, 3, 1, 29), latest.compact(CompactionOptions.defaults()));
-        assertFalse(scanRows(latest.newScan().open()).containsKey(10L));
+        assertThat(latest.compact(CompactionOptions.defaults())).isEqualTo(new CompactionResult(5, 3, 1, 29));
+        assertThat(scanRows(latest.newScan().open()).containsKey(10L)).isFalse();
       }
     }
   }
@@ -138,10 +136,9 @@ class CompactionTest {
   void anUpdateCommittedAfterACompactionOfItsFragmentConflicts() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
       ds.compact(CompactionOptions.defaults());
-      assertThrows(RetryableConflictException.class,
-          () -> stale.update(new long[] {RowAddress.of(1, 0)}, Map.of("name", "lost")));
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> stale.update(new long[]{RowAddress.of(1, 0)}, Map.of("name", "lost")));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(SampleTable.expectedName(10), scanRows(latest.newScan().open()).get(10L).name());
+        assertThat(scanRows(latest.newScan().open()).get(10L).name()).isEqualTo(SampleTable.expectedName(10));
       }
     }
   }
@@ -150,12 +147,12 @@ class CompactionTest {
   void aCompactionCommittedAfterAnUpdateOfItsFragmentConflicts() {
     try (Dataset ds = threeSmallFragments(); Dataset stale = ds.checkout(3)) {
       ds.update(Predicate.eq("id", 10), Map.of("name", "kept"));
-      assertThrows(RetryableConflictException.class, () -> stale.compact(CompactionOptions.defaults()));
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> stale.compact(CompactionOptions.defaults()));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(4, latest.version());
-        assertEquals("kept", scanRows(latest.newScan().open()).get(10L).name());
+        assertThat(latest.version()).isEqualTo(4);
+        assertThat(scanRows(latest.newScan().open()).get(10L).name()).isEqualTo("kept");
         latest.compact(CompactionOptions.defaults());
-        assertEquals("kept", scanRows(latest.newScan().open()).get(10L).name());
+        assertThat(scanRows(latest.newScan().open()).get(10L).name()).isEqualTo("kept");
       }
     }
   }

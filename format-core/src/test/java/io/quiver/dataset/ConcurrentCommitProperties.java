@@ -1,7 +1,6 @@
 package io.quiver.dataset;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.exceptions.CommitConflictException;
 import io.quiver.exceptions.QuiverException;
@@ -121,9 +120,9 @@ class ConcurrentCommitProperties {
         afterA = rows(h1.checkoutLatest(), allocator);
         concurrentB = run(b, h2);
         if (concurrentB.failure instanceof CommitConflictException) {
-          assertEquals(versionAfterA, h2.latestVersion(), "a conflict must not publish a version");
-          assertEquals(afterA, rows(h2.checkoutLatest(), allocator), "a conflict must not change the table");
-          assertEquals(1, h2.version(), "a failed commit leaves the handle where it was");
+          assertThat(h2.latestVersion()).as("a conflict must not publish a version").isEqualTo(versionAfterA);
+          assertThat(rows(h2.checkoutLatest(), allocator)).as("a conflict must not change the table").isEqualTo(afterA);
+          assertThat(h2.version()).as("a failed commit leaves the handle where it was").isEqualTo(1);
           return;
         }
         concurrentResult = concurrentB.failure == null ? rows(h2.checkoutLatest(), allocator) : null;
@@ -140,12 +139,11 @@ class ConcurrentCommitProperties {
           Outcome serialB = run(b, s2);
           if (concurrentB.failure != null) {
             // B failed concurrently without a conflict: it must fail serially too (its own validation).
-            assertTrue(serialB.failure != null, "B failed concurrently (" + concurrentB.failure
-                + ") but succeeds serially");
+            assertThat(serialB.failure).as("B failed concurrently (" + concurrentB.failure
+                + ") but succeeds serially").isNotNull();
           } else {
-            assertEquals(null, serialB.failure, "B committed concurrently but fails serially");
-            assertEquals(rows(s2.checkoutLatest(), allocator), concurrentResult,
-                "the concurrent result differs from applying A then B serially");
+            assertThat(serialB.failure).as("B committed concurrently but fails serially").isNull();
+            assertThat(concurrentResult).as("the concurrent result differs from applying A then B serially").isEqualTo(rows(s2.checkoutLatest(), allocator));
           }
           ALLOCATORS.remove(s2);
         }

@@ -1,8 +1,7 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.RetryableConflictException;
@@ -44,32 +43,32 @@ class ConfigTest {
   @Test
   void upsertsAndDeletesMakeANewVersionAndOldVersionsKeepTheirConfig() {
     try (Dataset ds = create()) {
-      assertEquals(Map.of(), ds.config());
-      assertEquals(2, ds.updateConfig(Map.of("owner", "ana", "ttl", "7d"), Set.of()));
-      assertEquals(Map.of("owner", "ana", "ttl", "7d"), ds.config());
-      assertEquals(3, ds.updateConfig(Map.of("owner", "bo"), Set.of("ttl", "never-set")));
-      assertEquals(Map.of("owner", "bo"), ds.config());
+      assertThat(ds.config()).isEqualTo(Map.of());
+      assertThat(ds.updateConfig(Map.of("owner", "ana", "ttl", "7d"), Set.of())).isEqualTo(2);
+      assertThat(ds.config()).isEqualTo(Map.of("owner", "ana", "ttl", "7d"));
+      assertThat(ds.updateConfig(Map.of("owner", "bo"), Set.of("ttl", "never-set"))).isEqualTo(3);
+      assertThat(ds.config()).isEqualTo(Map.of("owner", "bo"));
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 10, 2)) {
         ds.append(List.of(b));
       }
-      assertEquals(Map.of("owner", "bo"), ds.config(), "other writes carry the configuration over");
+      assertThat(ds.config()).as("other writes carry the configuration over").isEqualTo(Map.of("owner", "bo"));
       try (Dataset v2 = ds.checkout(2)) {
-        assertEquals(Map.of("owner", "ana", "ttl", "7d"), v2.config());
+        assertThat(v2.config()).isEqualTo(Map.of("owner", "ana", "ttl", "7d"));
       }
-      assertEquals("update-config", ds.versions().get(1).operation());
+      assertThat(ds.versions().get(1).operation()).isEqualTo("update-config");
       try (Dataset reopened = Dataset.open(URI_, options)) {
-        assertEquals(Map.of("owner", "bo"), reopened.config());
+        assertThat(reopened.config()).isEqualTo(Map.of("owner", "bo"));
       }
-      assertEquals(SampleTable.range(0, 12), SampleTable.scanIds(ds.newScan().open()));
+      assertThat(SampleTable.scanIds(ds.newScan().open())).isEqualTo(SampleTable.range(0, 12));
     }
   }
 
   @Test
   void anEmptyUpdateCommitsNothing() {
     try (Dataset ds = create()) {
-      assertEquals(1, ds.updateConfig(Map.of(), Set.of()));
-      assertEquals(1, ds.updateConfig(null, null));
-      assertEquals(1, ds.latestVersion());
+      assertThat(ds.updateConfig(Map.of(), Set.of())).isEqualTo(1);
+      assertThat(ds.updateConfig(null, null)).isEqualTo(1);
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -77,30 +76,29 @@ class ConfigTest {
   void badKeysAndValuesAreRejected() {
     try (Dataset ds = create()) {
       InvalidArgumentException e =
-          assertThrows(InvalidArgumentException.class, () -> ds.updateConfig(Map.of("a", "1"), Set.of("a")));
+          assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(Map.of("a", "1"), Set.of("a"))).actual();
       assertThat(e.getMessage()).contains("'a'").contains("both set and removed");
       Map<String, String> nullValue = new HashMap<>();
       nullValue.put("a", null);
-      e = assertThrows(InvalidArgumentException.class, () -> ds.updateConfig(nullValue, Set.of()));
+      e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(nullValue, Set.of())).actual();
       assertThat(e.getMessage()).contains("null value");
-      assertThrows(InvalidArgumentException.class, () -> ds.updateConfig(Map.of("", "1"), Set.of()));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(Map.of("", "1"), Set.of()));
       Set<String> nullKey = new HashSet<>();
       nullKey.add(null);
-      assertThrows(InvalidArgumentException.class, () -> ds.updateConfig(Map.of(), nullKey));
-      assertEquals(1, ds.latestVersion());
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(Map.of(), nullKey));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
   @Test
   void concurrentUpdatesOfTheSameKeyConflict() {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options)) {
-      assertEquals(2, a.updateConfig(Map.of("owner", "ana"), Set.of()));
-      RetryableConflictException e = assertThrows(RetryableConflictException.class,
-          () -> b.updateConfig(Map.of("owner", "bo", "ttl", "1d"), Set.of()));
+      assertThat(a.updateConfig(Map.of("owner", "ana"), Set.of())).isEqualTo(2);
+      RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.updateConfig(Map.of("owner", "bo", "ttl", "1d"), Set.of())).actual();
       assertThat(e.getMessage()).contains("update-config committed as version 2");
-      assertEquals(2, b.latestVersion());
+      assertThat(b.latestVersion()).isEqualTo(2);
       try (Dataset latest = b.checkoutLatest()) {
-        assertEquals(Map.of("owner", "ana"), latest.config(), "the first update is intact, the second left nothing");
+        assertThat(latest.config()).as("the first update is intact, the second left nothing").isEqualTo(Map.of("owner", "ana"));
       }
     }
   }
@@ -111,7 +109,7 @@ class ConfigTest {
       a.updateConfig(Map.of("owner", "ana"), Set.of());
       try (Dataset b = Dataset.open(URI_, options)) {
         a.updateConfig(Map.of(), Set.of("owner"));
-        assertThrows(RetryableConflictException.class, () -> b.updateConfig(Map.of("owner", "bo"), Set.of()));
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.updateConfig(Map.of("owner", "bo"), Set.of()));
       }
     }
   }
@@ -119,13 +117,13 @@ class ConfigTest {
   @Test
   void concurrentUpdatesOfDifferentKeysBothLand() {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
-      assertEquals(2, a.updateConfig(Map.of("owner", "ana"), Set.of()));
-      assertEquals(3, b.updateConfig(Map.of("ttl", "7d"), Set.of()));
+      assertThat(a.updateConfig(Map.of("owner", "ana"), Set.of())).isEqualTo(2);
+      assertThat(b.updateConfig(Map.of("ttl", "7d"), Set.of())).isEqualTo(3);
       try (VectorSchemaRoot rows = SampleTable.batch(allocator, 10, 5)) {
-        assertEquals(4, c.append(List.of(rows)), "an append does not touch configuration");
+        assertThat(c.append(List.of(rows))).as("an append does not touch configuration").isEqualTo(4);
       }
-      assertEquals(Map.of("owner", "ana", "ttl", "7d"), b.config());
-      assertEquals(Map.of("owner", "ana", "ttl", "7d"), c.config());
+      assertThat(b.config()).isEqualTo(Map.of("owner", "ana", "ttl", "7d"));
+      assertThat(c.config()).isEqualTo(Map.of("owner", "ana", "ttl", "7d"));
     }
   }
 }

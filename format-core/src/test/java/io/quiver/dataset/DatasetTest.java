@@ -3,8 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -81,36 +80,36 @@ class DatasetTest {
   @Test
   void createAppendScanAndTravelBackInTime() {
     try (Dataset ds = create(0, 40)) {
-      assertEquals(1, ds.version());
-      assertEquals(2, append(ds, 40, 25));
-      assertEquals(3, append(ds, 65, 1));
-      assertEquals(range(0, 66), scanIds(ds.newScan().open()));
-      assertEquals(66, ds.countRows());
+      assertThat(ds.version()).isEqualTo(1);
+      assertThat(append(ds, 40, 25)).isEqualTo(2);
+      assertThat(append(ds, 65, 1)).isEqualTo(3);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 66));
+      assertThat(ds.countRows()).isEqualTo(66);
       for (long v = 1; v <= 3; v++) {
         try (Dataset old = ds.checkout(v)) {
           long expected = v == 1 ? 40 : v == 2 ? 65 : 66;
-          assertEquals(range(0, expected), scanIds(old.newScan().open()), "version " + v);
-          assertEquals(expected, old.countRows());
+          assertThat(scanIds(old.newScan().open())).as("version " + v).isEqualTo(range(0, expected));
+          assertThat(old.countRows()).isEqualTo(expected);
         }
       }
       List<VersionInfo> versions = ds.versions();
-      assertEquals(List.of(3L, 2L, 1L), versions.stream().map(VersionInfo::version).toList());
-      assertEquals(List.of("append", "append", "overwrite"), versions.stream().map(VersionInfo::operation).toList());
-      assertEquals(List.of(66L, 65L, 40L), versions.stream().map(VersionInfo::rows).toList());
+      assertThat(versions.stream().map(VersionInfo::version).toList()).isEqualTo(List.of(3L, 2L, 1L));
+      assertThat(versions.stream().map(VersionInfo::operation).toList()).isEqualTo(List.of("append", "append", "overwrite"));
+      assertThat(versions.stream().map(VersionInfo::rows).toList()).isEqualTo(List.of(66L, 65L, 40L));
     }
     try (Dataset reopened = Dataset.open(URI_, options)) {
-      assertEquals(3, reopened.version());
-      assertEquals(range(0, 66), scanIds(reopened.newScan().open()));
+      assertThat(reopened.version()).isEqualTo(3);
+      assertThat(scanIds(reopened.newScan().open())).isEqualTo(range(0, 66));
     }
   }
 
   @Test
   void emptyTableScansToNothing() {
     try (Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(), options)) {
-      assertEquals(List.of(), scanIds(ds.newScan().open()));
-      assertEquals(0, ds.countRows());
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(List.of());
+      assertThat(ds.countRows()).isEqualTo(0);
       append(ds, 0, 3);
-      assertEquals(range(0, 3), scanIds(ds.newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 3));
     }
   }
 
@@ -118,12 +117,11 @@ class DatasetTest {
   void fieldIdsAreAssignedDepthFirstFromOne() {
     try (Dataset ds = create(0, 1)) {
       io.quiver.schema.Schema s = ds.schema();
-      assertEquals(List.of("id", "name", "s", "s.x", "s.y", "tags", "tags.item"),
-          s.allFields().stream().map(f -> s.pathOf(f.id())).toList());
-      assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), s.allFields().stream().map(io.quiver.schema.Field::id).toList());
+      assertThat(s.allFields().stream().map(f -> s.pathOf(f.id())).toList()).isEqualTo(List.of("id", "name", "s", "s.x", "s.y", "tags", "tags.item"));
+      assertThat(s.allFields().stream().map(io.quiver.schema.Field::id).toList()).isEqualTo(List.of(1, 2, 3, 4, 5, 6, 7));
       DataFile file = ds.manifest().fragments().get(0).files().get(0);
-      assertEquals(List.of(1, 2, 4, 5, 6), file.fieldIds());
-      assertEquals(List.of(0, 1, 2, 3, 4), file.columnIndices());
+      assertThat(file.fieldIds()).isEqualTo(List.of(1, 2, 4, 5, 6));
+      assertThat(file.columnIndices()).isEqualTo(List.of(0, 1, 2, 3, 4));
     }
   }
 
@@ -135,30 +133,30 @@ class DatasetTest {
         while (r.loadNextBatch()) {
           VectorSchemaRoot root = r.getVectorSchemaRoot();
           assertThat(root.getRowCount()).isBetween(1, 7);
-          assertEquals(List.of("s", "id"), root.getSchema().getFields().stream().map(Field::getName).toList());
+          assertThat(root.getSchema().getFields().stream().map(Field::getName).toList()).isEqualTo(List.of("s", "id"));
           StructVector s = (StructVector) root.getVector("s");
-          assertEquals(List.of("x"), s.getField().getChildren().stream().map(Field::getName).toList());
+          assertThat(s.getField().getChildren().stream().map(Field::getName).toList()).isEqualTo(List.of("x"));
           for (int i = 0; i < root.getRowCount(); i++) {
             long id = ((BigIntVector) root.getVector("id")).get(i);
             ids.add(id);
-            assertEquals(SampleTable.structIsNull(id), s.isNull(i));
+            assertThat(s.isNull(i)).isEqualTo(SampleTable.structIsNull(id));
             if (!SampleTable.structIsNull(id)) {
-              assertEquals(SampleTable.expectedX(id), ((IntVector) s.getChild("x")).getObject(i));
+              assertThat(((IntVector) s.getChild("x")).getObject(i)).isEqualTo(SampleTable.expectedX(id));
             }
           }
         }
-        assertEquals(range(0, 50), ids);
+        assertThat(ids).isEqualTo(range(0, 50));
       }
       try (ArrowReader r = ds.newScan().fieldIds(List.of(1)).open()) {
         long rows = 0;
         while (r.loadNextBatch()) {
-          assertEquals(List.of("id"), r.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList());
+          assertThat(r.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList()).isEqualTo(List.of("id"));
           rows += r.getVectorSchemaRoot().getRowCount();
         }
-        assertEquals(50, rows);
+        assertThat(rows).isEqualTo(50);
       }
       InvalidArgumentException e =
-          assertThrows(InvalidArgumentException.class, () -> ds.newScan().columns("nope").open());
+          assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.newScan().columns("nope").open()).actual();
       assertThat(e.getMessage()).contains("nope").contains("id");
     }
   }
@@ -172,28 +170,27 @@ class DatasetTest {
       try (ArrowReader r = ds.newScan().columns("id").withRowAddress(true).open()) {
         while (r.loadNextBatch()) {
           VectorSchemaRoot root = r.getVectorSchemaRoot();
-          assertEquals(RowAddress.COLUMN, root.getSchema().getFields().get(1).getName());
+          assertThat(root.getSchema().getFields().get(1).getName()).isEqualTo(RowAddress.COLUMN);
           for (int i = 0; i < root.getRowCount(); i++) {
             ids.add(((BigIntVector) root.getVector("id")).get(i));
             addresses.add(((UInt8Vector) root.getVector(RowAddress.COLUMN)).get(i));
           }
         }
       }
-      assertEquals(RowAddress.of(1, 4), addresses.get(34));
+      assertThat(addresses.get(34)).isEqualTo(RowAddress.of(1, 4));
       long[] wanted = {addresses.get(59), addresses.get(0), addresses.get(33), addresses.get(33), addresses.get(17)};
       try (VectorSchemaRoot rows = ds.take(wanted, List.of())) {
-        assertEquals(List.of(59L, 0L, 33L, 33L, 17L), SampleTable.checkRows(rows));
+        assertThat(SampleTable.checkRows(rows)).isEqualTo(List.of(59L, 0L, 33L, 33L, 17L));
       }
       try (VectorSchemaRoot rows = ds.take(wanted, List.of("name"))) {
-        assertEquals(1, rows.getFieldVectors().size());
-        assertEquals(List.of("name-0", "name-33", "name-33"),
-            List.of(1, 2, 3).stream().map(i -> rows.getVector("name").getObject(i).toString()).toList());
+        assertThat(rows.getFieldVectors().size()).isEqualTo(1);
+        assertThat(List.of(1, 2, 3).stream().map(i -> rows.getVector("name").getObject(i).toString()).toList()).isEqualTo(List.of("name-0", "name-33", "name-33"));
         assertThat(rows.getVector("name").isNull(0)).isTrue(); // row 59 has a null name
       }
       NotFoundException e =
-          assertThrows(NotFoundException.class, () -> ds.take(new long[] {RowAddress.of(1, 30)}, List.of()));
+          assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.take(new long[]{RowAddress.of(1, 30)}, List.of())).actual();
       assertThat(e.getMessage()).contains("fragment 1, offset 30");
-      assertThrows(NotFoundException.class, () -> ds.take(new long[] {RowAddress.of(9, 0)}, List.of()));
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.take(new long[]{RowAddress.of(9, 0)}, List.of()));
     }
   }
 
@@ -201,10 +198,9 @@ class DatasetTest {
   void largeAppendsSplitIntoFragmentsAndBatches() {
     options = options.toBuilder().maxRowsPerFragment(100).rowsPerBatch(32).build();
     try (Dataset ds = create(0, 250)) {
-      assertEquals(List.of(100L, 100L, 50L),
-          ds.manifest().fragments().stream().map(io.quiver.manifest.Fragment::physicalRows).toList());
-      assertEquals(range(0, 250), scanIds(ds.newScan().batchSize(1000).open()));
-      assertEquals(range(0, 250), scanIds(ds.newScan().batchSize(3).open()));
+      assertThat(ds.manifest().fragments().stream().map(io.quiver.manifest.Fragment::physicalRows).toList()).isEqualTo(List.of(100L, 100L, 50L));
+      assertThat(scanIds(ds.newScan().batchSize(1000).open())).isEqualTo(range(0, 250));
+      assertThat(scanIds(ds.newScan().batchSize(3).open())).isEqualTo(range(0, 250));
     }
   }
 
@@ -215,43 +211,43 @@ class DatasetTest {
           new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
       try (VectorSchemaRoot bad = VectorSchemaRoot.create(wrongType, allocator)) {
         bad.setRowCount(0);
-        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> ds.append(List.of(bad)));
+        SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.append(List.of(bad))).actual();
         assertThat(e.getMessage()).contains("1 columns [id] but the table has 4");
       }
       Schema renamed = new Schema(SampleTable.SCHEMA.getFields().stream()
           .map(f -> f.getName().equals("name") ? new Field("nom", f.getFieldType(), f.getChildren()) : f).toList());
       try (VectorSchemaRoot bad = VectorSchemaRoot.create(renamed, allocator)) {
         bad.setRowCount(0);
-        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> ds.append(List.of(bad)));
+        SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.append(List.of(bad))).actual();
         assertThat(e.getMessage()).contains("expected name 'name', found 'nom'");
       }
       try (VectorSchemaRoot nullIds = SampleTable.batch(allocator, 100, 3)) {
         ((BigIntVector) nullIds.getVector("id")).setNull(1);
-        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> ds.append(List.of(nullIds)));
+        SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.append(List.of(nullIds))).actual();
         assertThat(e.getMessage()).contains("non-nullable");
       }
-      assertEquals(1, ds.latestVersion());
-      assertEquals(range(0, 5), scanIds(ds.newScan().open()));
-      assertEquals(List.of(), store.listAll("data/").stream()
-          .filter(o -> !ds.manifest().fragments().get(0).files().get(0).path().equals(o.key())).toList());
+      assertThat(ds.latestVersion()).isEqualTo(1);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 5));
+      assertThat(store.listAll("data/").stream()
+          .filter(o -> !ds.manifest().fragments().get(0).files().get(0).path().equals(o.key())).toList()).isEqualTo(List.of());
     }
   }
 
   @Test
   void reservedColumnNamesAreRejectedAtCreate() {
     Schema bad = new Schema(List.of(new Field("_rowid", FieldType.nullable(new ArrowType.Int(64, true)), null)));
-    InvalidSchemaException e = assertThrows(InvalidSchemaException.class, () -> Dataset.create(URI_, bad, List.of(), options));
+    InvalidSchemaException e = assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Dataset.create(URI_, bad, List.of(), options)).actual();
     assertThat(e.getMessage()).contains("_rowid");
-    assertEquals(List.of(), store.listAll(""));
+    assertThat(store.listAll("")).isEqualTo(List.of());
   }
 
   @Test
   void missingTablesVersionsAndDuplicatesAreTypedErrors() {
-    assertThrows(TableNotFoundException.class, () -> Dataset.open(URI_, options));
+    assertThatExceptionOfType(TableNotFoundException.class).isThrownBy(() -> Dataset.open(URI_, options));
     try (Dataset ds = create(0, 1)) {
-      TableAlreadyExistsException e = assertThrows(TableAlreadyExistsException.class, () -> create(0, 1));
+      TableAlreadyExistsException e = assertThatExceptionOfType(TableAlreadyExistsException.class).isThrownBy(() -> create(0, 1)).actual();
       assertThat(e.getMessage()).contains("latest version 1");
-      VersionNotFoundException v = assertThrows(VersionNotFoundException.class, () -> ds.checkout(99));
+      VersionNotFoundException v = assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.checkout(99)).actual();
       assertThat(v.getMessage()).contains("version 99").contains("latest version is 1");
     }
   }
@@ -260,12 +256,12 @@ class DatasetTest {
   void overwriteReplacesRowsAndOldVersionsStillScan() {
     try (Dataset ds = create(0, 10)) {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 4)) {
-        assertEquals(2, ds.overwrite(SampleTable.SCHEMA, List.of(b)));
+        assertThat(ds.overwrite(SampleTable.SCHEMA, List.of(b))).isEqualTo(2);
       }
-      assertEquals(range(500, 504), scanIds(ds.newScan().open()));
-      assertEquals(1, ds.manifest().fragments().get(0).id(), "fragment ids are never reused");
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(500, 504));
+      assertThat(ds.manifest().fragments().get(0).id()).as("fragment ids are never reused").isEqualTo(1);
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 10), scanIds(v1.newScan().open()));
+        assertThat(scanIds(v1.newScan().open())).isEqualTo(range(0, 10));
       }
     }
   }
@@ -277,7 +273,7 @@ class DatasetTest {
       byte[] bytes = store.read(key);
       store.write(key, java.util.Arrays.copyOf(bytes, bytes.length / 2));
       CorruptFileException e =
-          assertThrows(CorruptFileException.class, () -> Dataset.open(URI_, optionsFor(store).session(new Session(1 << 20)).build()));
+          assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> Dataset.open(URI_, optionsFor(store).session(new Session(1 << 20)).build())).actual();
       assertThat(e.getMessage()).contains(store.locationOf(key));
     }
   }
@@ -289,7 +285,7 @@ class DatasetTest {
       byte[] bytes = store.read(key);
       store.write(key, java.util.Arrays.copyOf(bytes, bytes.length - 20));
       try (Dataset fresh = Dataset.open(URI_, optionsFor(store).session(new Session(1 << 20)).build())) {
-        CorruptFileException e = assertThrows(CorruptFileException.class, () -> scanIds(fresh.newScan().open()));
+        CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> scanIds(fresh.newScan().open())).actual();
         assertThat(e.getMessage()).contains(store.locationOf(key));
       }
     }

@@ -8,8 +8,7 @@ import static io.quiver.predicate.Predicate.ge;
 import static io.quiver.predicate.Predicate.gt;
 import static io.quiver.predicate.Predicate.lt;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
@@ -124,10 +123,10 @@ class DeleteConcurrencyTest {
       // The rebased entry names a's file as its previous one, and fragment 0 holds both deletions.
       Manifest v2 = io.load(2).manifest();
       Manifest v3 = io.load(3).manifest();
-      assertEquals(RoaringBitmap.bitmapOf(0, 1, 2, 3, 4, 30, 31, 32, 33, 34), deletedIn(v3, 0));
+      assertThat(deletedIn(v3, 0)).isEqualTo(RoaringBitmap.bitmapOf(0, 1, 2, 3, 4, 30, 31, 32, 33, 34));
       Operation.Delete d = (Operation.Delete) io.load(3).transaction().operation();
-      assertEquals(v2.fragments().get(0).deletionFile(), d.deletions().get(0).previous());
-      assertEquals(RoaringBitmap.bitmapOf(30, 31, 32, 33, 34), d.deletions().get(0).added().toRoaringBitmap());
+      assertThat(d.deletions().get(0).previous()).isEqualTo(v2.fragments().get(0).deletionFile());
+      assertThat(d.deletions().get(0).added().toRoaringBitmap()).isEqualTo(RoaringBitmap.bitmapOf(30, 31, 32, 33, 34));
     }
   }
 
@@ -143,9 +142,9 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open()) {
       a.delete(lt("id", 10));
       DeleteResult r = b.delete(lt("id", 10));
-      assertEquals(3, r.version());
-      assertEquals(0, r.deletedRows());
-      assertEquals(range(10, 100), scanIds(b.newScan().open()));
+      assertThat(r.version()).isEqualTo(3);
+      assertThat(r.deletedRows()).isEqualTo(0);
+      assertThat(scanIds(b.newScan().open())).isEqualTo(range(10, 100));
     }
   }
 
@@ -154,14 +153,14 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open(); Dataset c = open()) {
       java.util.Map<Long, Long> addressOf = DeleteTest.addresses(c);
       long[] first20 = LongStream.range(0, 20).map(addressOf::get).toArray();
-      assertEquals(new DeleteResult(2, 10), a.delete(lt("id", 10)));
-      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 5), lt("id", 15))));
+      assertThat(a.delete(lt("id", 10))).isEqualTo(new DeleteResult(2, 10));
+      assertThat(b.delete(and(ge("id", 5), lt("id", 15)))).isEqualTo(new DeleteResult(3, 5));
       // c read version 1 and rebases over both: only ids 15..19 are new.
-      assertEquals(new DeleteResult(4, 5), c.delete(first20));
-      assertEquals(range(20, 100), scanIds(c.newScan().open()));
+      assertThat(c.delete(first20)).isEqualTo(new DeleteResult(4, 5));
+      assertThat(scanIds(c.newScan().open())).isEqualTo(range(20, 100));
       // Every intermediate version reads as it was committed.
       try (Dataset v3 = c.checkout(3)) {
-        assertEquals(range(15, 100), scanIds(v3.newScan().open()));
+        assertThat(scanIds(v3.newScan().open())).isEqualTo(range(15, 100));
       }
     }
   }
@@ -171,9 +170,9 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open()) {
       a.delete(lt("id", 40)); // fragment 0 leaves the manifest
       DeleteResult r = b.delete(and(ge("id", 5), lt("id", 15)));
-      assertEquals(new DeleteResult(3, 0), r);
-      assertEquals(range(40, 100), scanIds(b.newScan().open()));
-      assertEquals(List.of(1L, 2L), b.manifest().fragments().stream().map(Fragment::id).toList());
+      assertThat(r).isEqualTo(new DeleteResult(3, 0));
+      assertThat(scanIds(b.newScan().open())).isEqualTo(range(40, 100));
+      assertThat(b.manifest().fragments().stream().map(Fragment::id).toList()).isEqualTo(List.of(1L, 2L));
     }
   }
 
@@ -182,9 +181,9 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open()) {
       a.delete(lt("id", 5));
       Fragment aFragment0 = a.manifest().fragments().get(0);
-      assertEquals(new DeleteResult(3, 5), b.delete(ge("id", 95)));
-      assertEquals(aFragment0, b.manifest().fragments().get(0), "b left a's deletion file alone");
-      assertEquals(without(0, 5, range(0, 95)), scanIds(b.newScan().open()));
+      assertThat(b.delete(ge("id", 95))).isEqualTo(new DeleteResult(3, 5));
+      assertThat(b.manifest().fragments().get(0)).as("b left a's deletion file alone").isEqualTo(aFragment0);
+      assertThat(scanIds(b.newScan().open())).isEqualTo(without(0, 5, range(0, 95)));
     }
   }
 
@@ -196,9 +195,9 @@ class DeleteConcurrencyTest {
       try (VectorSchemaRoot again = SampleTable.batch(allocator, 0, 5)) {
         a.append(List.of(again)); // ids 0..4 once more, as version 2
       }
-      assertEquals(new DeleteResult(3, 5), b.delete(lt("id", 5)), "b saw version 1 only");
+      assertThat(b.delete(lt("id", 5))).as("b saw version 1 only").isEqualTo(new DeleteResult(3, 5));
       List<Long> ids = scanIds(b.newScan().open());
-      assertEquals(100, ids.size());
+      assertThat(ids.size()).isEqualTo(100);
       assertThat(ids).containsAll(range(0, 5));
     }
   }
@@ -208,10 +207,10 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open()) {
       commitByHand(1, updateOf(0, 4)); // version 2 writes s.x (field 4) in fragment 0
       RetryableConflictException e =
-          assertThrows(RetryableConflictException.class, () -> b.delete(gt("s.x", 10)));
+          assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.delete(gt("s.x", 10))).actual();
       assertThat(e.getMessage()).contains("update committed as version 2");
-      assertEquals(1, b.version());
-      assertEquals(2, a.latestVersion());
+      assertThat(b.version()).isEqualTo(1);
+      assertThat(a.latestVersion()).isEqualTo(2);
       assertThat(store.listAll("_deletions/")).as("the failed delete's files were removed").isEmpty();
     }
   }
@@ -222,11 +221,11 @@ class DeleteConcurrencyTest {
       long address = DeleteTest.addresses(c).get(1L);
       commitByHand(1, updateOf(0, 4)); // s.x in fragment 0
       commitByHand(2, updateOf(2, 2)); // name in fragment 2
-      assertEquals(new DeleteResult(4, 1), b.delete(eq("name", "name-5")), "reads name; fragment 0 only");
-      assertEquals(new DeleteResult(5, 1), c.delete(new long[] {address}), "by address: reads no column");
+      assertThat(b.delete(eq("name", "name-5"))).as("reads name; fragment 0 only").isEqualTo(new DeleteResult(4, 1));
+      assertThat(c.delete(new long[]{address})).as("by address: reads no column").isEqualTo(new DeleteResult(5, 1));
       Fragment f0 = c.manifest().fragments().get(0);
-      assertEquals(1, f0.overlays().size(), "the update's overlay is kept");
-      assertEquals(RoaringBitmap.bitmapOf(1, 5), Deletions.of(io, f0));
+      assertThat(f0.overlays().size()).as("the update's overlay is kept").isEqualTo(1);
+      assertThat(Deletions.of(io, f0)).isEqualTo(RoaringBitmap.bitmapOf(1, 5));
     }
   }
 
@@ -234,13 +233,13 @@ class DeleteConcurrencyTest {
   void deleteAfterAConcurrentCompactionOfItsFragmentIsRetryable() {
     try (Dataset a = create(); Dataset b = open()) {
       commitByHand(1, compactionOf(a.manifest(), 0));
-      RetryableConflictException e = assertThrows(RetryableConflictException.class, () -> b.delete(lt("id", 5)));
+      RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.delete(lt("id", 5))).actual();
       assertThat(e.getMessage()).contains("rewrite committed as version 2");
       assertThat(store.listAll("_deletions/")).isEmpty();
       // After re-reading, the delete addresses the compacted fragment.
       try (Dataset latest = b.checkoutLatest()) {
-        assertEquals(new DeleteResult(3, 5), latest.delete(lt("id", 5)));
-        assertEquals(95, scanIds(latest.newScan().open()).size());
+        assertThat(latest.delete(lt("id", 5))).isEqualTo(new DeleteResult(3, 5));
+        assertThat(scanIds(latest.newScan().open()).size()).isEqualTo(95);
       }
     }
   }
@@ -249,9 +248,9 @@ class DeleteConcurrencyTest {
   void deleteAfterAConcurrentCompactionOfAnotherFragmentLands() {
     try (Dataset a = create(); Dataset b = open()) {
       commitByHand(1, compactionOf(a.manifest(), 2));
-      assertEquals(new DeleteResult(3, 5), b.delete(lt("id", 5)));
+      assertThat(b.delete(lt("id", 5))).isEqualTo(new DeleteResult(3, 5));
       List<Long> ids = scanIds(b.newScan().open());
-      assertEquals(95, ids.size());
+      assertThat(ids.size()).isEqualTo(95);
       assertThat(ids).containsExactlyInAnyOrderElementsOf(range(5, 100));
     }
   }
@@ -262,9 +261,9 @@ class DeleteConcurrencyTest {
       Manifest v1 = a.manifest();
       a.delete(lt("id", 5));
       RetryableConflictException e =
-          assertThrows(RetryableConflictException.class, () -> commitByHand(1, compactionOf(v1, 0)));
+          assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> commitByHand(1, compactionOf(v1, 0))).actual();
       assertThat(e.getMessage()).contains("delete committed as version 2");
-      assertEquals(range(5, 100), latestIds(a));
+      assertThat(latestIds(a)).isEqualTo(range(5, 100));
     }
   }
 
@@ -274,8 +273,8 @@ class DeleteConcurrencyTest {
       try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 3)) {
         a.overwrite(SampleTable.SCHEMA, List.of(batch));
       }
-      assertThrows(IncompatibleTransactionException.class, () -> b.delete(lt("id", 5)));
-      assertEquals(range(1000, 1003), latestIds(b));
+      assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> b.delete(lt("id", 5)));
+      assertThat(latestIds(b)).isEqualTo(range(1000, 1003));
       assertThat(store.listAll("_deletions/")).isEmpty();
     }
   }
@@ -285,10 +284,10 @@ class DeleteConcurrencyTest {
     try (Dataset a = create(); Dataset b = open()) {
       a.delete(lt("id", 5)); // version 2: fragment 0 (a rebase for b)
       commitByHand(2, updateOf(1, 4)); // version 3: s.x in fragment 1 (a conflict for b)
-      assertThrows(RetryableConflictException.class, () -> b.delete(gt("s.x", 0)));
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.delete(gt("s.x", 0)));
       List<String> files = new ArrayList<>();
       store.listAll("_deletions/").forEach(o -> files.add(o.key()));
-      assertEquals(List.of(a.manifest().fragments().get(0).deletionFile().orElseThrow().path()), files);
+      assertThat(files).isEqualTo(List.of(a.manifest().fragments().get(0).deletionFile().orElseThrow().path()));
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.quiver.dataset;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.manifest.Fragment;
 import io.quiver.store.MemoryObjectStore;
@@ -37,7 +36,7 @@ class DistributedBackfillTest {
           Dataset table = Dataset.create("test://t", SampleTable.SCHEMA, List.of(rows), options)) {
         long version = table.version();
         List<Fragment> fragments = table.manifest().fragments();
-        assertEquals(3, fragments.size());
+        assertThat(fragments.size()).isEqualTo(3);
 
         List<byte[]> shipped = new ArrayList<>();
         for (Fragment fragment : fragments) {
@@ -68,7 +67,7 @@ class DistributedBackfillTest {
 
         List<StagedColumnWrite> staged = shipped.stream().map(StagedColumnWrite::decode).toList();
         long committed = table.columns().commit(staged);
-        assertEquals(version + 1, committed, "one commit for every fragment");
+        assertThat(committed).as("one commit for every fragment").isEqualTo(version + 1);
 
         Map<Long, Integer> byId = new HashMap<>();
         try (ArrowReader r = table.newScan().columns("id", "c").open()) {
@@ -81,13 +80,13 @@ class DistributedBackfillTest {
             }
           }
         }
-        assertEquals(10, byId.size());
+        assertThat(byId.size()).isEqualTo(10);
         for (long id = 0; id < 10; id++) {
           Integer x = SampleTable.structIsNull(id) ? null : SampleTable.expectedX(id);
-          assertEquals(x == null ? null : x + 1, byId.get(id), "row id " + id);
+          assertThat(byId.get(id)).as("row id " + id).isEqualTo(x == null ? null : x + 1);
         }
-        assertTrue(staged.stream().allMatch(w -> w.inputFieldIds().size() == 2), "s.x and s.y are bound");
-        assertTrue(table.validate().isValid(), () -> table.validate().toString());
+        assertThat(staged.stream().allMatch(w -> w.inputFieldIds().size() == 2)).as("s.x and s.y are bound").isTrue();
+        assertThat(table.validate().isValid()).as(() -> table.validate().toString()).isTrue();
       }
     }
   }

@@ -3,8 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.IdempotenceKeyConflictException;
@@ -76,16 +75,16 @@ class DistributedWriteTest {
   void workersWriteWithoutADatasetAndTheDriverCommitsOneAppend() {
     try (Dataset ds = create()) {
       List<WriteResult> results = decode(worker(1, 10, 5), worker(1, 15, 7), worker(1, 22, 3));
-      assertEquals(1, ds.latestVersion(), "workers commit nothing");
-      assertEquals(15, results.stream().mapToLong(WriteResult::rows).sum());
-      assertEquals(results.get(0), WriteResult.decode(results.get(0).encode()));
+      assertThat(ds.latestVersion()).as("workers commit nothing").isEqualTo(1);
+      assertThat(results.stream().mapToLong(WriteResult::rows).sum()).isEqualTo(15);
+      assertThat(WriteResult.decode(results.get(0).encode())).isEqualTo(results.get(0));
       assertThat(results.get(0).encode()).isEqualTo(results.get(0).encode());
       assertThat(results.get(0).encode().length).as("compact").isLessThan(1024);
 
-      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, CommitOptions.defaults()));
-      assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 25), scanIds(ds.newScan().open()));
-      assertEquals(4, ds.manifest().fragments().size());
+      assertThat(ds.distributed().commit(results, WriteMode.APPEND, CommitOptions.defaults())).isEqualTo(2);
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 25));
+      assertThat(ds.manifest().fragments().size()).isEqualTo(4);
     }
   }
 
@@ -93,8 +92,8 @@ class DistributedWriteTest {
   void resultsOverwriteTheTableAsOneTransaction() {
     try (Dataset ds = create()) {
       List<WriteResult> results = decode(worker(1, 100, 4), worker(1, 104, 4));
-      assertEquals(2, ds.distributed().commit(results, WriteMode.OVERWRITE, CommitOptions.defaults()));
-      assertEquals(range(100, 108), scanIds(ds.newScan().open()));
+      assertThat(ds.distributed().commit(results, WriteMode.OVERWRITE, CommitOptions.defaults())).isEqualTo(2);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(100, 108));
     }
   }
 
@@ -105,10 +104,10 @@ class DistributedWriteTest {
       try (DistributedWriter w = ds.distributed().newWriter(); VectorSchemaRoot b = SampleTable.batch(allocator, 10, 6)) {
         r = w.write(List.of(b));
       }
-      assertEquals(1, r.readVersion());
-      assertEquals(ds.schema(), r.schema());
-      assertEquals(2, ds.distributed().commit(List.of(r), WriteMode.APPEND, CommitOptions.defaults()));
-      assertEquals(range(0, 16), scanIds(ds.newScan().open()));
+      assertThat(r.readVersion()).isEqualTo(1);
+      assertThat(r.schema()).isEqualTo(ds.schema());
+      assertThat(ds.distributed().commit(List.of(r), WriteMode.APPEND, CommitOptions.defaults())).isEqualTo(2);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 16));
     }
   }
 
@@ -124,10 +123,9 @@ class DistributedWriteTest {
           io.quiver.schema.Schema.fromArrow(renamed, new io.quiver.schema.FieldIdAllocator(0)), good.fragments(),
           java.util.Optional.empty());
       WriteResult decoded = WriteResult.decode(other.encode());
-      SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
-          () -> ds.distributed().commit(List.of(good, decoded), WriteMode.APPEND, CommitOptions.defaults()));
+      SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.distributed().commit(List.of(good, decoded), WriteMode.APPEND, CommitOptions.defaults())).actual();
       assertThat(e.getMessage()).contains("write result 1").contains("label");
-      assertEquals(1, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -137,10 +135,9 @@ class DistributedWriteTest {
       WriteResult r = WriteResult.decode(worker(1, 10, 3));
       WriteResult foreign = new WriteResult("mem://elsewhere", r.readVersion(), r.schema(), r.fragments(),
           java.util.Optional.empty());
-      assertThrows(InvalidArgumentException.class,
-          () -> ds.distributed().commit(List.of(foreign), WriteMode.APPEND, CommitOptions.defaults()));
-      assertThrows(InvalidArgumentException.class, () -> ds.distributed().commit(List.of(), WriteMode.APPEND, CommitOptions.defaults()));
-      assertEquals(1, ds.latestVersion());
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.distributed().commit(List.of(foreign), WriteMode.APPEND, CommitOptions.defaults()));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.distributed().commit(List.of(), WriteMode.APPEND, CommitOptions.defaults()));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -150,11 +147,11 @@ class DistributedWriteTest {
       byte[] bytes = worker(1, 10, 3);
       byte[] flipped = bytes.clone();
       flipped[flipped.length - 1] ^= 1;
-      assertThrows(CorruptFileException.class, () -> WriteResult.decode(flipped));
-      assertThrows(CorruptFileException.class, () -> WriteResult.decode(Arrays.copyOf(bytes, 5)));
-      assertThrows(CorruptFileException.class, () -> WriteResult.decode(null));
-      assertThrows(CorruptFileException.class, () -> WorkerResults.decode(bytes), "a QVR1 is not a QVB1");
-      assertThrows(CorruptFileException.class, () -> StagedColumnWrite.decode(bytes));
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> WriteResult.decode(flipped));
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> WriteResult.decode(Arrays.copyOf(bytes, 5)));
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> WriteResult.decode(null));
+      assertThatExceptionOfType(CorruptFileException.class).as("a QVR1 is not a QVB1").isThrownBy(() -> WorkerResults.decode(bytes));
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> StagedColumnWrite.decode(bytes));
     }
   }
 
@@ -175,11 +172,11 @@ class DistributedWriteTest {
       }
       WorkerResults bundle = new WorkerResults(List.of(write), List.of(column));
       WorkerResults back = WorkerResults.decode(bundle.encode());
-      assertEquals(bundle, back);
+      assertThat(back).isEqualTo(bundle);
       assertThat(back.encode()).isEqualTo(bundle.encode());
-      assertEquals(List.of(column), back.columnWrites());
-      assertEquals(2, ds.columns().commit(back.columnWrites()));
-      assertEquals(List.of(7, 7, 7, 7, 7, 7, 7, 7, 7, 7), StagedColumnSupport.column(ds, "v"));
+      assertThat(back.columnWrites()).isEqualTo(List.of(column));
+      assertThat(ds.columns().commit(back.columnWrites())).isEqualTo(2);
+      assertThat(StagedColumnSupport.column(ds, "v")).isEqualTo(List.of(7, 7, 7, 7, 7, 7, 7, 7, 7, 7));
     }
   }
 
@@ -191,14 +188,14 @@ class DistributedWriteTest {
       List<WriteResult> results = decode(worker(1, 10, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-1/7");
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_AFTER);
-      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed));
-      assertEquals(0, store.pendingFaults());
+      assertThat(ds.distributed().commit(results, WriteMode.APPEND, keyed)).isEqualTo(2);
+      assertThat(store.pendingFaults()).isEqualTo(0);
       // The caller did not trust the ack and retries from a fresh handle: same version, no new commit.
       try (Dataset again = Dataset.open(URI_, options)) {
-        assertEquals(2, again.distributed().commit(results, WriteMode.APPEND, keyed));
+        assertThat(again.distributed().commit(results, WriteMode.APPEND, keyed)).isEqualTo(2);
       }
-      assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 15));
     }
   }
 
@@ -215,14 +212,13 @@ class DistributedWriteTest {
       List<WriteResult> first = decode(worker(1, 10, 5));
       List<WriteResult> other = decode(worker(1, 50, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-c3/1");
-      assertEquals(2, ds.distributed().commit(first, WriteMode.APPEND, keyed));
-      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
-          () -> ds.distributed().commit(other, WriteMode.APPEND, keyed));
-      assertEquals("job-c3/1", e.key());
-      assertEquals(2, e.committedVersion());
+      assertThat(ds.distributed().commit(first, WriteMode.APPEND, keyed)).isEqualTo(2);
+      IdempotenceKeyConflictException e = assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> ds.distributed().commit(other, WriteMode.APPEND, keyed)).actual();
+      assertThat(e.key()).isEqualTo("job-c3/1");
+      assertThat(e.committedVersion()).isEqualTo(2);
       assertThat(e.getMessage()).contains("job-c3/1").contains("version 2").contains("differs");
-      assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 15));
     }
   }
 
@@ -231,50 +227,50 @@ class DistributedWriteTest {
     try (Dataset ds = create(); Dataset stale = ds.checkout(1);
         VectorSchemaRoot b = SampleTable.batch(allocator, 10, 5)) {
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("append-1");
-      assertEquals(2, ds.append(List.of(b), keyed));
+      assertThat(ds.append(List.of(b), keyed)).isEqualTo(2);
       // A retry re-writes the same rows into new files: recognised by the rows' digest, nothing published.
-      assertEquals(2, stale.append(List.of(b), keyed));
-      assertEquals(2, stale.version(), "the stale handle moved to the version holding its commit");
+      assertThat(stale.append(List.of(b), keyed)).isEqualTo(2);
+      assertThat(stale.version()).as("the stale handle moved to the version holding its commit").isEqualTo(2);
       try (VectorSchemaRoot other = SampleTable.batch(allocator, 11, 5)) {
         // Other rows under the key: a typed error, from any handle.
-        assertThrows(IdempotenceKeyConflictException.class, () -> stale.append(List.of(other), keyed));
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> stale.append(List.of(other), keyed));
       }
-      assertEquals(2, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(2);
     }
   }
 
   @Test
   void findCommitAnswersFromTheLatestLedgerReadingManifestsOnly() {
     try (Dataset ds = create()) {
-      assertEquals(2, ds.distributed().commit(decode(worker(1, 10, 2)), WriteMode.APPEND,
-          CommitOptions.defaults().withIdempotenceKey("job/1")));
+      assertThat(ds.distributed().commit(decode(worker(1, 10, 2)), WriteMode.APPEND,
+          CommitOptions.defaults().withIdempotenceKey("job/1"))).isEqualTo(2);
       for (int i = 0; i < 3; i++) {
         try (VectorSchemaRoot b = SampleTable.batch(allocator, 20 + i, 1)) {
           ds.append(List.of(b));
         }
       }
-      assertEquals(5, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(5);
       store.clearCalls();
       CommitRecord found = ds.distributed().findCommit("job/1", 0).commit().orElseThrow();
-      assertEquals(2, found.version());
-      assertEquals("append", found.operation());
+      assertThat(found.version()).isEqualTo(2);
+      assertThat(found.operation()).isEqualTo("append");
       assertThat(store.calls(Op.READ_RANGE)).isEmpty();
       assertThat(store.calls(Op.READ)).allMatch(k -> !k.startsWith("data/"));
       // One manifest (the latest) answers, whatever the attempt's read version.
       assertThat(store.calls(Op.READ)).hasSizeLessThanOrEqualTo(1);
-      assertEquals(2, ds.distributed().findCommit("job/1", 4).version());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job/2", 0).status());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job/2", 3).status());
-      assertThrows(InvalidArgumentException.class, () -> ds.distributed().findCommit("job/1", -1));
-      assertThrows(InvalidArgumentException.class, () -> ds.distributed().findCommit("", 0));
+      assertThat(ds.distributed().findCommit("job/1", 4).version()).isEqualTo(2);
+      assertThat(ds.distributed().findCommit("job/2", 0).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
+      assertThat(ds.distributed().findCommit("job/2", 3).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.distributed().findCommit("job/1", -1));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.distributed().findCommit("", 0));
     }
   }
 
   @Test
   void reservedPropertiesCannotBeSetByHand() {
-    assertThrows(InvalidArgumentException.class, () -> CommitOptions.defaults()
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> CommitOptions.defaults()
         .withProperties(java.util.Map.of(CommitOptions.IDEMPOTENCE_KEY_PROPERTY, "x")));
-    assertThrows(InvalidArgumentException.class, () -> CommitOptions.defaults().withIdempotenceKey(""));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> CommitOptions.defaults().withIdempotenceKey(""));
   }
 
   @Test
@@ -283,11 +279,11 @@ class DistributedWriteTest {
       List<WriteResult> results = decode(worker(1, 10, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job/f");
       store.arm(Op.WRITE, k -> k.startsWith("_transactions/"), Fault.FAIL_BEFORE, 1);
-      assertThrows(StoreException.class, () -> ds.distributed().commit(results, WriteMode.APPEND, keyed));
-      assertEquals(1, ds.latestVersion());
-      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed));
-      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed));
-      assertEquals(range(0, 15), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> ds.distributed().commit(results, WriteMode.APPEND, keyed));
+      assertThat(ds.latestVersion()).isEqualTo(1);
+      assertThat(ds.distributed().commit(results, WriteMode.APPEND, keyed)).isEqualTo(2);
+      assertThat(ds.distributed().commit(results, WriteMode.APPEND, keyed)).isEqualTo(2);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 15));
     }
   }
 }

@@ -1,9 +1,7 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.manifest.CommitLedger;
@@ -104,18 +102,18 @@ class Format10CompatibilityTest {
   }
 
   @Test
-  void aFormat10TableReadsCellByCellAndItsKeysAreFound() throws IOException {
+  void aFormat10TableReadsCellByCellAndItsKeysAreFound() throws Exception {
     try (Dataset ds = Dataset.open(URI_, options)) {
-      assertEquals(5, ds.version());
-      assertTrue(ds.manifest().ledger().isEmpty(), "format 1.0 manifests carry no ledger");
-      assertEquals(expectedRows(45), read(ds));
-      assertTrue(ds.validate().isValid(), () -> ds.validate().toString());
+      assertThat(ds.version()).isEqualTo(5);
+      assertThat(ds.manifest().ledger().isEmpty()).as("format 1.0 manifests carry no ledger").isTrue();
+      assertThat(read(ds)).isEqualTo(expectedRows(45));
+      assertThat(ds.validate().isValid()).as(() -> ds.validate().toString()).isTrue();
       // Without a ledger, the history answers: every version is present, so absence is certain.
-      assertEquals(2, ds.distributed().findCommit("job-1/cp-1", 0).version());
-      assertEquals(5, ds.distributed().findCommit("job-2", 0).version());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-3", 0).status());
+      assertThat(ds.distributed().findCommit("job-1/cp-1", 0).version()).isEqualTo(2);
+      assertThat(ds.distributed().findCommit("job-2", 0).version()).isEqualTo(5);
+      assertThat(ds.distributed().findCommit("job-3", 0).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
       try (Dataset v2 = ds.checkout(2)) {
-        assertEquals(40, v2.countRows());
+        assertThat(v2.countRows()).isEqualTo(40);
       }
     }
   }
@@ -156,34 +154,33 @@ class Format10CompatibilityTest {
   }
 
   @Test
-  void theFirstCommitUpgradesTheTableAndSeedsTheLedgerFromItsHistory() throws IOException {
+  void theFirstCommitUpgradesTheTableAndSeedsTheLedgerFromItsHistory() throws Exception {
     try (Dataset ds = Dataset.open(URI_, options)) {
       // job-2 (v5) appended rows 40..44 with a plain keyed append; a 1.0 digest names its files, so the same
       // rows rewritten now are another digest: refused rather than committed twice.
       try (VectorSchemaRoot again = rows(ds, 40, 45)) {
-        assertThrows(IdempotenceKeyConflictException.class,
-            () -> ds.append(List.of(again), CommitOptions.defaults().withIdempotenceKey("job-2")));
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> ds.append(List.of(again), CommitOptions.defaults().withIdempotenceKey("job-2")));
       }
-      assertEquals(5, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(5);
       try (VectorSchemaRoot more = rows(ds, 45, 50)) {
-        assertEquals(6, ds.append(List.of(more), CommitOptions.defaults().withIdempotenceKey("job-3")));
+        assertThat(ds.append(List.of(more), CommitOptions.defaults().withIdempotenceKey("job-3"))).isEqualTo(6);
       }
       CommitLedger ledger = ds.manifest().ledger().orElseThrow();
       assertThat(ds.manifest().writerFeatures()).contains(CommitLedger.WRITER_FEATURE);
-      assertEquals(1, ledger.completeFromVersion(), "the whole history was present when the ledger was seeded");
-      assertEquals(2, ledger.find("job-1/cp-1").orElseThrow().version());
-      assertEquals(5, ledger.find("job-2").orElseThrow().version());
-      assertEquals(6, ledger.find("job-3").orElseThrow().version());
-      assertEquals(1, ledger.lastReplaceVersion(), "the creation (an overwrite at read version 0) is the last replacement");
+      assertThat(ledger.completeFromVersion()).as("the whole history was present when the ledger was seeded").isEqualTo(1);
+      assertThat(ledger.find("job-1/cp-1").orElseThrow().version()).isEqualTo(2);
+      assertThat(ledger.find("job-2").orElseThrow().version()).isEqualTo(5);
+      assertThat(ledger.find("job-3").orElseThrow().version()).isEqualTo(6);
+      assertThat(ledger.lastReplaceVersion()).as("the creation (an overwrite at read version 0) is the last replacement").isEqualTo(1);
       List<List<Object>> expected = expectedRows(50);
-      assertEquals(expected, read(ds.checkoutLatest()));
+      assertThat(read(ds.checkoutLatest())).isEqualTo(expected);
       // From now on the ledger answers, and a retry of job-3 with the same rows is recognised.
       try (Dataset restarted = Dataset.open(URI_, options); VectorSchemaRoot same = rows(restarted, 45, 50)) {
-        assertEquals(6, restarted.append(List.of(same), CommitOptions.defaults().withIdempotenceKey("job-3")));
-        assertEquals(6, restarted.latestVersion());
-        assertEquals(2, restarted.distributed().findCommit("job-1/cp-1", 0).version());
+        assertThat(restarted.append(List.of(same), CommitOptions.defaults().withIdempotenceKey("job-3"))).isEqualTo(6);
+        assertThat(restarted.latestVersion()).isEqualTo(6);
+        assertThat(restarted.distributed().findCommit("job-1/cp-1", 0).version()).isEqualTo(2);
       }
-      assertTrue(ds.checkoutLatest().validate().isValid());
+      assertThat(ds.checkoutLatest().validate().isValid()).isTrue();
     }
   }
 }

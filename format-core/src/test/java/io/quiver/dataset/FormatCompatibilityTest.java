@@ -1,10 +1,7 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.google.protobuf.UnknownFieldSet;
 import io.quiver.checkpoint.CheckpointStatus.State;
@@ -160,7 +157,7 @@ class FormatCompatibilityTest {
 
     int column(String name) {
       int c = columns.indexOf(name);
-      assertTrue(c >= 0, name);
+      assertThat(c >= 0).as(name).isTrue();
       return c;
     }
 
@@ -190,13 +187,13 @@ class FormatCompatibilityTest {
     try (ArrowReader r = ds.newScan().open()) {
       while (r.loadNextBatch()) {
         VectorSchemaRoot root = r.getVectorSchemaRoot();
-        assertEquals(columns, root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+        assertThat(root.getSchema().getFields().stream().map(f -> f.getName()).toList()).isEqualTo(columns);
         for (int i = 0; i < root.getRowCount(); i++) {
           List<Object> row = new ArrayList<>();
           for (FieldVector v : root.getFieldVectors()) {
             row.add(cell(v, i));
           }
-          assertEquals(null, rows.put((Long) row.get(0), row), "id " + row.get(0) + " read twice");
+          assertThat(rows.put((Long) row.get(0), row)).as("id " + row.get(0) + " read twice").isNull();
         }
       }
     } catch (IOException e) {
@@ -296,22 +293,22 @@ class FormatCompatibilityTest {
   private static void assertEveryVersion(Dataset latest, List<Table> expected, List<String> operations) {
     List<VersionInfo> versions = new ArrayList<>(latest.versions());
     java.util.Collections.reverse(versions);
-    assertEquals(expected.size(), versions.size());
+    assertThat(versions.size()).isEqualTo(expected.size());
     for (int v = 1; v <= expected.size(); v++) {
       VersionInfo info = versions.get(v - 1);
-      assertEquals(v, info.version());
-      assertEquals(operations.get(v - 1), info.operation(), "operation of version " + v);
+      assertThat(info.version()).isEqualTo(v);
+      assertThat(info.operation()).as("operation of version " + v).isEqualTo(operations.get(v - 1));
       try (Dataset ds = latest.checkout(v)) {
         Table want = expected.get(v - 1);
         Table got = read(ds);
-        assertEquals(want.columns(), got.columns(), "columns of version " + v);
+        assertThat(got.columns()).as("columns of version " + v).isEqualTo(want.columns());
         for (Long id : want.rows().keySet()) {
-          assertEquals(want.rows().get(id), got.rows().get(id), "version " + v + ", id " + id);
+          assertThat(got.rows().get(id)).as("version " + v + ", id " + id).isEqualTo(want.rows().get(id));
         }
-        assertEquals(want.rows().keySet(), got.rows().keySet(), "ids of version " + v);
-        assertEquals(want.rows().size(), ds.countRows(), "row count of version " + v);
+        assertThat(got.rows().keySet()).as("ids of version " + v).isEqualTo(want.rows().keySet());
+        assertThat(ds.countRows()).as("row count of version " + v).isEqualTo(want.rows().size());
         ValidationReport report = ds.validate();
-        assertTrue(report.isValid(), "version " + v + ": " + report);
+        assertThat(report.isValid()).as("version " + v + ": " + report).isTrue();
       }
     }
   }
@@ -319,33 +316,32 @@ class FormatCompatibilityTest {
   // ---------------------------------------------------------------- the fixtures are format 1.1
 
   @Test
-  void everyManifestOfTheFixturesIsFormat11WithTheLedgerAndDataFiles10() throws IOException {
+  void everyManifestOfTheFixturesIsFormat11WithTheLedgerAndDataFiles10() throws Exception {
     for (String table : List.of("history", "nested", "staged", "checkpointed")) {
       MemoryObjectStore store = copy(table);
       for (ObjectInfo o : store.listAll("_versions/")) {
         byte[] bytes = store.read(o.key());
-        assertEquals("QVM1", new String(bytes, 0, 4, StandardCharsets.US_ASCII), o.key());
+        assertThat(new String(bytes, 0, 4, StandardCharsets.US_ASCII)).as(o.key()).isEqualTo("QVM1");
         // ManifestFile.manifest (1) -> Manifest.format_version (1) -> {major (1), minor (2)}
         UnknownFieldSet file = UnknownFieldSet.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
         UnknownFieldSet manifest = UnknownFieldSet.parseFrom(file.getField(1).getLengthDelimitedList().get(0));
         UnknownFieldSet format = UnknownFieldSet.parseFrom(manifest.getField(1).getLengthDelimitedList().get(0));
-        assertEquals(List.of(1L), format.getField(1).getVarintList(), table + " " + o.key() + " major");
-        assertEquals(List.of(1L), format.getField(2).getVarintList(), table + " " + o.key() + " minor");
+        assertThat(format.getField(1).getVarintList()).as(table + " " + o.key() + " major").isEqualTo(List.of(1L));
+        assertThat(format.getField(2).getVarintList()).as(table + " " + o.key() + " minor").isEqualTo(List.of(1L));
       }
       try (Dataset latest = Dataset.open(store.location(), options(store))) {
         for (VersionInfo info : latest.versions()) {
           try (Dataset ds = latest.checkout(info.version())) {
             Manifest m = ds.manifest();
-            assertEquals(Set.of(CommitLedger.WRITER_FEATURE), m.writerFeatures(), table + " v" + m.version());
-            assertEquals(Set.of(), m.readerFeatures());
-            assertTrue(m.ledger().isPresent(), table + " v" + m.version() + " has a ledger");
-            assertEquals(1, m.ledger().get().completeFromVersion(), "nothing expired while the fixture was written");
+            assertThat(m.writerFeatures()).as(table + " v" + m.version()).isEqualTo(Set.of(CommitLedger.WRITER_FEATURE));
+            assertThat(m.readerFeatures()).isEqualTo(Set.of());
+            assertThat(m.ledger().isPresent()).as(table + " v" + m.version() + " has a ledger").isTrue();
+            assertThat(m.ledger().get().completeFromVersion()).as("nothing expired while the fixture was written").isEqualTo(1);
             for (Fragment f : m.fragments()) {
               for (DataFile d : f.files()) {
-                assertEquals(List.of(1, 0), List.of(d.formatMajor(), d.formatMinor()), d.path());
+                assertThat(List.of(d.formatMajor(), d.formatMinor())).as(d.path()).isEqualTo(List.of(1, 0));
               }
-              f.overlays().forEach(o -> assertEquals(List.of(1, 0),
-                  List.of(o.dataFile().formatMajor(), o.dataFile().formatMinor()), o.dataFile().path()));
+              f.overlays().forEach(o -> assertThat(List.of(o.dataFile().formatMajor(), o.dataFile().formatMinor())).as(o.dataFile().path()).isEqualTo(List.of(1, 0)));
             }
           }
         }
@@ -428,41 +424,40 @@ class FormatCompatibilityTest {
     MemoryObjectStore store = copy("history");
     List<Table> expected = historyVersions();
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
-      assertEquals(18, ds.version());
+      assertThat(ds.version()).isEqualTo(18);
       assertEveryVersion(ds, expected, HISTORY_OPERATIONS);
       try (Dataset v14 = ds.checkout(14); Dataset v13 = ds.checkout(13)) {
-        assertTrue(v13.schema().findField("memo").orElseThrow().nullable());
-        assertFalse(v14.schema().findField("memo").orElseThrow().nullable(), "setNullable(memo, false) at v14");
-        assertEquals(3, v14.manifest().fragments().size());
-        assertFalse(v14.manifest().fragments().stream().allMatch(f -> f.overlays().isEmpty()), "v14 has overlays");
+        assertThat(v13.schema().findField("memo").orElseThrow().nullable()).isTrue();
+        assertThat(v14.schema().findField("memo").orElseThrow().nullable()).as("setNullable(memo, false) at v14").isFalse();
+        assertThat(v14.manifest().fragments().size()).isEqualTo(3);
+        assertThat(v14.manifest().fragments().stream().allMatch(f -> f.overlays().isEmpty())).as("v14 has overlays").isFalse();
       }
       try (Dataset v15 = ds.checkout(15)) {
-        assertEquals(1, v15.manifest().fragments().size(), "compacted into one fragment");
-        assertTrue(v15.manifest().fragments().get(0).overlays().isEmpty());
-        assertTrue(v15.manifest().fragments().get(0).deletionFile().isEmpty());
+        assertThat(v15.manifest().fragments().size()).as("compacted into one fragment").isEqualTo(1);
+        assertThat(v15.manifest().fragments().get(0).overlays().isEmpty()).isTrue();
+        assertThat(v15.manifest().fragments().get(0).deletionFile().isEmpty()).isTrue();
       }
-      assertEquals(Map.of("compat.fixture", "format-1.1", "idempotence.retention", "3650d"), ds.config());
+      assertThat(ds.config()).isEqualTo(Map.of("compat.fixture", "format-1.1", "idempotence.retention", "3650d"));
       try (Dataset v17 = ds.checkout(17)) {
-        assertEquals(Map.of("compat.fixture", "format-1.1", "compat.scratch", "x"), v17.config());
+        assertThat(v17.config()).isEqualTo(Map.of("compat.fixture", "format-1.1", "compat.scratch", "x"));
       }
       // Tags
-      assertEquals(Map.of("before-compaction", 14L, "compacted", 15L, "created", 1L, "restored", 16L),
-          ds.tags().list());
+      assertThat(ds.tags().list()).isEqualTo(Map.of("before-compaction", 14L, "compacted", 15L, "created", 1L, "restored", 16L));
       try (Dataset restored = ds.checkout("restored"); Dataset created = ds.checkout("created")) {
-        assertEquals(16, restored.version());
-        assertEquals(expected.get(15), read(restored));
-        assertEquals(expected.get(0), read(created));
+        assertThat(restored.version()).isEqualTo(16);
+        assertThat(read(restored)).isEqualTo(expected.get(15));
+        assertThat(read(created)).isEqualTo(expected.get(0));
       }
       // Keys: the ledger names both keyed commits, with their operations
       CommitLookup append = ds.distributed().findCommit("history/append", 0);
-      assertEquals(CommitLookup.Status.COMMITTED, append.status());
-      assertEquals(3, append.version());
-      assertEquals("append", append.commit().orElseThrow().operation());
+      assertThat(append.status()).isEqualTo(CommitLookup.Status.COMMITTED);
+      assertThat(append.version()).isEqualTo(3);
+      assertThat(append.commit().orElseThrow().operation()).isEqualTo("append");
       CommitLookup overwrite = ds.distributed().findCommit("history/overwrite", 0);
-      assertEquals(4, overwrite.version());
-      assertEquals("overwrite", overwrite.commit().orElseThrow().operation());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("history/never", 0).status());
-      assertEquals(16, ds.manifest().ledger().orElseThrow().lastReplaceVersion(), "the restore");
+      assertThat(overwrite.version()).isEqualTo(4);
+      assertThat(overwrite.commit().orElseThrow().operation()).isEqualTo("overwrite");
+      assertThat(ds.distributed().findCommit("history/never", 0).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
+      assertThat(ds.manifest().ledger().orElseThrow().lastReplaceVersion()).as("the restore").isEqualTo(16);
     }
   }
 
@@ -482,32 +477,31 @@ class FormatCompatibilityTest {
           ((BigIntVector) rows.getVector("twice")).setSafe(n, 2 * i);
         }
         rows.setRowCount(5);
-        assertEquals(19, ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("history/on-top")));
+        assertThat(ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("history/on-top"))).isEqualTo(19);
         // The same key with other rows than its first commit is refused, whatever build wrote the first one.
-        assertThrows(IdempotenceKeyConflictException.class,
-            () -> ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("history/append")));
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("history/append")));
       }
-      assertEquals(19, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(19);
       Table want = historyVersions().get(17).copy();
       for (long i = 100; i < 105; i++) {
         want.rows().put(i, new ArrayList<>(Arrays.asList(i, "n" + i, (int) (10 * i), null, 2 * i)));
       }
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(want, read(latest));
-        assertTrue(latest.validate().isValid());
+        assertThat(read(latest)).isEqualTo(want);
+        assertThat(latest.validate().isValid()).isTrue();
       }
       CommitLedger ledger = ds.manifest().ledger().orElseThrow();
-      assertEquals(1, ledger.completeFromVersion());
-      assertEquals(3, ledger.find("history/append").orElseThrow().version());
-      assertEquals(4, ledger.find("history/overwrite").orElseThrow().version());
-      assertEquals(19, ledger.find("history/on-top").orElseThrow().version());
+      assertThat(ledger.completeFromVersion()).isEqualTo(1);
+      assertThat(ledger.find("history/append").orElseThrow().version()).isEqualTo(3);
+      assertThat(ledger.find("history/overwrite").orElseThrow().version()).isEqualTo(4);
+      assertThat(ledger.find("history/on-top").orElseThrow().version()).isEqualTo(19);
       // Compaction and a delete over the fixture's files
-      assertEquals(20, ds.delete(Predicate.eq("id", 100L)).version());
-      assertEquals(21, ds.compact(CompactionOptions.defaults()).version());
+      assertThat(ds.delete(Predicate.eq("id", 100L)).version()).isEqualTo(20);
+      assertThat(ds.compact(CompactionOptions.defaults()).version()).isEqualTo(21);
       want.rows().remove(100L);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(want, read(latest));
-        assertTrue(latest.validate().isValid());
+        assertThat(read(latest)).isEqualTo(want);
+        assertThat(latest.validate().isValid()).isTrue();
       }
     }
   }
@@ -629,19 +623,19 @@ class FormatCompatibilityTest {
     MemoryObjectStore store = copy("nested");
     List<Table> expected = nestedVersions();
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
-      assertEquals(10, ds.version());
+      assertThat(ds.version()).isEqualTo(10);
       assertEveryVersion(ds, expected, List.of("overwrite", "append", "delete", "update", "update", "update", "update",
           "delete", "append", "rewrite"));
-      assertEquals(8, ds.tags().version("overlaid"));
-      assertEquals(9, ds.distributed().findCommit("nested/append", 0).version());
+      assertThat(ds.tags().version("overlaid")).isEqualTo(8);
+      assertThat(ds.distributed().findCommit("nested/append", 0).version()).isEqualTo(9);
       // By address, at the overlaid version: the row addresses of v8 still resolve there.
       try (Dataset v8 = ds.checkout("overlaid")) {
         long fragment2 = v8.manifest().fragments().get(2).id();
         try (VectorSchemaRoot taken = v8.take(new long[] {fragment2 << 32 | 1, 1}, List.of("id", "s", "l"))) {
-          assertEquals(List.of(25L, 1L), List.of(cell(taken.getVector("id"), 0), cell(taken.getVector("id"), 1)));
-          assertEquals(expected.get(7).get(25L, "s"), cell(taken.getVector("s"), 0));
-          assertEquals(expected.get(7).get(25L, "l"), cell(taken.getVector("l"), 0));
-          assertEquals(expected.get(7).get(1L, "s"), cell(taken.getVector("s"), 1));
+          assertThat(List.of(cell(taken.getVector("id"), 0), cell(taken.getVector("id"), 1))).isEqualTo(List.of(25L, 1L));
+          assertThat(cell(taken.getVector("s"), 0)).isEqualTo(expected.get(7).get(25L, "s"));
+          assertThat(cell(taken.getVector("l"), 0)).isEqualTo(expected.get(7).get(25L, "l"));
+          assertThat(cell(taken.getVector("s"), 1)).isEqualTo(expected.get(7).get(1L, "s"));
         }
       }
       // On top: a member update, a delete, a compaction of the fixture's compacted file
@@ -649,8 +643,8 @@ class FormatCompatibilityTest {
       set.put("s.x", 12345);
       set.put("lu", "on-top");
       set.put("dec", new BigDecimal("7.000"));
-      assertEquals(new UpdateResult(11, 2), ds.update(Predicate.in("id", 36L, 39L), set));
-      assertEquals(12, ds.delete(Predicate.eq("id", 37L)).version());
+      assertThat(ds.update(Predicate.in("id", 36L, 39L), set)).isEqualTo(new UpdateResult(11, 2));
+      assertThat(ds.delete(Predicate.eq("id", 37L)).version()).isEqualTo(12);
       Table want = expected.get(9).copy();
       for (long id : new long[] {36, 39}) {
         @SuppressWarnings("unchecked")
@@ -665,12 +659,12 @@ class FormatCompatibilityTest {
       }
       want.rows().remove(37L);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(want, read(latest));
+        assertThat(read(latest)).isEqualTo(want);
       }
-      assertEquals(13, ds.compact(CompactionOptions.defaults()).version());
+      assertThat(ds.compact(CompactionOptions.defaults()).version()).isEqualTo(13);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(want, read(latest));
-        assertTrue(latest.validate().isValid());
+        assertThat(read(latest)).isEqualTo(want);
+        assertThat(latest.validate().isValid()).isTrue();
       }
     }
   }
@@ -713,27 +707,27 @@ class FormatCompatibilityTest {
   }
 
   @Test
-  void theStagedWriteTableReadsAtEveryVersionAndItsPendingWriteCommits() throws IOException {
+  void theStagedWriteTableReadsAtEveryVersionAndItsPendingWriteCommits() throws Exception {
     MemoryObjectStore store = copy("staged");
     List<Table> expected = stagedVersions();
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
-      assertEquals(6, ds.version());
+      assertThat(ds.version()).isEqualTo(6);
       assertEveryVersion(ds, expected, List.of("overwrite", "write-columns", "write-columns", "update", "delete",
           "write-columns"));
       try (Dataset v5 = ds.checkout(5)) {
-        assertFalse(v5.manifest().fragments().get(1).overlays().isEmpty(), "text of id 12 in an overlay at v5");
+        assertThat(v5.manifest().fragments().get(1).overlays().isEmpty()).as("text of id 12 in an overlay at v5").isFalse();
       }
       // A write staged by a worker at v6 (new column extra = 7 id for the second fragment, from id), never
       // committed when the fixture was written: it decodes and commits now.
       StagedColumnWrite pending = StagedColumnWrite.decode(Files.readAllBytes(resource("staged-pending-extra.qvs1")));
-      assertEquals(6, pending.readVersion());
-      assertEquals(BASE + "staged", pending.tableLocation());
-      assertEquals(7, ds.columns().commit(List.of(pending)));
+      assertThat(pending.readVersion()).isEqualTo(6);
+      assertThat(pending.tableLocation()).isEqualTo(BASE + "staged");
+      assertThat(ds.columns().commit(List.of(pending))).isEqualTo(7);
       Table want = expected.get(5).copy();
       want.addColumn("extra", i -> i >= 10 && i < 20 ? (int) (7 * i) : null);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(want, read(latest));
-        assertTrue(latest.validate().isValid());
+        assertThat(read(latest)).isEqualTo(want);
+        assertThat(latest.validate().isValid()).isTrue();
       }
     }
   }
@@ -773,36 +767,32 @@ class FormatCompatibilityTest {
   void theCheckpointedTableReadsAtEveryVersionAndItsStagedCheckpointsStandAsTheyWereLeft() {
     MemoryObjectStore store = copy("checkpointed");
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
-      assertEquals(6, ds.version());
+      assertThat(ds.version()).isEqualTo(6);
       List<Table> expected = new ArrayList<>();
       for (long to : new long[] {10, 20, 35, 40, 45, 50}) {
         expected.add(checkpointRows(to));
       }
       assertEveryVersion(ds, expected, List.of("overwrite", "append", "append", "append", "append", "append"));
-      assertEquals(6, ds.tags().version("before-checkpoint-3"));
+      assertThat(ds.tags().version("before-checkpoint-3")).isEqualTo(6);
       // Keys and watermarks
-      assertEquals(2, ds.distributed().findCommit("job-7/1", 0).version());
-      assertEquals(3, ds.distributed().findCommit("job-7/2", 0).version());
-      assertEquals(6, ds.distributed().findCommit("batch-9", 0).version());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-7/3", 0).status());
+      assertThat(ds.distributed().findCommit("job-7/1", 0).version()).isEqualTo(2);
+      assertThat(ds.distributed().findCommit("job-7/2", 0).version()).isEqualTo(3);
+      assertThat(ds.distributed().findCommit("batch-9", 0).version()).isEqualTo(6);
+      assertThat(ds.distributed().findCommit("job-7/3", 0).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
       CommitLedger.SequenceWatermark stream1 = ds.distributed().applicationWatermark("stream-1").orElseThrow();
-      assertEquals(List.of(8L, 5L), List.of(stream1.sequence(), stream1.version()));
+      assertThat(List.of(stream1.sequence(), stream1.version())).isEqualTo(List.of(8L, 5L));
       CommitLedger.SequenceWatermark stream2 = ds.distributed().applicationWatermark("stream-2").orElseThrow();
-      assertEquals(List.of(100L, 6L), List.of(stream2.sequence(), stream2.version()));
+      assertThat(List.of(stream2.sequence(), stream2.version())).isEqualTo(List.of(100L, 6L));
       // The checkpoint store, as the job left it
       CheckpointStore checkpoints = CheckpointStore.in(store);
-      assertEquals(new CheckpointStatus(JOB, "1", State.COMMITTED, List.of("t0", "t1"), OptionalLong.of(2)),
-          checkpoints.status(JOB, "1"));
-      assertEquals(new CheckpointStatus(JOB, "2", State.COMMITTED, List.of("t0", "t1", "t2"), OptionalLong.of(3)),
-          checkpoints.status(JOB, "2"));
-      assertEquals(new CheckpointStatus(JOB, "3", State.SEALED, List.of("t0", "t1"), OptionalLong.empty()),
-          checkpoints.status(JOB, "3"));
-      assertEquals(new CheckpointStatus(JOB, "4", State.OPEN, List.of("t0"), OptionalLong.empty()),
-          checkpoints.status(JOB, "4"));
-      assertEquals(List.of("3"), checkpoints.pending(JOB));
+      assertThat(checkpoints.status(JOB, "1")).isEqualTo(new CheckpointStatus(JOB, "1", State.COMMITTED, List.of("t0", "t1"), OptionalLong.of(2)));
+      assertThat(checkpoints.status(JOB, "2")).isEqualTo(new CheckpointStatus(JOB, "2", State.COMMITTED, List.of("t0", "t1", "t2"), OptionalLong.of(3)));
+      assertThat(checkpoints.status(JOB, "3")).isEqualTo(new CheckpointStatus(JOB, "3", State.SEALED, List.of("t0", "t1"), OptionalLong.empty()));
+      assertThat(checkpoints.status(JOB, "4")).isEqualTo(new CheckpointStatus(JOB, "4", State.OPEN, List.of("t0"), OptionalLong.empty()));
+      assertThat(checkpoints.pending(JOB)).isEqualTo(List.of("3"));
       List<WriteResult> staged3 = checkpoints.staged(JOB, "3");
-      assertEquals(List.of(6L, 6L), staged3.stream().map(WriteResult::readVersion).toList());
-      assertEquals(10, staged3.stream().mapToLong(WriteResult::rows).sum());
+      assertThat(staged3.stream().map(WriteResult::readVersion).toList()).isEqualTo(List.of(6L, 6L));
+      assertThat(staged3.stream().mapToLong(WriteResult::rows).sum()).isEqualTo(10);
     }
   }
 
@@ -813,39 +803,38 @@ class FormatCompatibilityTest {
       CheckpointStore checkpoints = CheckpointStore.in(store);
       // The rows digest of today's build matches the one the fixture's build recorded: retries of its keyed
       // and sequenced commits publish nothing and return the original versions.
-      assertEquals(3, ds.distributed().commit(checkpoints.staged(JOB, "2"), WriteMode.APPEND,
-          CommitOptions.defaults().withIdempotenceKey("job-7/2")));
+      assertThat(ds.distributed().commit(checkpoints.staged(JOB, "2"), WriteMode.APPEND,
+          CommitOptions.defaults().withIdempotenceKey("job-7/2"))).isEqualTo(3);
       try (VectorSchemaRoot rows = checkpointBatch(ds, 45, 50)) {
-        assertEquals(6, ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("batch-9")));
-        assertThrows(IdempotenceKeyConflictException.class,
-            () -> ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("job-7/1")));
+        assertThat(ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("batch-9"))).isEqualTo(6);
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> ds.append(List.of(rows), CommitOptions.defaults().withIdempotenceKey("job-7/1")));
       }
       try (VectorSchemaRoot rows = checkpointBatch(ds, 40, 45)) {
-        assertEquals(5, ds.append(List.of(rows), CommitOptions.defaults().withApplicationSequence("stream-1", 8)));
+        assertThat(ds.append(List.of(rows), CommitOptions.defaults().withApplicationSequence("stream-1", 8))).isEqualTo(5);
       }
-      assertEquals(6, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(6);
       // The driver recovers the job: the sealed checkpoint commits once, the open one waits.
       CheckpointedWriter writer = CheckpointedWriter.create(ds, checkpoints);
       List<CheckpointedWriter.Finalized> recovered = writer.recover(JOB);
-      assertEquals(List.of(new CheckpointedWriter.Finalized("3", 7, Outcome.COMMITTED)), recovered);
-      assertEquals(new CheckpointedWriter.Finalized("1", 2, Outcome.ALREADY_MARKED), writer.finalize(JOB, "1"));
-      assertEquals(State.COMMITTED, checkpoints.status(JOB, "3").state());
-      assertEquals(State.OPEN, checkpoints.status(JOB, "4").state());
-      assertEquals(List.of(), checkpoints.pending(JOB));
-      assertEquals(7, ds.distributed().findCommit("job-7/3", 6).version());
+      assertThat(recovered).isEqualTo(List.of(new CheckpointedWriter.Finalized("3", 7, Outcome.COMMITTED)));
+      assertThat(writer.finalize(JOB, "1")).isEqualTo(new CheckpointedWriter.Finalized("1", 2, Outcome.ALREADY_MARKED));
+      assertThat(checkpoints.status(JOB, "3").state()).isEqualTo(State.COMMITTED);
+      assertThat(checkpoints.status(JOB, "4").state()).isEqualTo(State.OPEN);
+      assertThat(checkpoints.pending(JOB)).isEqualTo(List.of());
+      assertThat(ds.distributed().findCommit("job-7/3", 6).version()).isEqualTo(7);
       // A new sequence of stream-1 commits after it.
       try (VectorSchemaRoot rows = checkpointBatch(ds, 60, 63)) {
-        assertEquals(8, ds.append(List.of(rows), CommitOptions.defaults().withApplicationSequence("stream-1", 9)));
+        assertThat(ds.append(List.of(rows), CommitOptions.defaults().withApplicationSequence("stream-1", 9))).isEqualTo(8);
       }
-      assertEquals(List.of(9L, 8L), List.of(ds.distributed().applicationWatermark("stream-1").orElseThrow().sequence(),
-          ds.distributed().applicationWatermark("stream-1").orElseThrow().version()));
+      assertThat(List.of(ds.distributed().applicationWatermark("stream-1").orElseThrow().sequence(),
+          ds.distributed().applicationWatermark("stream-1").orElseThrow().version())).isEqualTo(List.of(9L, 8L));
       Table want = checkpointRows(63);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(want, read(latest));
-        assertTrue(latest.validate().isValid());
+        assertThat(read(latest)).isEqualTo(want);
+        assertThat(latest.validate().isValid()).isTrue();
       }
       CommitLedger ledger = ds.manifest().ledger().orElseThrow();
-      assertEquals(1, ledger.completeFromVersion());
+      assertThat(ledger.completeFromVersion()).isEqualTo(1);
       assertThat(ledger.keys().keySet()).containsExactly("job-7/1", "job-7/2", "batch-9", "job-7/3");
     }
   }
@@ -859,21 +848,20 @@ class FormatCompatibilityTest {
     try (Dataset ds = Dataset.open(store.location(),
         options.toBuilder().clock(Clock.fixed(later, ZoneOffset.UTC)).build())) {
       CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(java.time.Duration.ofDays(7)).build());
-      assertEquals(List.of(1L, 2L, 3L, 4L, 5L), report.versionsRemoved(), "all but the latest (and tagged) version");
-      assertEquals(1, report.dataFilesRemoved(), "the abandoned open checkpoint's file");
-      assertEquals(10, report.stagingFilesRemoved(), "checkpoints 1 and 2 (committed) and 4 (abandoned)");
+      assertThat(report.versionsRemoved()).as("all but the latest (and tagged) version").isEqualTo(List.of(1L, 2L, 3L, 4L, 5L));
+      assertThat(report.dataFilesRemoved()).as("the abandoned open checkpoint's file").isEqualTo(1);
+      assertThat(report.stagingFilesRemoved()).as("checkpoints 1 and 2 (committed) and 4 (abandoned)").isEqualTo(10);
       CheckpointStore checkpoints = CheckpointStore.in(store);
-      assertEquals(State.ABSENT, checkpoints.status(JOB, "1").state());
-      assertEquals(State.ABSENT, checkpoints.status(JOB, "4").state());
-      assertEquals(State.SEALED, checkpoints.status(JOB, "3").state());
-      assertEquals(2, ds.distributed().findCommit("job-7/1", 0).version(), "the ledger outlives the versions");
-      assertEquals(checkpointRows(50), read(ds));
-      assertEquals(List.of(new CheckpointedWriter.Finalized("3", 7, Outcome.COMMITTED)),
-          CheckpointedWriter.create(ds, checkpoints).recover(JOB));
+      assertThat(checkpoints.status(JOB, "1").state()).isEqualTo(State.ABSENT);
+      assertThat(checkpoints.status(JOB, "4").state()).isEqualTo(State.ABSENT);
+      assertThat(checkpoints.status(JOB, "3").state()).isEqualTo(State.SEALED);
+      assertThat(ds.distributed().findCommit("job-7/1", 0).version()).as("the ledger outlives the versions").isEqualTo(2);
+      assertThat(read(ds)).isEqualTo(checkpointRows(50));
+      assertThat(CheckpointedWriter.create(ds, checkpoints).recover(JOB)).isEqualTo(List.of(new CheckpointedWriter.Finalized("3", 7, Outcome.COMMITTED)));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(checkpointRows(60), read(latest));
+        assertThat(read(latest)).isEqualTo(checkpointRows(60));
         ValidationReport vr = latest.validate();
-        assertTrue(vr.isValid(), vr.toString());
+        assertThat(vr.isValid()).as(vr.toString()).isTrue();
       }
     }
   }

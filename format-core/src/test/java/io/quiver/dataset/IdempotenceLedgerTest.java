@@ -3,10 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IdempotenceKeyConflictException;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -85,9 +82,9 @@ class IdempotenceLedgerTest {
   @Test
   void everyOperationCarriesTheLedgerForwardAndRestoreKeepsTheNewestOne() {
     try (Dataset ds = create()) {
-      assertEquals(new CommitLedger(Map.of(), Map.of(), 1, 1), ledger(ds));
+      assertThat(ledger(ds)).isEqualTo(new CommitLedger(Map.of(), Map.of(), 1, 1));
       assertThat(ds.manifest().writerFeatures()).containsExactly(CommitLedger.WRITER_FEATURE);
-      assertEquals(2, keyed(ds, 10, 3, "k1"));
+      assertThat(keyed(ds, 10, 3, "k1")).isEqualTo(2);
       ds.delete(io.quiver.predicate.Predicate.eq("id", 1L));
       ds.update(io.quiver.predicate.Predicate.eq("id", 2L), Map.of("name", "two"));
       ds.updateConfig(Map.of("owner", "me"), Set.of());
@@ -98,17 +95,17 @@ class IdempotenceLedgerTest {
       ds.columns().drop("score");
       long restored = ds.restore(1);
       CommitLedger l = ledger(ds);
-      assertEquals(2, l.find("k1").orElseThrow().version(), "a restore of version 1 keeps the key committed later");
-      assertEquals(restored, l.lastReplaceVersion());
-      assertEquals(1, l.completeFromVersion());
+      assertThat(l.find("k1").orElseThrow().version()).as("a restore of version 1 keeps the key committed later").isEqualTo(2);
+      assertThat(l.lastReplaceVersion()).isEqualTo(restored);
+      assertThat(l.completeFromVersion()).isEqualTo(1);
       // The restored content lacks k1's rows, but k1 is committed: a retry is not a second commit.
-      assertEquals(2, keyed(ds, 10, 3, "k1"));
-      assertEquals(range(0, 10), scanIds(ds.checkoutLatest().newScan().open()));
+      assertThat(keyed(ds, 10, 3, "k1")).isEqualTo(2);
+      assertThat(scanIds(ds.checkoutLatest().newScan().open())).isEqualTo(range(0, 10));
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 50, 2)) {
         ds.overwrite(SampleTable.SCHEMA, List.of(b));
       }
-      assertEquals(2, ledger(ds).find("k1").orElseThrow().version());
-      assertEquals(ds.version(), ledger(ds).lastReplaceVersion());
+      assertThat(ledger(ds).find("k1").orElseThrow().version()).isEqualTo(2);
+      assertThat(ledger(ds).lastReplaceVersion()).isEqualTo(ds.version());
     }
   }
 
@@ -116,20 +113,19 @@ class IdempotenceLedgerTest {
   void keysExpireAfterTheRetentionAndThenLookUpsSayUnknownNeverNotCommitted() {
     try (Dataset ds = create()) {
       ds.updateConfig(Map.of(LedgerUpdate.RETENTION_CONFIG, "1h"), Set.of());
-      assertEquals(3, keyed(ds, 10, 2, "old"));
+      assertThat(keyed(ds, 10, 2, "old")).isEqualTo(3);
       clock.advance(Duration.ofMinutes(30));
-      assertEquals(4, keyed(ds, 20, 2, "young"));
+      assertThat(keyed(ds, 20, 2, "young")).isEqualTo(4);
       clock.advance(Duration.ofMinutes(45)); // "old" is 75 minutes old, "young" 45
-      assertEquals(5, append(ds, 30, 1));
+      assertThat(append(ds, 30, 1)).isEqualTo(5);
       CommitLedger l = ledger(ds);
-      assertFalse(l.find("old").isPresent());
-      assertEquals(4, l.find("young").orElseThrow().version());
-      assertEquals(4, l.completeFromVersion(), "complete only after the expired entry");
-      assertEquals(CommitLookup.Status.UNKNOWN, ds.distributed().findCommit("old", 0).status());
-      assertEquals(CommitLookup.Status.UNKNOWN, ds.distributed().findCommit("old", 2).status());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("old", 3).status(),
-          "an attempt read at version 3 could only have committed at 4 or later, which the ledger covers");
-      assertEquals(4, ds.distributed().findCommit("young", 0).version());
+      assertThat(l.find("old").isPresent()).isFalse();
+      assertThat(l.find("young").orElseThrow().version()).isEqualTo(4);
+      assertThat(l.completeFromVersion()).as("complete only after the expired entry").isEqualTo(4);
+      assertThat(ds.distributed().findCommit("old", 0).status()).isEqualTo(CommitLookup.Status.UNKNOWN);
+      assertThat(ds.distributed().findCommit("old", 2).status()).isEqualTo(CommitLookup.Status.UNKNOWN);
+      assertThat(ds.distributed().findCommit("old", 3).status()).as("an attempt read at version 3 could only have committed at 4 or later, which the ledger covers").isEqualTo(CommitLookup.Status.NOT_COMMITTED);
+      assertThat(ds.distributed().findCommit("young", 0).version()).isEqualTo(4);
       assertThat(ds.distributed().findCommit("old", 0).toString()).contains("unknown").contains("expired");
     }
   }
@@ -139,28 +135,25 @@ class IdempotenceLedgerTest {
     try (Dataset ds = create()) {
       ds.updateConfig(Map.of(LedgerUpdate.MAX_KEYS_CONFIG, "3"), Set.of()); // v2
       for (int i = 0; i < 5; i++) {
-        assertEquals(3 + i, keyed(ds, 100 + i, 1, "k" + i)); // v3..v7
+        assertThat(keyed(ds, 100 + i, 1, "k" + i)).isEqualTo(3 + i); // v3..v7
       }
       CommitLedger l = ledger(ds);
-      assertEquals(List.of("k2", "k3", "k4"), new ArrayList<>(l.keys().keySet()));
-      assertEquals(5, l.completeFromVersion());
-      assertEquals(CommitLookup.Status.UNKNOWN, ds.distributed().findCommit("k0", 0).status());
-      assertEquals(7, ds.distributed().findCommit("k4", 0).version());
+      assertThat(new ArrayList<>(l.keys().keySet())).isEqualTo(List.of("k2", "k3", "k4"));
+      assertThat(l.completeFromVersion()).isEqualTo(5);
+      assertThat(ds.distributed().findCommit("k0", 0).status()).isEqualTo(CommitLookup.Status.UNKNOWN);
+      assertThat(ds.distributed().findCommit("k4", 0).version()).isEqualTo(7);
     }
   }
 
   @Test
   void ledgerConfigurationIsCheckedWhenSet() {
     try (Dataset ds = create()) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-          () -> ds.updateConfig(Map.of(LedgerUpdate.RETENTION_CONFIG, "a week"), Set.of()));
+      InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(Map.of(LedgerUpdate.RETENTION_CONFIG, "a week"), Set.of())).actual();
       assertThat(e.getMessage()).contains("idempotence.retention").contains("'7d'");
-      assertThrows(InvalidArgumentException.class,
-          () -> ds.updateConfig(Map.of(LedgerUpdate.MAX_KEYS_CONFIG, "0"), Set.of()));
-      assertThrows(InvalidArgumentException.class,
-          () -> ds.updateConfig(Map.of(LedgerUpdate.MAX_KEYS_CONFIG, "1000000"), Set.of()));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(Map.of(LedgerUpdate.MAX_KEYS_CONFIG, "0"), Set.of()));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.updateConfig(Map.of(LedgerUpdate.MAX_KEYS_CONFIG, "1000000"), Set.of()));
       ds.updateConfig(Map.of(LedgerUpdate.RETENTION_CONFIG, "P30D", LedgerUpdate.MAX_KEYS_CONFIG, "50"), Set.of());
-      assertEquals(1, ds.latestVersion() - 1);
+      assertThat(ds.latestVersion() - 1).isEqualTo(1);
     }
   }
 
@@ -168,18 +161,18 @@ class IdempotenceLedgerTest {
   void aKeyedRetryFromAHandleWhoseSuccessorsWereCleanedUpIsRecognisedNotRefused() {
     try (Dataset ds = create(); Dataset stale = Dataset.open(URI_, options);
         Dataset unkeyed = Dataset.open(URI_, options)) {
-      assertEquals(2, keyed(ds, 10, 4, "job/1"));
+      assertThat(keyed(ds, 10, 4, "job/1")).isEqualTo(2);
       for (int i = 0; i < 3; i++) {
         append(ds, 20 + i, 1);
       }
       clock.advance(Duration.ofHours(2));
       ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
       // The stale handle (version 1) cannot see versions 2..4 any more, but the latest ledger answers.
-      assertEquals(2, keyed(stale, 10, 4, "job/1"));
-      assertEquals(5, stale.version(), "the handle moved to the latest version, which holds its commit");
+      assertThat(keyed(stale, 10, 4, "job/1")).isEqualTo(2);
+      assertThat(stale.version()).as("the handle moved to the latest version, which holds its commit").isEqualTo(5);
       // Without a key, a stale commit cannot be checked against the removed versions: refused (B9).
-      assertThrows(StaleReadVersionException.class, () -> append(unkeyed, 90, 1));
-      assertEquals(5, ds.latestVersion());
+      assertThatExceptionOfType(StaleReadVersionException.class).isThrownBy(() -> append(unkeyed, 90, 1));
+      assertThat(ds.latestVersion()).isEqualTo(5);
     }
   }
 
@@ -197,15 +190,14 @@ class IdempotenceLedgerTest {
         }
       }
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("k");
-      assertEquals(2, ds.distributed().commit(List.of(a, b), WriteMode.APPEND, keyed));
-      assertEquals(2, ds.distributed().commit(List.of(b, a), WriteMode.APPEND, keyed));
-      assertEquals(WriteResult.appendDigest(List.of(a, b)), WriteResult.appendDigest(List.of(b, a)));
-      assertEquals(WriteResult.appendDigest(List.of(a, b)), ds.distributed().findCommit("k", 0).commit().orElseThrow().operationDigest());
+      assertThat(ds.distributed().commit(List.of(a, b), WriteMode.APPEND, keyed)).isEqualTo(2);
+      assertThat(ds.distributed().commit(List.of(b, a), WriteMode.APPEND, keyed)).isEqualTo(2);
+      assertThat(WriteResult.appendDigest(List.of(b, a))).isEqualTo(WriteResult.appendDigest(List.of(a, b)));
+      assertThat(ds.distributed().findCommit("k", 0).commit().orElseThrow().operationDigest()).isEqualTo(WriteResult.appendDigest(List.of(a, b)));
       // One row different: another digest, a typed error.
-      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
-          () -> keyed(ds, 10, 9, "k"));
+      IdempotenceKeyConflictException e = assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> keyed(ds, 10, 9, "k")).actual();
       assertThat(e.getMessage()).contains("differs");
-      assertEquals(2, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(2);
     }
   }
 
@@ -224,10 +216,10 @@ class IdempotenceLedgerTest {
               .transaction());
       store.putIfAbsent(ObjectStoreCommitStore.manifestKey(2), bytes);
       try (Dataset latest = Dataset.open(URI_, options)) {
-        assertEquals(2, latest.version(), "readers need no writer feature");
-        UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> append(latest, 10, 1));
+        assertThat(latest.version()).as("readers need no writer feature").isEqualTo(2);
+        UnsupportedFormatException e = assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> append(latest, 10, 1)).actual();
         assertThat(e.getMessage()).contains("future-feature").contains("upgrade Quiver");
-        assertEquals(txn.version() + 1, latest.latestVersion());
+        assertThat(latest.latestVersion()).isEqualTo(txn.version() + 1);
       }
     }
   }
@@ -237,16 +229,15 @@ class IdempotenceLedgerTest {
     try (Dataset ds = create()) {
       ds.updateConfig(Map.of(LedgerUpdate.RETENTION_CONFIG, "1h"), Set.of());
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 10, 1)) {
-        assertEquals(3, ds.append(List.of(b), CommitOptions.defaults().withApplicationSequence("app", 5)));
+        assertThat(ds.append(List.of(b), CommitOptions.defaults().withApplicationSequence("app", 5))).isEqualTo(3);
       }
-      assertTrue(ds.distributed().applicationWatermark("app").isPresent());
+      assertThat(ds.distributed().applicationWatermark("app").isPresent()).isTrue();
       clock.advance(Duration.ofHours(2));
       append(ds, 20, 1);
-      assertTrue(ds.distributed().applicationWatermark("app").isEmpty());
-      assertEquals(4, ledger(ds).completeFromVersion());
-      assertThrows(InvalidArgumentException.class,
-          () -> CommitOptions.defaults().withApplicationSequence("app", -1));
-      assertThrows(InvalidArgumentException.class, () -> ds.distributed().applicationWatermark(""));
+      assertThat(ds.distributed().applicationWatermark("app").isEmpty()).isTrue();
+      assertThat(ledger(ds).completeFromVersion()).isEqualTo(4);
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> CommitOptions.defaults().withApplicationSequence("app", -1));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.distributed().applicationWatermark(""));
     }
   }
 }

@@ -5,9 +5,7 @@ import static io.quiver.dataset.SampleTable.scanIds;
 import static io.quiver.dataset.StagedColumnSupport.intField;
 import static io.quiver.dataset.StagedColumnSupport.ints;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CommitConflictException;
 import io.quiver.exceptions.CommitStateUnknownException;
@@ -186,12 +184,12 @@ class MutationCleanupTest {
       store.clearCalls();
       // The store refuses the claim (it did not act); with one attempt allowed the commit has definitely failed.
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(version + 1), Fault.FAIL_BEFORE);
-      assertThrows(CommitRetriesExhaustedException.class, step::run);
-      assertEquals(0, store.pendingFaults(), "the change reached its claim");
+      assertThatExceptionOfType(CommitRetriesExhaustedException.class).isThrownBy(step::run);
+      assertThat(store.pendingFaults()).as("the change reached its claim").isEqualTo(0);
       assertWroteUnder(change.writes());
-      assertEquals(before, keys(), "every file the change wrote is gone, and nothing else");
-      assertEquals(version, ds.version());
-      assertEquals(version, ds.latestVersion());
+      assertThat(keys()).as("every file the change wrote is gone, and nothing else").isEqualTo(before);
+      assertThat(ds.version()).isEqualTo(version);
+      assertThat(ds.latestVersion()).isEqualTo(version);
       ds.validate().orThrow();
     }
   }
@@ -208,8 +206,8 @@ class MutationCleanupTest {
       String manifest = ObjectStoreCommitStore.manifestKey(version + 1);
       store.armOnce(Op.PUT_IF_ABSENT, manifest, Fault.FAIL_AFTER);
       store.arm(Op.READ, manifest::equals, Fault.FAIL_BEFORE, 1);
-      assertThrows(CommitStateUnknownException.class, step::run);
-      assertEquals(0, store.pendingFaults());
+      assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(step::run);
+      assertThat(store.pendingFaults()).isEqualTo(0);
       assertWroteUnder(change.writes());
       Set<String> after = keys();
       assertThat(after).containsAll(before).contains(manifest);
@@ -218,9 +216,9 @@ class MutationCleanupTest {
       }
       // The commit did land, and every file its version references is there.
       try (Dataset latest = Dataset.open(URI_, options)) {
-        assertEquals(version + 1, latest.version());
+        assertThat(latest.version()).isEqualTo(version + 1);
         latest.validate().orThrow();
-        assertEquals(latest.countRows(), scannedRows(latest));
+        assertThat(scannedRows(latest)).isEqualTo(latest.countRows());
       }
     }
   }
@@ -240,13 +238,12 @@ class MutationCleanupTest {
       store.arm(Op.READ, manifest::equals, Fault.FAIL_BEFORE, 1);
       Set<String> before = keys();
       store.clearCalls();
-      assertThrows(CommitStateUnknownException.class,
-          () -> append(ds, 30, 15, CommitOptions.defaults().withMaxAttempts(1)));
+      assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> append(ds, 30, 15, CommitOptions.defaults().withMaxAttempts(1)));
       Set<String> orphans = new TreeSet<>(keys());
       orphans.removeAll(before);
       assertThat(orphans).isEqualTo(new TreeSet<>(writtenSinceCleared()))
           .anyMatch(k -> k.startsWith("data/")).anyMatch(k -> k.startsWith("_transactions/"));
-      assertEquals(3, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(3);
     }
   }
 
@@ -258,12 +255,12 @@ class MutationCleanupTest {
       ds.delete(new long[] {RowAddress.of(2, 9)});
       Set<String> before = keys();
       // Version 4's claim lands, then the commit store fails with something the commit loop does not settle.
-      assertThrows(IllegalStateException.class, () -> append(ds, 30, 15, CommitOptions.defaults()));
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> append(ds, 30, 15, CommitOptions.defaults()));
       assertThat(keys()).containsAll(before).anyMatch(k -> !before.contains(k) && k.startsWith("data/"));
       try (Dataset latest = Dataset.open(URI_, options)) {
-        assertEquals(4, latest.version());
+        assertThat(latest.version()).isEqualTo(4);
         latest.validate().orThrow();
-        assertEquals(range(0, 45).stream().filter(id -> id != 29).toList(), scanIds(latest.newScan().open()));
+        assertThat(scanIds(latest.newScan().open())).isEqualTo(range(0, 45).stream().filter(id -> id != 29).toList());
       }
     }
   }
@@ -325,9 +322,9 @@ class MutationCleanupTest {
       conflict.concurrent().apply(ds);
       Set<String> before = keys();
       store.clearCalls();
-      assertThrows(conflict.expected(), step::run);
+      assertThatExceptionOfType(conflict.expected()).isThrownBy(step::run);
       assertWroteUnder(conflict.writes());
-      assertEquals(before, keys());
+      assertThat(keys()).isEqualTo(before);
       ds.validate().orThrow();
     }
   }
@@ -340,9 +337,9 @@ class MutationCleanupTest {
       store.clearCalls();
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(ds.version() + 1), Fault.FAIL_BEFORE);
       // Another row of the same fragment: rebased onto the concurrent delete (a second deletion file).
-      assertThrows(CommitRetriesExhaustedException.class, () -> stale.delete(new long[] {RowAddress.of(0, 1)}));
+      assertThatExceptionOfType(CommitRetriesExhaustedException.class).isThrownBy(() -> stale.delete(new long[]{RowAddress.of(0, 1)}));
       assertThat(store.calls(Op.WRITE).stream().filter(k -> k.startsWith("_deletions/")).count()).isEqualTo(2);
-      assertEquals(before, keys());
+      assertThat(keys()).isEqualTo(before);
     }
   }
 
@@ -358,9 +355,9 @@ class MutationCleanupTest {
           }
           winner.removeAll(ours);
         });
-    assertThrows(TableAlreadyExistsException.class, this::table);
+    assertThatExceptionOfType(TableAlreadyExistsException.class).isThrownBy(this::table);
     assertThat(winner).isNotEmpty();
-    assertEquals(winner, keys(), "only the winner's files");
+    assertThat(keys()).as("only the winner's files").isEqualTo(winner);
   }
 
   // ---------------------------------------------------------------- failures while preparing
@@ -370,15 +367,14 @@ class MutationCleanupTest {
     try (Dataset ds = table()) {
       Set<String> before = keys();
       store.clearCalls();
-      assertThrows(IllegalStateException.class,
-          () -> ds.columns().add(List.of(int64("m")), List.of("id"), failingOnTheThirdCall(MutationCleanupTest::doubled)));
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> ds.columns().add(List.of(int64("m")), List.of("id"), failingOnTheThirdCall(MutationCleanupTest::doubled)));
       assertThat(store.calls(Op.OPEN_WRITER)).hasSize(3);
-      assertEquals(before, keys());
+      assertThat(keys()).isEqualTo(before);
       store.clearCalls();
-      assertThrows(IllegalStateException.class, () -> ds.columns().replace(List.of("n"), List.of("id"),
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> ds.columns().replace(List.of("n"), List.of("id"),
           failingOnTheThirdCall(MutationCleanupTest::doubledAsN)));
       assertThat(store.calls(Op.OPEN_WRITER)).hasSize(3);
-      assertEquals(before, keys());
+      assertThat(keys()).isEqualTo(before);
     }
   }
 
@@ -389,9 +385,9 @@ class MutationCleanupTest {
       bad.setRowCount(0);
       Set<String> before = keys();
       store.clearCalls();
-      assertThrows(io.quiver.exceptions.SchemaMismatchException.class, () -> ds.append(List.of(good, bad)));
+      assertThatExceptionOfType(io.quiver.exceptions.SchemaMismatchException.class).isThrownBy(() -> ds.append(List.of(good, bad)));
       assertThat(store.calls(Op.OPEN_WRITER)).hasSize(3); // two fragments of ten rows finished, one begun
-      assertEquals(before, keys());
+      assertThat(keys()).isEqualTo(before);
     }
   }
 
@@ -401,7 +397,7 @@ class MutationCleanupTest {
       Set<String> before = keys();
       store.clearCalls();
       AtomicInteger calls = new AtomicInteger();
-      assertThrows(IllegalStateException.class, () -> ds.update(Predicate.TRUE, List.of("id"), List.of("n"),
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> ds.update(Predicate.TRUE, List.of("id"), List.of("n"),
           current -> {
             if (calls.incrementAndGet() == 2) {
               current.close();
@@ -410,7 +406,7 @@ class MutationCleanupTest {
             return idPlusOne(current);
           }));
       assertThat(store.calls(Op.OPEN_WRITER)).isNotEmpty();
-      assertEquals(before, keys());
+      assertThat(keys()).isEqualTo(before);
     }
   }
 
@@ -423,12 +419,12 @@ class MutationCleanupTest {
       Set<String> withWorkerFiles = keys();
       CommitOptions keyed = CommitOptions.defaults().withMaxAttempts(1).withIdempotenceKey("job/7");
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(ds.version() + 1), Fault.FAIL_BEFORE);
-      assertThrows(CommitRetriesExhaustedException.class, () -> ds.distributed().commit(results, WriteMode.APPEND, keyed));
-      assertEquals(withWorkerFiles, keys());
+      assertThatExceptionOfType(CommitRetriesExhaustedException.class).isThrownBy(() -> ds.distributed().commit(results, WriteMode.APPEND, keyed));
+      assertThat(keys()).isEqualTo(withWorkerFiles);
       long version = ds.distributed().commit(results, WriteMode.APPEND, keyed);
-      assertEquals(4, version);
+      assertThat(version).isEqualTo(4);
       ds.validate().orThrow();
-      assertEquals(29 + 8, ds.countRows());
+      assertThat(ds.countRows()).isEqualTo(29 + 8);
     }
   }
 
@@ -438,9 +434,9 @@ class MutationCleanupTest {
       List<StagedColumnWrite> staged = stage(ds, allocator);
       Set<String> withStagedFiles = keys();
       store.armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(ds.version() + 1), Fault.FAIL_BEFORE);
-      assertThrows(CommitRetriesExhaustedException.class, () -> ds.columns().commit(staged));
-      assertEquals(withStagedFiles, keys());
-      assertEquals(4, ds.columns().commit(staged));
+      assertThatExceptionOfType(CommitRetriesExhaustedException.class).isThrownBy(() -> ds.columns().commit(staged));
+      assertThat(keys()).isEqualTo(withStagedFiles);
+      assertThat(ds.columns().commit(staged)).isEqualTo(4);
       ds.validate().orThrow();
       assertThat(StagedColumnSupport.column(ds, "w")).hasSize(29);
     }
@@ -454,9 +450,9 @@ class MutationCleanupTest {
       try (Dataset retry = ds.checkout(3)) {
         Set<String> before = keys();
         store.clearCalls();
-        assertEquals(first, append(retry, 30, 15, keyed));
+        assertThat(append(retry, 30, 15, keyed)).isEqualTo(first);
         assertWroteUnder(DATA);
-        assertEquals(before, keys(), "the retry's own files are unreferenced, and gone");
+        assertThat(keys()).as("the retry's own files are unreferenced, and gone").isEqualTo(before);
       }
     }
   }
@@ -465,11 +461,10 @@ class MutationCleanupTest {
   void aChangeWithNothingToCommitWritesNothing() {
     try (Dataset ds = table()) {
       Set<String> before = keys();
-      assertEquals(0, ds.delete(Predicate.eq("id", 1000L)).deletedRows());
-      assertEquals(0, ds.update(Predicate.eq("id", 1000L), Map.of("name", "x")).updatedRows());
-      assertEquals(new CompactionResult(ds.version(), 0, 0, 0),
-          ds.compact(CompactionOptions.defaults().withMaterializeDeletions(false).withTargetRowsPerFragment(5)));
-      assertEquals(before, keys());
+      assertThat(ds.delete(Predicate.eq("id", 1000L)).deletedRows()).isEqualTo(0);
+      assertThat(ds.update(Predicate.eq("id", 1000L), Map.of("name", "x")).updatedRows()).isEqualTo(0);
+      assertThat(ds.compact(CompactionOptions.defaults().withMaterializeDeletions(false).withTargetRowsPerFragment(5))).isEqualTo(new CompactionResult(ds.version(), 0, 0, 0));
+      assertThat(keys()).isEqualTo(before);
     }
   }
 

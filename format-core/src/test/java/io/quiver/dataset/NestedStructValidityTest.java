@@ -1,9 +1,7 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.StaleColumnWriteException;
 import io.quiver.store.CountingObjectStore;
@@ -107,14 +105,14 @@ class NestedStructValidityTest {
       try (Dataset latest = ds.checkoutLatest()) {
         latest.delete(new long[] {ROWS - 1}); // fragment 0, offset = id: a deletion makes it qualify
         model.remove(ROWS - 1L);
-        assertEquals(1, latest.compact(CompactionOptions.defaults()).fragmentsRemoved());
+        assertThat(latest.compact(CompactionOptions.defaults()).fragmentsRemoved()).isEqualTo(1);
       }
       check(ds, "after compaction");
     }
   }
 
   @Test
-  void e7_projectionWithoutTheValiditySourceReadsOnlyItsValidityBuffer() throws IOException {
+  void e7_projectionWithoutTheValiditySourceReadsOnlyItsValidityBuffer() throws Exception {
     try (Dataset ds = create()) {
       // One file: q's own struct ancestors are s's and s.a's validity, nothing more is read.
       assertThat(bytesScanning(ds, List.of("s.a.q"))).isLessThanOrEqualTo(bytesScanning(ds, List.of("s.a.p", "s.a.q")));
@@ -146,7 +144,7 @@ class NestedStructValidityTest {
           n[1] = id % 2 == 0;
         });
         StaleColumnWriteException e =
-            assertThrows(StaleColumnWriteException.class, () -> late.columns().commit(List.of(y2)));
+            assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> late.columns().commit(List.of(y2))).actual();
         assertThat(e.getMessage()).contains("s.y");
         check(ds, "after the stale staged write was refused");
       }
@@ -256,7 +254,7 @@ class NestedStructValidityTest {
   /** validate() passes, and every projection and take agree with the model at both levels. */
   private void check(Dataset ds, String when) {
     try (Dataset handle = ds.checkoutLatest()) {
-      assertTrue(handle.validate().isValid(), () -> when + ": " + handle.validate());
+      assertThat(handle.validate().isValid()).as(() -> when + ": " + handle.validate()).isTrue();
       Map<Long, Long> addressOf = new HashMap<>();
       Map<Long, Long> idAt = new HashMap<>();
       try (ArrowReader r = handle.newScan().columns("id").withRowAddress(true).open()) {
@@ -307,12 +305,12 @@ class NestedStructValidityTest {
   }
 
   private void compare(String what, Map<Long, boolean[]> seen) {
-    assertEquals(model.keySet(), seen.keySet(), what);
+    assertThat(seen.keySet()).as(what).isEqualTo(model.keySet());
     model.forEach((id, want) -> {
       boolean[] got = seen.get(id);
-      assertEquals(want[0], got[0], () -> what + ": s null at id " + id);
+      assertThat(got[0]).as(() -> what + ": s null at id " + id).isEqualTo(want[0]);
       if (got.length > 1) {
-        assertEquals(want[1], got[1], () -> what + ": s.a null at id " + id);
+        assertThat(got[1]).as(() -> what + ": s.a null at id " + id).isEqualTo(want[1]);
       }
     });
   }

@@ -1,6 +1,6 @@
 package io.quiver.dataset;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.MemoryObjectStore;
 import java.util.ArrayList;
@@ -68,17 +68,17 @@ class OverlayFixedWidthMergeTest {
             model.put(r, new Cells(null, true, "second"));
           }
           for (int batchSize : List.of(1000, 8192, 3)) {
-            assertEquals(model, scan(ds, batchSize), "batch size " + batchSize);
+            assertThat(scan(ds, batchSize)).as("batch size " + batchSize).isEqualTo(model);
           }
           try (Dataset old = ds.checkout(v1)) {
             Map<Long, Cells> original = scan(old, 1000);
-            assertEquals(new Cells(0.5, false, "s1"), original.get(1L));
-            assertEquals(new Cells(4096.0, false, "s8192"), original.get(8192L));
+            assertThat(original.get(1L)).isEqualTo(new Cells(0.5, false, "s1"));
+            assertThat(original.get(8192L)).isEqualTo(new Cells(4096.0, false, "s8192"));
           }
-          assertEquals(model, scan(ds, 777), "a second scan after other reads is unchanged");
+          assertThat(scan(ds, 777)).as("a second scan after other reads is unchanged").isEqualTo(model);
         }
       }
-      assertEquals(0, allocator.getAllocatedMemory());
+      assertThat(allocator.getAllocatedMemory()).isEqualTo(0);
     }
   }
 
@@ -107,7 +107,7 @@ class OverlayFixedWidthMergeTest {
         }
       }
     }
-    assertEquals(ROWS, order.size());
+    assertThat(order.size()).isEqualTo(ROWS);
     return out;
   }
 }

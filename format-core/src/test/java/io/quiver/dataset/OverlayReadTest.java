@@ -4,9 +4,8 @@ import static io.quiver.dataset.OverlayTestSupport.expected;
 import static io.quiver.dataset.OverlayTestSupport.names;
 import static io.quiver.dataset.OverlayTestSupport.rows;
 import static io.quiver.dataset.OverlayTestSupport.scanRows;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.OverlayTestSupport.Row;
 import io.quiver.exceptions.CorruptFileException;
@@ -79,7 +78,7 @@ class OverlayReadTest {
     m = nameOverlay(m, new int[] {2, 10, 17, 30}, Arrays.asList("b2", null, "b17", "b30"));
     m = nameOverlay(m, new int[] {3, 20, 30, 33}, List.of("c3", "c20", "c30", "c33"));
     m = OverlayTestSupport.delete(store, m, 0, 17);
-    assertEquals(5, m.version());
+    assertThat(m.version()).isEqualTo(5);
 
     Map<Long, String> names = new HashMap<>();
     for (long id = 0; id < ROWS; id++) {
@@ -92,11 +91,10 @@ class OverlayReadTest {
     try (Dataset ds = Dataset.open(OverlayTestSupport.URI_, options)) {
       for (int batchSize : new int[] {7, 16, 8192}) {
         Map<Long, Row> scanned = scanRows(ds.newScan().batchSize(batchSize).open());
-        assertEquals(names.keySet(), scanned.keySet(), "row 17 is deleted, batch size " + batchSize);
+        assertThat(scanned.keySet()).as("row 17 is deleted, batch size " + batchSize).isEqualTo(names.keySet());
         for (long id : names.keySet()) {
           Row want = expected(id);
-          assertEquals(new Row(names.get(id), want.structNull(), want.x(), want.y(), want.tags()), scanned.get(id),
-              "row " + id + ", batch size " + batchSize);
+          assertThat(scanned.get(id)).as("row " + id + ", batch size " + batchSize).isEqualTo(new Row(names.get(id), want.structNull(), want.x(), want.y(), want.tags()));
         }
       }
       // Take: any order, overlaid and plain rows mixed.
@@ -105,19 +103,19 @@ class OverlayReadTest {
         VarCharVector name = (VarCharVector) taken.getVector("name");
         for (int i = 0; i < addresses.length; i++) {
           Object v = name.getObject(i);
-          assertEquals(names.get(addresses[i]), v == null ? null : v.toString(), "take of offset " + addresses[i]);
+          assertThat(v == null ? null : v.toString()).as("take of offset " + addresses[i]).isEqualTo(names.get(addresses[i]));
         }
       }
-      assertThrows(NotFoundException.class, () -> ds.take(new long[] {17}, List.of("name")).close());
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.take(new long[]{17}, List.of("name")).close());
       // Each older version sees exactly its overlays.
       try (Dataset v2 = ds.checkout(2)) {
         Map<Long, Row> scanned = scanRows(v2.newScan().open());
-        assertEquals("a10", scanned.get(10L).name());
-        assertEquals("a2", scanned.get(2L).name());
-        assertEquals(SampleTable.expectedName(17), scanned.get(17L).name());
+        assertThat(scanned.get(10L).name()).isEqualTo("a10");
+        assertThat(scanned.get(2L).name()).isEqualTo("a2");
+        assertThat(scanned.get(17L).name()).isEqualTo(SampleTable.expectedName(17));
       }
       try (Dataset v4 = ds.checkout(4)) {
-        assertEquals("b17", scanRows(v4.newScan().open()).get(17L).name());
+        assertThat(scanRows(v4.newScan().open()).get(17L).name()).isEqualTo("b17");
       }
     }
   }
@@ -155,21 +153,21 @@ class OverlayReadTest {
 
     try (Dataset ds = Dataset.open(OverlayTestSupport.URI_, options)) {
       Map<Long, Row> scanned = scanRows(ds.newScan().batchSize(6).open());
-      assertEquals(ROWS, scanned.size());
+      assertThat(scanned.size()).isEqualTo(ROWS);
       for (long id = 0; id < ROWS; id++) {
         Row want = expected(id);
         if (id == 0) {
           want = new Row("n0", want.structNull(), want.x(), want.y(), want.tags());
         } else if (id == 5) {
           // s was null at 5; the overlay's struct is valid there, so s appears with the new x.
-          assertTrue(want.structNull());
+          assertThat(want.structNull()).isTrue();
           want = new Row("n5", false, 500, null, want.tags());
         } else if (id == 6) {
           want = new Row(want.name(), false, 600, "y6", want.tags());
         } else if (id == 7) {
           want = new Row(want.name(), false, null, "y7", want.tags()); // a covered null is a null
         }
-        assertEquals(want, scanned.get(id), "row " + id);
+        assertThat(scanned.get(id)).as("row " + id).isEqualTo(want);
       }
       // Projecting only s.y: the struct's validity still comes from the overlay on its member s.x.
       try (ArrowReader reader = ds.newScan().columns("s.y").open()) {
@@ -181,16 +179,16 @@ class OverlayReadTest {
           }
         }
         for (int id = 0; id < ROWS; id++) {
-          assertEquals(id != 5 && SampleTable.structIsNull(id), structNull.get(id), "s null at " + id);
+          assertThat(structNull.get(id)).as("s null at " + id).isEqualTo(id != 5 && SampleTable.structIsNull(id));
         }
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
       try (VectorSchemaRoot taken = ds.take(new long[] {7, 5, 0}, List.of())) {
         Map<Long, Row> byId = rows(taken);
-        assertEquals(new Row("n5", false, 500, null, expected(5).tags()), byId.get(5L));
-        assertEquals(null, byId.get(7L).x());
-        assertEquals("n0", byId.get(0L).name());
+        assertThat(byId.get(5L)).isEqualTo(new Row("n5", false, 500, null, expected(5).tags()));
+        assertThat(byId.get(7L).x()).isNull();
+        assertThat(byId.get(0L).name()).isEqualTo("n0");
       }
     }
   }
@@ -220,7 +218,7 @@ class OverlayReadTest {
         new Operation.Update(List.of(new Operation.FragmentOverlays(0, List.of(overlay))), Set.of()));
     try (Dataset ds = Dataset.open(OverlayTestSupport.URI_, options)) {
       Row want = expected(4);
-      assertEquals(new Row("new", want.structNull(), want.x(), want.y(), want.tags()), scanRows(ds.newScan().open()).get(4L));
+      assertThat(scanRows(ds.newScan().open()).get(4L)).isEqualTo(new Row("new", want.structNull(), want.x(), want.y(), want.tags()));
     }
   }
 
@@ -232,8 +230,8 @@ class OverlayReadTest {
     }
     m = nameOverlay(m, new int[] {1, 2}, List.of("one", "two", "three")); // three rows for two offsets
     try (Dataset ds = Dataset.open(OverlayTestSupport.URI_, options)) {
-      CorruptFileException e = assertThrows(CorruptFileException.class, () -> scanRows(ds.newScan().open()));
-      assertTrue(e.getMessage().contains("holds 3 rows"), e.getMessage());
+      CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> scanRows(ds.newScan().open())).actual();
+      assertThat(e.getMessage().contains("holds 3 rows")).as(e.getMessage()).isTrue();
     }
   }
 }

@@ -4,9 +4,7 @@ import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static io.quiver.predicate.Predicate.lt;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
@@ -79,22 +77,22 @@ class RestoreTest {
       append(ds, 50, 30); // v3
       ds.delete(lt("id", 10)); // v4
       ds.updateConfig(Map.of("owner", "bo", "extra", "1"), Set.of()); // v5
-      assertEquals(6, ds.restore(2));
-      assertEquals(6, ds.version());
-      assertEquals(v2Rows, scanIds(ds.newScan().open()));
-      assertEquals(range(0, 50), scanIds(ds.newScan().open()), "rows deleted later are back");
-      assertEquals(50, ds.countRows());
-      assertEquals(Map.of("owner", "ana"), ds.config());
+      assertThat(ds.restore(2)).isEqualTo(6);
+      assertThat(ds.version()).isEqualTo(6);
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(v2Rows);
+      assertThat(scanIds(ds.newScan().open())).as("rows deleted later are back").isEqualTo(range(0, 50));
+      assertThat(ds.countRows()).isEqualTo(50);
+      assertThat(ds.config()).isEqualTo(Map.of("owner", "ana"));
       try (Dataset v2 = ds.checkout(2)) {
-        assertTrue(v2.schema().sameStructure(ds.schema()));
-        assertEquals(v2.manifest().fragments(), ds.manifest().fragments());
+        assertThat(v2.schema().sameStructure(ds.schema())).isTrue();
+        assertThat(ds.manifest().fragments()).isEqualTo(v2.manifest().fragments());
       }
       Operation.Restore op = (Operation.Restore) io.load(6).transaction().operation();
-      assertEquals(2, op.version());
-      assertEquals("restore", ds.versions().get(0).operation());
+      assertThat(op.version()).isEqualTo(2);
+      assertThat(ds.versions().get(0).operation()).isEqualTo("restore");
       // Versions in between are still there.
       try (Dataset v4 = ds.checkout(4)) {
-        assertEquals(range(10, 80), scanIds(v4.newScan().open()));
+        assertThat(scanIds(v4.newScan().open())).isEqualTo(range(10, 80));
       }
     }
   }
@@ -105,8 +103,8 @@ class RestoreTest {
       append(ds, 50, 10); // fragment 1
       ds.restore(1);
       append(ds, 100, 5);
-      assertEquals(List.of(0L, 1L, 3L), ds.manifest().fragments().stream().map(Fragment::id).toList());
-      assertEquals(concat(range(0, 50), range(100, 105)), scanIds(ds.newScan().open()));
+      assertThat(ds.manifest().fragments().stream().map(Fragment::id).toList()).isEqualTo(List.of(0L, 1L, 3L));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(concat(range(0, 50), range(100, 105)));
     }
   }
 
@@ -115,21 +113,21 @@ class RestoreTest {
     try (Dataset ds = create()) {
       Schema other = new Schema(List.of(new Field("k", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
       ds.overwrite(other, List.of()); // v2: another schema, no rows
-      assertEquals(List.of("k"), ds.schema().fields().stream().map(f -> f.name()).toList());
+      assertThat(ds.schema().fields().stream().map(f -> f.name()).toList()).isEqualTo(List.of("k"));
       ds.restore(1);
-      assertTrue(ds.schema().sameStructure(io.load(1).manifest().schema()));
-      assertEquals(range(0, 50), scanIds(ds.newScan().open()));
+      assertThat(ds.schema().sameStructure(io.load(1).manifest().schema())).isTrue();
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 50));
     }
   }
 
   @Test
   void aMissingVersionIsATypedErrorAndCommitsNothing() {
     try (Dataset ds = create()) {
-      VersionNotFoundException e = assertThrows(VersionNotFoundException.class, () -> ds.restore(7));
-      assertEquals(7, e.version());
+      VersionNotFoundException e = assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.restore(7)).actual();
+      assertThat(e.version()).isEqualTo(7);
       assertThat(e.getMessage()).contains("latest version is 1");
-      assertThrows(VersionNotFoundException.class, () -> ds.restore(0));
-      assertEquals(1, ds.latestVersion());
+      assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.restore(0));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
   }
 
@@ -145,12 +143,12 @@ class RestoreTest {
   void b8_deleteAfterAConcurrentRestoreIsIncompatibleAndRestoreAfterADeleteRetries() {
     try (Dataset a = create(); Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
       append(a, 50, 10); // v2
-      assertEquals(3, a.restore(1));
-      assertThrows(IncompatibleTransactionException.class, () -> b.delete(lt("id", 5)));
+      assertThat(a.restore(1)).isEqualTo(3);
+      assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> b.delete(lt("id", 5)));
       assertThat(store.listAll("_deletions/")).isEmpty();
       // c (at v1) restoring while others committed: retryable, nothing discarded.
-      assertThrows(RetryableConflictException.class, () -> c.restore(1));
-      assertEquals(3, c.latestVersion());
+      assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> c.restore(1));
+      assertThat(c.latestVersion()).isEqualTo(3);
     }
   }
 
@@ -159,10 +157,10 @@ class RestoreTest {
     try (Dataset a = create()) {
       a.updateConfig(Map.of("owner", "ana"), Set.of()); // v2
       try (Dataset b = Dataset.open(URI_, options); Dataset c = Dataset.open(URI_, options)) {
-        assertEquals(3, a.restore(2));
-        assertThrows(RetryableConflictException.class, () -> b.updateConfig(Map.of("owner", "bo"), Set.of()));
-        assertEquals(4, c.updateConfig(Map.of("ttl", "7d"), Set.of()));
-        assertEquals(Map.of("owner", "ana", "ttl", "7d"), c.config());
+        assertThat(a.restore(2)).isEqualTo(3);
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.updateConfig(Map.of("owner", "bo"), Set.of()));
+        assertThat(c.updateConfig(Map.of("ttl", "7d"), Set.of())).isEqualTo(4);
+        assertThat(c.config()).isEqualTo(Map.of("owner", "ana", "ttl", "7d"));
       }
     }
   }

@@ -1,8 +1,7 @@
 package io.quiver.dataset;
 
 import static io.quiver.dataset.StagedColumnSupport.intField;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.exceptions.CommitConflictException;
 import io.quiver.store.MemoryObjectStore;
@@ -85,8 +84,8 @@ class StagedColumnWriteProperties {
             handle.close();
           }
           try (Dataset latest = ds.checkoutLatest()) {
-            assertEquals(model, values(latest), "after step " + step + " (code " + code + ")");
-            assertTrue(latest.validate().isValid());
+            assertThat(values(latest)).as("after step " + step + " (code " + code + ")").isEqualTo(model);
+            assertThat(latest.validate().isValid()).isTrue();
           }
         }
         handles.forEach(Dataset::close);

@@ -2,9 +2,8 @@ package io.quiver.dataset;
 
 import static io.quiver.dataset.StagedColumnSupport.intField;
 import static io.quiver.dataset.StagedColumnSupport.ints;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.SchemaMismatchException;
@@ -56,7 +55,7 @@ class StagedColumnWriteTest {
 
   private void assertValid(Dataset handle) {
     try (Dataset latest = handle.checkoutLatest()) {
-      assertTrue(latest.validate().isValid(), () -> latest.validate().toString());
+      assertThat(latest.validate().isValid()).as(() -> latest.validate().toString()).isTrue();
     }
   }
 
@@ -74,19 +73,19 @@ class StagedColumnWriteTest {
         throw new java.io.UncheckedIOException(e);
       }
       bytes = staged.encode();
-      assertEquals(staged, StagedColumnWrite.decode(bytes));
+      assertThat(StagedColumnWrite.decode(bytes)).isEqualTo(staged);
     }
     try (Dataset coordinator = Dataset.open(OverlayTestSupport.URI_, options)) {
       coordinator.columns().commit(List.of(StagedColumnWrite.decode(bytes)));
-      assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(coordinator, "emb"));
-      assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(coordinator, "w"));
-      assertEquals(List.of(0, 10, 20, 30), StagedColumnSupport.column(coordinator, "v"));
-      assertTrue(coordinator.validate().isValid());
+      assertThat(StagedColumnSupport.column(coordinator, "emb")).isEqualTo(List.of(1, 2, 3, 4));
+      assertThat(StagedColumnSupport.column(coordinator, "w")).isEqualTo(List.of(1, 2, 3, 4));
+      assertThat(StagedColumnSupport.column(coordinator, "v")).isEqualTo(List.of(0, 10, 20, 30));
+      assertThat(coordinator.validate().isValid()).isTrue();
     }
     byte[] damaged = bytes.clone();
     damaged[damaged.length - 1] ^= 1;
-    assertThrows(CorruptFileException.class, () -> StagedColumnWrite.decode(damaged));
-    assertThrows(CorruptFileException.class, () -> StagedColumnWrite.decode(Arrays.copyOf(bytes, 5)));
+    assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> StagedColumnWrite.decode(damaged));
+    assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> StagedColumnWrite.decode(Arrays.copyOf(bytes, 5)));
   }
 
   @Test
@@ -94,11 +93,11 @@ class StagedColumnWriteTest {
     StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()), 1, 2, 3, 4);
     String path = w.file().path();
     ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
-    assertTrue(store.head(path).isPresent(), "inside the safety window the staged file is kept");
+    assertThat(store.head(path).isPresent()).as("inside the safety window the staged file is kept").isTrue();
     ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ZERO)
         .before(java.time.Instant.now().plusSeconds(60)).build());
-    assertTrue(store.head(path).isEmpty(), "an uncommitted staged file is garbage after the window");
-    assertThrows(SchemaMismatchException.class, () -> ds.columns().commit(List.of(w)));
+    assertThat(store.head(path).isEmpty()).as("an uncommitted staged file is garbage after the window").isTrue();
+    assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.columns().commit(List.of(w)));
     assertValid(ds);
   }
 }

@@ -1,9 +1,6 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.store.MemoryObjectStore;
 import java.io.IOException;
@@ -56,20 +53,20 @@ class StagedWriteCompatibilityTest {
   }
 
   @Test
-  void oldBytesDecodeWithoutInputsAndReencodeToThemselves() throws IOException {
+  void oldBytesDecodeWithoutInputsAndReencodeToThemselves() throws Exception {
     for (String name : List.of("new-column-n.qvs1", "rewrite-w.qvs1")) {
       byte[] old = bytes(name);
       StagedColumnWrite w = StagedColumnWrite.decode(old);
-      assertEquals(2, w.readVersion());
-      assertEquals(0, w.fragmentId());
-      assertTrue(w.inputFieldIds().isEmpty(), name);
-      assertTrue(w.inputWitness().isEmpty(), name);
-      assertArrayEquals(old, w.encode(), name + ": the new encoder writes a write without inputs exactly as before");
+      assertThat(w.readVersion()).isEqualTo(2);
+      assertThat(w.fragmentId()).isEqualTo(0);
+      assertThat(w.inputFieldIds().isEmpty()).as(name).isTrue();
+      assertThat(w.inputWitness().isEmpty()).as(name).isTrue();
+      assertThat(w.encode()).as(name + ": the new encoder writes a write without inputs exactly as before").containsExactly(old);
     }
   }
 
   @Test
-  void oldBytesCommitAsBeforeBoundToTheirWrittenFieldsOnly() throws IOException {
+  void oldBytesCommitAsBeforeBoundToTheirWrittenFieldsOnly() throws Exception {
     StagedColumnWrite n = StagedColumnWrite.decode(bytes("new-column-n.qvs1"));
     StagedColumnWrite w = StagedColumnWrite.decode(bytes("rewrite-w.qvs1"));
     // n was computed from v in the generator, but declared nothing: a change to v does not stop it (as
@@ -78,10 +75,10 @@ class StagedWriteCompatibilityTest {
       other.update(new long[] {RowAddress.of(0, 0)}, Map.of("v", 5));
     }
     long version = ds.columns().commit(List.of(n, w));
-    assertEquals(4, version);
-    assertEquals(List.of(1, 11, 21, 31), StagedColumnSupport.column(ds, "n"));
-    assertEquals(Arrays.asList(7, null, 9, 10), StagedColumnSupport.column(ds, "w"));
-    assertEquals(List.of(5, 10, 20, 30), StagedColumnSupport.column(ds, "v"));
+    assertThat(version).isEqualTo(4);
+    assertThat(StagedColumnSupport.column(ds, "n")).isEqualTo(List.of(1, 11, 21, 31));
+    assertThat(StagedColumnSupport.column(ds, "w")).isEqualTo(Arrays.asList(7, null, 9, 10));
+    assertThat(StagedColumnSupport.column(ds, "v")).isEqualTo(List.of(5, 10, 20, 30));
     assertThat(ds.validate().isValid()).as(ds.validate().toString()).isTrue();
   }
 }

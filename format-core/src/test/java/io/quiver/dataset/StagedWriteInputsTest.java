@@ -3,10 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.StagedColumnSupport.intField;
 import static io.quiver.dataset.StagedColumnSupport.ints;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -67,33 +64,31 @@ class StagedWriteInputsTest {
 
   @Test
   void schemasWithoutInputsDeclareNone() {
-    assertTrue(ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()).inputFieldIds().isEmpty());
-    assertTrue(ds.columns().newSchema(List.of(), List.of("v"), List.of()).inputs().fields().isEmpty());
+    assertThat(ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()).inputFieldIds().isEmpty()).isTrue();
+    assertThat(ds.columns().newSchema(List.of(), List.of("v"), List.of()).inputs().fields().isEmpty()).isTrue();
     StagedColumnWrite w = stage(ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of()), 1, 2, 3, 4);
-    assertTrue(w.inputFieldIds().isEmpty());
-    assertTrue(w.inputWitness().isEmpty());
+    assertThat(w.inputFieldIds().isEmpty()).isTrue();
+    assertThat(w.inputWitness().isEmpty()).isTrue();
   }
 
   @Test
   void inputsResolveToAtomicFieldsRecursively() {
     List<org.apache.arrow.vector.types.pojo.Field> n = List.of(intField("n", true));
-    assertEquals(Set.of(id("s.x"), id("s.y")), ds.columns().newSchema(n, List.of(), List.of("s")).inputFieldIds());
-    assertEquals(Set.of(id("s.y")), ds.columns().newSchema(n, List.of(), List.of("s.y")).inputFieldIds());
+    assertThat(ds.columns().newSchema(n, List.of(), List.of("s")).inputFieldIds()).isEqualTo(Set.of(id("s.x"), id("s.y")));
+    assertThat(ds.columns().newSchema(n, List.of(), List.of("s.y")).inputFieldIds()).isEqualTo(Set.of(id("s.y")));
     // A list is stored whole: its item stands for the list.
-    assertEquals(Set.of(id("tags")), ds.columns().newSchema(n, List.of(), List.of("tags.item")).inputFieldIds());
+    assertThat(ds.columns().newSchema(n, List.of(), List.of("tags.item")).inputFieldIds()).isEqualTo(Set.of(id("tags")));
     ColumnSchema schema = ds.columns().newSchema(n, List.of(), List.of("v", "s", "v"));
-    assertEquals(Set.of(id("v"), id("s.x"), id("s.y")), schema.inputFieldIds());
-    assertEquals(List.of("s", "v"), schema.inputs().fields().stream().map(io.quiver.schema.Field::name).toList());
-    assertEquals(schema.inputFieldIds(),
-        ds.columns().newSchema(n, List.of(), List.of("s", "v")).inputFieldIds());
+    assertThat(schema.inputFieldIds()).isEqualTo(Set.of(id("v"), id("s.x"), id("s.y")));
+    assertThat(schema.inputs().fields().stream().map(io.quiver.schema.Field::name).toList()).isEqualTo(List.of("s", "v"));
+    assertThat(ds.columns().newSchema(n, List.of(), List.of("s", "v")).inputFieldIds()).isEqualTo(schema.inputFieldIds());
     assertThat(schema.toString()).contains("inputs [");
   }
 
   @Test
   void unknownInputsAreRefused() {
     List<org.apache.arrow.vector.types.pojo.Field> n = List.of(intField("n", true));
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-        () -> ds.columns().newSchema(n, List.of(), List.of("nope")));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.columns().newSchema(n, List.of(), List.of("nope"))).actual();
     assertThat(e.getMessage()).contains("no input column 'nope'");
   }
 
@@ -102,14 +97,14 @@ class StagedWriteInputsTest {
     ColumnSchema both = ds.columns().newSchema(List.of(intField("a", true), intField("b", true)), List.of("w"),
         List.of("v", "w"));
     ColumnSchema a = both.select("a");
-    assertEquals(both.inputFieldIds(), a.inputFieldIds());
+    assertThat(a.inputFieldIds()).isEqualTo(both.inputFieldIds());
     StagedColumnWrite wa = stage(a, 1, 2, 3, 4);
     StagedColumnWrite ww = stage(both.select("w"), 5, 6, 7, 8);
-    assertEquals(Set.of(id("v"), id("w")), wa.inputFieldIds());
-    assertEquals(Set.of(id("v"), id("w")), ww.inputFieldIds());
+    assertThat(wa.inputFieldIds()).isEqualTo(Set.of(id("v"), id("w")));
+    assertThat(ww.inputFieldIds()).isEqualTo(Set.of(id("v"), id("w")));
     ds.columns().commit(List.of(wa, ww));
-    assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "a"));
-    assertEquals(List.of(5, 6, 7, 8), StagedColumnSupport.column(ds, "w"));
+    assertThat(StagedColumnSupport.column(ds, "a")).isEqualTo(List.of(1, 2, 3, 4));
+    assertThat(StagedColumnSupport.column(ds, "w")).isEqualTo(List.of(5, 6, 7, 8));
   }
 
   @Test
@@ -118,27 +113,27 @@ class StagedWriteInputsTest {
     ds.columns().add(List.of(intField("empty", true))); // stored nowhere: its witness is an absence
     ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of("v", "empty", "s"));
     StagedColumnWrite w = stage(schema, 1, 2, 3, 4);
-    assertEquals(4, w.inputWitness().size());
+    assertThat(w.inputWitness().size()).isEqualTo(4);
     io.quiver.internal.txn.FieldBacking v = w.inputWitness().stream().filter(b -> b.fieldId() == id("v")).findFirst()
         .orElseThrow();
-    assertTrue(v.base().isPresent());
-    assertEquals(1, v.overlays().size());
-    assertTrue(w.inputWitness().stream().filter(b -> b.fieldId() == id("empty")).findFirst().orElseThrow()
-        .base().isEmpty());
+    assertThat(v.base().isPresent()).isTrue();
+    assertThat(v.overlays().size()).isEqualTo(1);
+    assertThat(w.inputWitness().stream().filter(b -> b.fieldId() == id("empty")).findFirst().orElseThrow()
+        .base().isEmpty()).isTrue();
 
     byte[] bytes = w.encode();
     StagedColumnWrite decoded = StagedColumnWrite.decode(bytes);
-    assertEquals(w, decoded);
-    assertArrayEquals(bytes, decoded.encode());
-    assertEquals(w.inputWitness(), decoded.inputWitness());
+    assertThat(decoded).isEqualTo(w);
+    assertThat(decoded.encode()).containsExactly(bytes);
+    assertThat(decoded.inputWitness()).isEqualTo(w.inputWitness());
 
     WorkerResults bundle = WorkerResults.decode(WorkerResults.ofColumnWrites(List.of(w)).encode());
-    assertEquals(w.inputWitness(), bundle.columnWrites().get(0).inputWitness(), "a WorkerResults bundle keeps them");
+    assertThat(bundle.columnWrites().get(0).inputWitness()).as("a WorkerResults bundle keeps them").isEqualTo(w.inputWitness());
 
     Transaction txn = new Transaction(java.util.UUID.randomUUID().toString(), w.readVersion(), new Operation.WriteColumns(List.of(w.write())), Map.of());
     Transaction back = MetadataCodec.decodeTransaction(MetadataCodec.encodeTransaction(txn), "test");
-    assertEquals(txn, back);
-    assertEquals(Set.of(id("v"), id("empty"), id("s.x"), id("s.y")), back.operation().readFieldIds());
+    assertThat(back).isEqualTo(txn);
+    assertThat(back.operation().readFieldIds()).isEqualTo(Set.of(id("v"), id("empty"), id("s.x"), id("s.y")));
   }
 
   @Test
@@ -148,8 +143,7 @@ class StagedWriteInputsTest {
     store.delete(io.quiver.store.ObjectStoreCommitStore.manifestKey(old.readVersion()));
     try (Dataset fresh = Dataset.open(OverlayTestSupport.URI_,
         OverlayTestSupport.options(allocator, store, 2)); ArrowReader reader = ints(allocator, old.arrowSchema(), 1, 2, 3, 4)) {
-      io.quiver.exceptions.StaleColumnWriteException e = assertThrows(
-          io.quiver.exceptions.StaleColumnWriteException.class, () -> fresh.columns().writeFragment(0, reader, old));
+      io.quiver.exceptions.StaleColumnWriteException e = assertThatExceptionOfType(io.quiver.exceptions.StaleColumnWriteException.class).isThrownBy(() -> fresh.columns().writeFragment(0, reader, old)).actual();
       assertThat(e.getMessage()).contains("version " + old.readVersion() + " is no longer in the table");
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
@@ -162,13 +156,12 @@ class StagedWriteInputsTest {
     byte[] bytes = w.encode();
     io.quiver.internal.proto.StagedColumnWrite proto =
         io.quiver.internal.proto.StagedColumnWrite.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
-    assertEquals(1, proto.getWrite().getInputsCount());
-    assertEquals("v", proto.getWrite().getInputs(0).getPath());
+    assertThat(proto.getWrite().getInputsCount()).isEqualTo(1);
+    assertThat(proto.getWrite().getInputs(0).getPath()).isEqualTo("v");
     io.quiver.internal.proto.StagedColumnWrite broken = proto.toBuilder()
         .setWrite(proto.getWrite().toBuilder().setInputs(0, proto.getWrite().getInputs(0).toBuilder().clearBacking()))
         .build();
-    CorruptFileException e = assertThrows(CorruptFileException.class,
-        () -> StagedColumnWrite.decode(envelope(broken.toByteArray())));
+    CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> StagedColumnWrite.decode(envelope(broken.toByteArray()))).actual();
     assertThat(e.getMessage()).contains("input ('v') without its backing");
   }
 

@@ -3,9 +3,7 @@ package io.quiver.dataset;
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -82,22 +80,22 @@ class TagsTest {
       ds.tags().create("release-1.0", 1);
       ds.tags().create("a_nightly", 2);
       ds.tags().create("Z.3", 3);
-      assertEquals(List.of("Z.3", "a_nightly", "release-1.0"), List.copyOf(ds.tags().list().keySet()));
-      assertEquals(Map.of("release-1.0", 1L, "a_nightly", 2L, "Z.3", 3L), ds.tags().list());
-      assertEquals(2, ds.tags().version("a_nightly"));
+      assertThat(List.copyOf(ds.tags().list().keySet())).isEqualTo(List.of("Z.3", "a_nightly", "release-1.0"));
+      assertThat(ds.tags().list()).isEqualTo(Map.of("release-1.0", 1L, "a_nightly", 2L, "Z.3", 3L));
+      assertThat(ds.tags().version("a_nightly")).isEqualTo(2);
       try (Dataset v1 = ds.checkout("release-1.0")) {
-        assertEquals(1, v1.version());
-        assertEquals(range(0, 40), scanIds(v1.newScan().open()));
+        assertThat(v1.version()).isEqualTo(1);
+        assertThat(scanIds(v1.newScan().open())).isEqualTo(range(0, 40));
       }
       try (Dataset v2 = ds.checkout("a_nightly")) {
-        assertEquals(range(0, 65), scanIds(v2.newScan().open()));
+        assertThat(scanIds(v2.newScan().open())).isEqualTo(range(0, 65));
       }
     }
     // Tags are on storage: a new handle sees them.
     try (Dataset reopened = Dataset.open(URI_, options)) {
-      assertEquals(3, reopened.tags().list().size());
+      assertThat(reopened.tags().list().size()).isEqualTo(3);
       try (Dataset v1 = reopened.checkout("release-1.0")) {
-        assertEquals(40, v1.countRows());
+        assertThat(v1.countRows()).isEqualTo(40);
       }
     }
   }
@@ -107,21 +105,21 @@ class TagsTest {
     try (Dataset ds = threeVersions(); Dataset other = Dataset.open(URI_, options)) {
       ds.tags().create("prod", 2);
       TagAlreadyExistsException e =
-          assertThrows(TagAlreadyExistsException.class, () -> other.tags().create("prod", 3));
-      assertEquals("prod", e.tag());
+          assertThatExceptionOfType(TagAlreadyExistsException.class).isThrownBy(() -> other.tags().create("prod", 3)).actual();
+      assertThat(e.tag()).isEqualTo("prod");
       assertThat(e.getMessage()).contains("prod").contains("version 2").contains("delete it first");
-      assertThrows(TagAlreadyExistsException.class, () -> ds.tags().create("prod", 2));
-      assertEquals(Map.of("prod", 2L), ds.tags().list());
+      assertThatExceptionOfType(TagAlreadyExistsException.class).isThrownBy(() -> ds.tags().create("prod", 2));
+      assertThat(ds.tags().list()).isEqualTo(Map.of("prod", 2L));
     }
   }
 
   @Test
   void taggingAMissingVersionFailsAndCreatesNothing() {
     try (Dataset ds = threeVersions()) {
-      VersionNotFoundException e = assertThrows(VersionNotFoundException.class, () -> ds.tags().create("future", 4));
-      assertEquals(4, e.version());
-      assertThrows(VersionNotFoundException.class, () -> ds.tags().create("zero", 0));
-      assertEquals(Map.of(), ds.tags().list());
+      VersionNotFoundException e = assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.tags().create("future", 4)).actual();
+      assertThat(e.version()).isEqualTo(4);
+      assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.tags().create("zero", 0));
+      assertThat(ds.tags().list()).isEqualTo(Map.of());
       assertThat(store.listAll(io.quiver.internal.table.TagStore.TAGS_PREFIX)).isEmpty();
     }
   }
@@ -131,14 +129,14 @@ class TagsTest {
     try (Dataset ds = threeVersions()) {
       for (String bad : Arrays.asList("", "a/b", "..", ".", "x".repeat(129), "with space", "caf\u00e9", "a:b", "a\\b",
           null)) {
-        assertThrows(InvalidArgumentException.class, () -> ds.tags().create(bad, 1), "name " + bad);
-        assertThrows(InvalidArgumentException.class, () -> ds.tags().delete(bad), "name " + bad);
-        assertThrows(InvalidArgumentException.class, () -> ds.checkout(bad), "name " + bad);
+        assertThatExceptionOfType(InvalidArgumentException.class).as("name " + bad).isThrownBy(() -> ds.tags().create(bad, 1));
+        assertThatExceptionOfType(InvalidArgumentException.class).as("name " + bad).isThrownBy(() -> ds.tags().delete(bad));
+        assertThatExceptionOfType(InvalidArgumentException.class).as("name " + bad).isThrownBy(() -> ds.checkout(bad));
       }
       String longest = "x".repeat(128);
       ds.tags().create(longest, 1);
       ds.tags().create("...x", 1);
-      assertEquals(Map.of(longest, 1L, "...x", 1L), ds.tags().list());
+      assertThat(ds.tags().list()).isEqualTo(Map.of(longest, 1L, "...x", 1L));
     }
   }
 
@@ -148,18 +146,18 @@ class TagsTest {
       ds.tags().create("keep", 1);
       ds.tags().create("drop", 1);
       ds.tags().delete("drop");
-      assertEquals(Map.of("keep", 1L), ds.tags().list());
-      TagNotFoundException missing = assertThrows(TagNotFoundException.class, () -> ds.tags().delete("drop"));
-      assertEquals("drop", missing.tag());
+      assertThat(ds.tags().list()).isEqualTo(Map.of("keep", 1L));
+      TagNotFoundException missing = assertThatExceptionOfType(TagNotFoundException.class).isThrownBy(() -> ds.tags().delete("drop")).actual();
+      assertThat(missing.tag()).isEqualTo("drop");
       assertThat(missing).isInstanceOf(NotFoundException.class);
-      assertThrows(TagNotFoundException.class, () -> ds.checkout("drop"));
-      assertThrows(TagNotFoundException.class, () -> ds.tags().version("never"));
+      assertThatExceptionOfType(TagNotFoundException.class).isThrownBy(() -> ds.checkout("drop"));
+      assertThatExceptionOfType(TagNotFoundException.class).isThrownBy(() -> ds.tags().version("never"));
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(40, v1.countRows());
+        assertThat(v1.countRows()).isEqualTo(40);
       }
       // The name can be taken again, for another version.
       ds.tags().create("drop", 3);
-      assertEquals(3, ds.tags().version("drop"));
+      assertThat(ds.tags().version("drop")).isEqualTo(3);
     }
   }
 
@@ -169,20 +167,20 @@ class TagsTest {
       clock.advance(java.time.Duration.ofMinutes(5));
       ds.tags().create("t", 2);
       byte[] bytes = store.read("_refs/tags/t.tag");
-      assertArrayEquals("QVG1".getBytes(StandardCharsets.US_ASCII), Arrays.copyOf(bytes, 4));
+      assertThat(Arrays.copyOf(bytes, 4)).containsExactly("QVG1".getBytes(StandardCharsets.US_ASCII));
       RefCodec.TagRef decoded = RefCodec.decodeTag(bytes, "t");
-      assertEquals(2, decoded.version());
-      assertEquals(T0.plus(java.time.Duration.ofMinutes(5)), decoded.created());
-      assertArrayEquals(bytes, RefCodec.encodeTag(decoded));
+      assertThat(decoded.version()).isEqualTo(2);
+      assertThat(decoded.created()).isEqualTo(T0.plus(java.time.Duration.ofMinutes(5)));
+      assertThat(RefCodec.encodeTag(decoded)).containsExactly(bytes);
 
       byte[] flipped = bytes.clone();
       flipped[flipped.length - 1] ^= 1;
       store.write("_refs/tags/t.tag", flipped);
-      CorruptFileException e = assertThrows(CorruptFileException.class, () -> ds.checkout("t"));
+      CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> ds.checkout("t")).actual();
       assertThat(e.path()).endsWith("_refs/tags/t.tag");
-      assertThrows(CorruptFileException.class, () -> ds.tags().list());
-      assertThrows(CorruptFileException.class, () -> RefCodec.decodeTag(Arrays.copyOf(bytes, 5), "short"));
-      assertThrows(CorruptFileException.class, () -> RefCodec.decodeTag(store.read(
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> ds.tags().list());
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> RefCodec.decodeTag(Arrays.copyOf(bytes, 5), "short"));
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> RefCodec.decodeTag(store.read(
           io.quiver.store.ObjectStoreCommitStore.manifestKey(1)), "a manifest"));
     }
   }
@@ -193,7 +191,7 @@ class TagsTest {
       ds.tags().create("real", 1);
       store.write("_refs/tags/notes.txt", new byte[] {1, 2});
       store.write("_refs/tags/bad name.tag", new byte[] {1, 2});
-      assertEquals(Map.of("real", 1L), ds.tags().list());
+      assertThat(ds.tags().list()).isEqualTo(Map.of("real", 1L));
     }
   }
 }

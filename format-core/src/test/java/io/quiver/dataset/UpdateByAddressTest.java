@@ -3,9 +3,8 @@ package io.quiver.dataset;
 import static io.quiver.dataset.OverlayTestSupport.expected;
 import static io.quiver.dataset.OverlayTestSupport.rows;
 import static io.quiver.dataset.OverlayTestSupport.scanRows;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.OverlayTestSupport.Row;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -65,15 +64,15 @@ class UpdateByAddressTest {
     try (Dataset ds = twoFragments()) {
       long[] addresses = {RowAddress.of(0, 3), RowAddress.of(0, 5), RowAddress.of(1, 2), RowAddress.of(0, 3)};
       UpdateResult result = ds.update(addresses, values("name", "updated", "s.x", 77));
-      assertEquals(new UpdateResult(3, 3), result, "duplicate addresses count once");
-      assertEquals(3, ds.version());
+      assertThat(result).as("duplicate addresses count once").isEqualTo(new UpdateResult(3, 3));
+      assertThat(ds.version()).isEqualTo(3);
       // One overlay per touched fragment, holding only the updated fields, shared coverage.
       for (Fragment f : ds.manifest().fragments()) {
-        assertEquals(1, f.overlays().size());
+        assertThat(f.overlays().size()).isEqualTo(1);
         Overlay o = f.overlays().get(0);
-        assertEquals(List.of(2, 4), o.dataFile().fieldIds());
-        assertEquals(3, o.committedVersion());
-        assertTrue(o.coverage() instanceof Coverage.Shared);
+        assertThat(o.dataFile().fieldIds()).isEqualTo(List.of(2, 4));
+        assertThat(o.committedVersion()).isEqualTo(3);
+        assertThat(o.coverage()).isInstanceOf(Coverage.Shared.class);
       }
 
       Map<Long, Row> want = new HashMap<>();
@@ -87,16 +86,16 @@ class UpdateByAddressTest {
       // Row 5's struct was null, and an update never changes struct validity: s stays null (s.x = 77 is
       // stored under it, hidden).
       want.put(5L, new Row("updated", true, null, null, expected(5).tags()));
-      assertEquals(want, scanRows(ds.newScan().open()));
-      assertEquals(want, scanRows(ds.newScan().batchSize(3).open()));
+      assertThat(scanRows(ds.newScan().open())).isEqualTo(want);
+      assertThat(scanRows(ds.newScan().batchSize(3).open())).isEqualTo(want);
       try (VectorSchemaRoot taken = ds.take(new long[] {RowAddress.of(1, 2), 5, 3, 4}, List.of())) {
         Map<Long, Row> got = rows(taken);
         for (long id : new long[] {42, 5, 3, 4}) {
-          assertEquals(want.get(id), got.get(id), "row " + id);
+          assertThat(got.get(id)).as("row " + id).isEqualTo(want.get(id));
         }
       }
       try (Dataset before = ds.checkout(2)) {
-        assertEquals(expected(3), scanRows(before.newScan().open()).get(3L), "older versions keep base values");
+        assertThat(scanRows(before.newScan().open()).get(3L)).as("older versions keep base values").isEqualTo(expected(3));
       }
     }
   }
@@ -109,11 +108,11 @@ class UpdateByAddressTest {
       nullName.put("name", null);
       ds.update(new long[] {2}, nullName);
       ds.update(new long[] {1}, values("tags", null, "s.y", "why"));
-      assertEquals(5, ds.version());
+      assertThat(ds.version()).isEqualTo(5);
       Map<Long, Row> rows = scanRows(ds.newScan().open());
-      assertEquals(new Row("first", false, SampleTable.expectedX(1), "why", null), rows.get(1L));
-      assertEquals(null, rows.get(2L).name());
-      assertEquals(expected(2).x(), rows.get(2L).x());
+      assertThat(rows.get(1L)).isEqualTo(new Row("first", false, SampleTable.expectedX(1), "why", null));
+      assertThat(rows.get(2L).name()).isNull();
+      assertThat(rows.get(2L).x()).isEqualTo(expected(2).x());
     }
   }
 
@@ -122,23 +121,23 @@ class UpdateByAddressTest {
     try (Dataset ds = twoFragments()) {
       Map<String, Object> nullId = new HashMap<>();
       nullId.put("id", null);
-      assertThrows(SchemaMismatchException.class, () -> ds.update(new long[] {1}, nullId));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(new long[] {1}, values("s.x", "seven")));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(new long[] {1}, values("s.x", 1L << 40)));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(new long[] {1}, values("s.x", 2.5)));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(new long[] {1}, values("nope", 1)));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(new long[] {1}, values("s", 1)));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(new long[] {1}, values("tags.item", 1)));
-      assertThrows(NotFoundException.class, () -> ds.update(new long[] {RowAddress.of(7, 0)}, values("name", "x")));
-      assertThrows(NotFoundException.class, () -> ds.update(new long[] {40}, values("name", "x")));
-      assertEquals(2, ds.version());
-      assertEquals(2, ds.latestVersion());
-      assertEquals(new UpdateResult(2, 0), ds.update(new long[0], values("name", "x")), "nothing to update");
-      assertEquals(2, ds.latestVersion());
+      assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.update(new long[]{1}, nullId));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(new long[]{1}, values("s.x", "seven")));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(new long[]{1}, values("s.x", 1L << 40)));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(new long[]{1}, values("s.x", 2.5)));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(new long[]{1}, values("nope", 1)));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(new long[]{1}, values("s", 1)));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(new long[]{1}, values("tags.item", 1)));
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.update(new long[]{RowAddress.of(7, 0)}, values("name", "x")));
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.update(new long[]{40}, values("name", "x")));
+      assertThat(ds.version()).isEqualTo(2);
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(ds.update(new long[0], values("name", "x"))).as("nothing to update").isEqualTo(new UpdateResult(2, 0));
+      assertThat(ds.latestVersion()).isEqualTo(2);
       // A value of the column's type, converted exactly: Integer into int64.
-      assertEquals(3, ds.update(new long[] {0}, values("id", 1000)).version());
+      assertThat(ds.update(new long[]{0}, values("id", 1000)).version()).isEqualTo(3);
       try (VectorSchemaRoot taken = ds.take(new long[] {0}, List.of("id"))) {
-        assertEquals(1000L, ((org.apache.arrow.vector.BigIntVector) taken.getVector("id")).get(0));
+        assertThat(((org.apache.arrow.vector.BigIntVector) taken.getVector("id")).get(0)).isEqualTo(1000L);
       }
     }
   }
@@ -148,8 +147,8 @@ class UpdateByAddressTest {
     try (Dataset ds = twoFragments()) {
       OverlayTestSupport.delete(store, ds.manifest(), 0, 6);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertThrows(NotFoundException.class, () -> latest.update(new long[] {5, 6}, values("name", "x")));
-        assertEquals(3, latest.latestVersion());
+        assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> latest.update(new long[]{5, 6}, values("name", "x")));
+        assertThat(latest.latestVersion()).isEqualTo(3);
       }
     }
   }
@@ -158,18 +157,18 @@ class UpdateByAddressTest {
   void concurrentUpdatesOfDifferentFragmentsOrFieldsBothLand() {
     try (Dataset ds = twoFragments()) {
       try (Dataset a = ds.checkout(2); Dataset b = ds.checkout(2)) {
-        assertEquals(3, a.update(new long[] {1}, values("name", "a")).version());
-        assertEquals(4, b.update(new long[] {RowAddress.of(1, 1)}, values("name", "b")).version());
+        assertThat(a.update(new long[]{1}, values("name", "a")).version()).isEqualTo(3);
+        assertThat(b.update(new long[]{RowAddress.of(1, 1)}, values("name", "b")).version()).isEqualTo(4);
       }
       try (Dataset a = ds.checkout(4); Dataset b = ds.checkout(4)) {
-        assertEquals(5, a.update(new long[] {1}, values("name", "a2")).version());
-        assertEquals(6, b.update(new long[] {1}, values("s.x", -1)).version());
+        assertThat(a.update(new long[]{1}, values("name", "a2")).version()).isEqualTo(5);
+        assertThat(b.update(new long[]{1}, values("s.x", -1)).version()).isEqualTo(6);
       }
       try (Dataset latest = ds.checkoutLatest()) {
         Map<Long, Row> rows = scanRows(latest.newScan().open());
-        assertEquals("a2", rows.get(1L).name());
-        assertEquals(-1, rows.get(1L).x());
-        assertEquals("b", rows.get(41L).name());
+        assertThat(rows.get(1L).name()).isEqualTo("a2");
+        assertThat(rows.get(1L).x()).isEqualTo(-1);
+        assertThat(rows.get(41L).name()).isEqualTo("b");
       }
     }
   }
@@ -178,17 +177,17 @@ class UpdateByAddressTest {
   void concurrentUpdatesOfTheSameFieldInOneFragmentConflict() {
     try (Dataset ds = twoFragments()) {
       try (Dataset a = ds.checkout(2); Dataset b = ds.checkout(2)) {
-        assertEquals(3, a.update(new long[] {1}, values("name", "a")).version());
+        assertThat(a.update(new long[]{1}, values("name", "a")).version()).isEqualTo(3);
         int filesBefore = store.listAll("data/").size();
-        assertThrows(RetryableConflictException.class, () -> b.update(new long[] {2}, values("name", "b")));
-        assertEquals(filesBefore, store.listAll("data/").size(), "the loser's overlay file is deleted");
-        assertEquals(2, b.version());
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.update(new long[]{2}, values("name", "b")));
+        assertThat(store.listAll("data/").size()).as("the loser's overlay file is deleted").isEqualTo(filesBefore);
+        assertThat(b.version()).isEqualTo(2);
       }
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(3, latest.version());
+        assertThat(latest.version()).isEqualTo(3);
         Map<Long, Row> rows = scanRows(latest.newScan().open());
-        assertEquals("a", rows.get(1L).name());
-        assertEquals(SampleTable.expectedName(2), rows.get(2L).name());
+        assertThat(rows.get(1L).name()).isEqualTo("a");
+        assertThat(rows.get(2L).name()).isEqualTo(SampleTable.expectedName(2));
       }
     }
   }

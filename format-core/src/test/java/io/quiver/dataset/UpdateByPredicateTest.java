@@ -2,8 +2,8 @@ package io.quiver.dataset;
 
 import static io.quiver.dataset.OverlayTestSupport.expected;
 import static io.quiver.dataset.OverlayTestSupport.scanRows;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.OverlayTestSupport.Row;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -69,7 +69,7 @@ class UpdateByPredicateTest {
     try (Dataset ds = twoFragments()) {
       UpdateResult r = ds.update(Predicate.and(Predicate.ge("id", 35), Predicate.lt("id", 45)),
           Map.of("name", "hit", "s.y", "why"));
-      assertEquals(new UpdateResult(3, 10), r);
+      assertThat(r).isEqualTo(new UpdateResult(3, 10));
       Map<Long, Row> want = baseRows(60);
       for (long id = 35; id < 45; id++) {
         Row e = expected(id);
@@ -77,8 +77,8 @@ class UpdateByPredicateTest {
         want.put(id, e.structNull() ? new Row("hit", true, null, null, e.tags()) : new Row("hit", false, e.x(), "why",
             e.tags()));
       }
-      assertEquals(want, scanRows(ds.newScan().open()));
-      assertEquals(2, ds.manifest().fragments().stream().filter(f -> !f.overlays().isEmpty()).count());
+      assertThat(scanRows(ds.newScan().open())).isEqualTo(want);
+      assertThat(ds.manifest().fragments().stream().filter(f -> !f.overlays().isEmpty()).count()).isEqualTo(2);
     }
   }
 
@@ -94,9 +94,9 @@ class UpdateByPredicateTest {
         Integer x = id == 4 ? Integer.valueOf(1000) : expected(id).x();
         boolean hit = x != null && x > 150;
         expectedRows += hit ? 1 : 0;
-        assertEquals(hit ? "big" : SampleTable.expectedName(id), scanned.get(id).name(), "row " + id);
+        assertThat(scanned.get(id).name()).as("row " + id).isEqualTo(hit ? "big" : SampleTable.expectedName(id));
       }
-      assertEquals(new UpdateResult(4, expectedRows), r);
+      assertThat(r).isEqualTo(new UpdateResult(4, expectedRows));
     }
   }
 
@@ -124,15 +124,15 @@ class UpdateByPredicateTest {
         out.setRowCount(current.getRowCount());
         return out;
       });
-      assertEquals(new UpdateResult(4, 10), r);
+      assertThat(r).isEqualTo(new UpdateResult(4, 10));
       Map<Long, Row> want = baseRows(60);
       for (long id = 0; id < 10; id++) {
         Row e = expected(id);
         Integer x = id == 2 ? Integer.valueOf(5) : e.x();
         want.put(id, new Row("n" + id, e.structNull() && x == null, x == null ? null : x * 2, e.y(), e.tags()));
       }
-      assertEquals(want, scanRows(ds.newScan().open()));
-      assertEquals(10, want.get(2L).x());
+      assertThat(scanRows(ds.newScan().open())).isEqualTo(want);
+      assertThat(want.get(2L).x()).isEqualTo(10);
     }
   }
 
@@ -141,24 +141,24 @@ class UpdateByPredicateTest {
     try (Dataset ds = twoFragments()) {
       int files = store.listAll("data/").size();
       Schema intSchema = new Schema(List.of(new Field("x", FieldType.nullable(new ArrowType.Int(32, true)), null)));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(Predicate.alwaysTrue(), List.of("id"),
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(Predicate.alwaysTrue(), List.of("id"),
           List.of("s.x"), current -> rootOf(intSchema, current.getRowCount() - 1)));
-      assertThrows(SchemaMismatchException.class, () -> ds.update(Predicate.alwaysTrue(), List.of("id"),
+      assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.update(Predicate.alwaysTrue(), List.of("id"),
           List.of("name"), current -> rootOf(intSchema, current.getRowCount())));
-      assertThrows(SchemaMismatchException.class, () -> ds.update(Predicate.alwaysTrue(), List.of("id"),
+      assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.update(Predicate.alwaysTrue(), List.of("id"),
           List.of("s.x", "name"), current -> rootOf(intSchema, current.getRowCount())));
       Schema longSchema = new Schema(List.of(new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null)));
-      assertThrows(SchemaMismatchException.class, () -> ds.update(Predicate.alwaysTrue(), List.of("id"),
-          List.of("id"), current -> rootOf(longSchema, current.getRowCount())), "nulls into non-nullable id");
+      assertThatExceptionOfType(SchemaMismatchException.class).as("nulls into non-nullable id").isThrownBy(() -> ds.update(Predicate.alwaysTrue(), List.of("id"),
+          List.of("id"), current -> rootOf(longSchema, current.getRowCount())));
       Map<String, Object> nullId = new HashMap<>();
       nullId.put("id", null);
-      assertThrows(SchemaMismatchException.class, () -> ds.update(Predicate.alwaysTrue(), nullId));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(Predicate.eq("name", 3), Map.of("name", "x")));
-      assertThrows(InvalidArgumentException.class, () -> ds.update(Predicate.eq("nope", 3), Map.of("name", "x")));
-      assertEquals(2, ds.latestVersion());
-      assertEquals(files, store.listAll("data/").size(), "overlay files of failed updates are deleted");
-      assertEquals(new UpdateResult(2, 0), ds.update(Predicate.gt("id", 1000), Map.of("name", "x")));
-      assertEquals(2, ds.latestVersion(), "nothing matched: no commit");
+      assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.update(Predicate.alwaysTrue(), nullId));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(Predicate.eq("name", 3), Map.of("name", "x")));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.update(Predicate.eq("nope", 3), Map.of("name", "x")));
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(store.listAll("data/").size()).as("overlay files of failed updates are deleted").isEqualTo(files);
+      assertThat(ds.update(Predicate.gt("id", 1000), Map.of("name", "x"))).isEqualTo(new UpdateResult(2, 0));
+      assertThat(ds.latestVersion()).as("nothing matched: no commit").isEqualTo(2);
     }
   }
 
@@ -175,11 +175,11 @@ class UpdateByPredicateTest {
     try (Dataset ds = twoFragments()) {
       OverlayTestSupport.delete(store, ds.manifest(), 0, 1, 2);
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(new UpdateResult(4, 3), latest.update(Predicate.lt("id", 5), Map.of("name", "u")));
+        assertThat(latest.update(Predicate.lt("id", 5), Map.of("name", "u"))).isEqualTo(new UpdateResult(4, 3));
         Map<Long, Row> rows = scanRows(latest.newScan().open());
-        assertEquals(58, rows.size());
-        assertEquals("u", rows.get(0L).name());
-        assertEquals("u", rows.get(4L).name());
+        assertThat(rows.size()).isEqualTo(58);
+        assertThat(rows.get(0L).name()).isEqualTo("u");
+        assertThat(rows.get(4L).name()).isEqualTo("u");
       }
     }
   }
@@ -190,13 +190,12 @@ class UpdateByPredicateTest {
       try (Dataset a = ds.checkout(2); Dataset b = ds.checkout(2)) {
         a.update(Predicate.eq("id", 1), Map.of("name", "changed"));
         // b's predicate reads name in fragment 0, which a just changed.
-        assertThrows(RetryableConflictException.class,
-            () -> b.update(Predicate.isNull("name"), Map.of("s.x", 0)));
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.update(Predicate.isNull("name"), Map.of("s.x", 0)));
       }
       try (Dataset a = ds.checkoutLatest(); Dataset b = ds.checkoutLatest()) {
         a.update(Predicate.eq("id", 1), Map.of("name", "again"));
         // b reads and writes only s.x and id: no conflict.
-        assertEquals(5, b.update(Predicate.eq("id", 3), Map.of("s.x", 0)).version());
+        assertThat(b.update(Predicate.eq("id", 3), Map.of("s.x", 0)).version()).isEqualTo(5);
       }
     }
   }

@@ -1,10 +1,7 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.ValidationReport.Kind;
 import io.quiver.dataset.ValidationReport.Problem;
@@ -121,8 +118,7 @@ class ValidateTest {
         new Manifest(
             base.version() + 1, base.schema(), edit.apply(new ArrayList<>(base.fragments())), base.maxFragmentId(),
             base.maxFieldId(), clock.instant(), "test", base.config(), txn.uuid(), txn.path(), Set.of(), Set.of());
-    assertEquals(ObjectStore.PutResult.CREATED,
-        store.putIfAbsent(ObjectStoreCommitStore.manifestKey(edited.version()), MetadataCodec.encodeManifest(edited, txn)));
+    assertThat(store.putIfAbsent(ObjectStoreCommitStore.manifestKey(edited.version()), MetadataCodec.encodeManifest(edited, txn))).isEqualTo(ObjectStore.PutResult.CREATED);
   }
 
   /** Replaces fragment {@code index}'s only data file. */
@@ -145,11 +141,11 @@ class ValidateTest {
   }
 
   private static void assertOnlyProblem(ValidationReport report, Kind kind, String location) {
-    assertEquals(1, report.problems().size(), () -> report.toString());
+    assertThat(report.problems().size()).as(() -> report.toString()).isEqualTo(1);
     Problem p = report.problems().get(0);
-    assertEquals(kind, p.kind(), p::toString);
-    assertEquals(location, p.location(), p::toString);
-    assertTrue(!report.isValid());
+    assertThat(p.kind()).as(p::toString).isEqualTo(kind);
+    assertThat(p.location()).as(p::toString).isEqualTo(location);
+    assertThat(report.isValid()).isFalse();
   }
 
   private String bitmapFile(int... offsets) {
@@ -184,14 +180,14 @@ class ValidateTest {
       for (long v = 1; v <= 5; v++) {
         try (Dataset at = ds.checkout(v)) {
           ValidationReport report = at.validate();
-          assertTrue(report.isValid(), report::toString);
-          assertEquals(v, report.version());
-          assertSame(report, report.orThrow());
+          assertThat(report.isValid()).as(report::toString).isTrue();
+          assertThat(report.version()).isEqualTo(v);
+          assertThat(report.orThrow()).isSameAs(report);
           assertThat(report.filesChecked()).isGreaterThanOrEqualTo(at.manifest().fragments().size() + 1L);
         }
       }
       try (Dataset v5 = ds.checkout(5)) {
-        assertEquals(1 + 1 + 1 + 1, v5.validate().filesChecked()); // 2 data files, 1 deletion file, 1 txn file
+        assertThat(v5.validate().filesChecked()).isEqualTo(1 + 1 + 1 + 1); // 2 data files, 1 deletion file, 1 txn file
       }
     }
   }
@@ -201,7 +197,7 @@ class ValidateTest {
     threeFragments();
     commitWithFile(0, d -> withColumns(d, List.of(1, DataFile.TOMBSTONE, 4, 5, 6), List.of(0, 1, 2, 3, 4)));
     ValidationReport report = validate();
-    assertTrue(report.isValid(), report::toString);
+    assertThat(report.isValid()).as(report::toString).isTrue();
   }
 
   // ---------------------------------------------------------------- damaged files
@@ -260,10 +256,10 @@ class ValidateTest {
     // id (int64) and name (utf8) point at each other's columns.
     commitWithFile(0, d -> withColumns(d, ATOMIC_IDS, List.of(1, 0, 2, 3, 4)));
     ValidationReport report = validate();
-    assertEquals(2, report.problems().size(), report::toString);
+    assertThat(report.problems().size()).as(report::toString).isEqualTo(2);
     for (Problem p : report.problems()) {
-      assertEquals(Kind.COLUMN_MISMATCH, p.kind());
-      assertEquals(path, p.location());
+      assertThat(p.kind()).isEqualTo(Kind.COLUMN_MISMATCH);
+      assertThat(p.location()).isEqualTo(path);
     }
     assertThat(report.problems().get(0).message()).contains("'id'").contains("Int(64, true)").contains("Utf8");
   }
@@ -285,8 +281,7 @@ class ValidateTest {
     // 3 is the struct 's' (not atomic), 99 does not exist.
     commitWithFile(0, d -> withColumns(d, List.of(1, 3, 4, 5, 99), List.of(0, 1, 2, 3, 4)));
     ValidationReport report = validate();
-    assertEquals(List.of(Kind.UNKNOWN_FIELD, Kind.UNKNOWN_FIELD),
-        report.problems().stream().map(Problem::kind).toList(), report::toString);
+    assertThat(report.problems().stream().map(Problem::kind).toList()).as(report::toString).isEqualTo(List.of(Kind.UNKNOWN_FIELD, Kind.UNKNOWN_FIELD));
     assertThat(report.problems()).allMatch(p -> p.location().equals(path));
   }
 
@@ -329,14 +324,13 @@ class ValidateTest {
       return fragments;
     });
     ValidationReport report = validate();
-    assertEquals(3, report.problems().size(), report::toString);
-    assertEquals(new Problem(Kind.DELETION_OUT_OF_RANGE, outOfRange, report.problems().get(0).message()),
-        report.problems().get(0));
+    assertThat(report.problems().size()).as(report::toString).isEqualTo(3);
+    assertThat(report.problems().get(0)).isEqualTo(new Problem(Kind.DELETION_OUT_OF_RANGE, outOfRange, report.problems().get(0).message()));
     assertThat(report.problems().get(0).message()).contains("offset 45").contains("40 physical rows");
-    assertEquals(Kind.DELETION_COUNT_MISMATCH, report.problems().get(1).kind());
-    assertEquals(countMismatch, report.problems().get(1).location());
-    assertEquals(Kind.CORRUPT_FILE, report.problems().get(2).kind());
-    assertEquals(notABitmap, report.problems().get(2).location());
+    assertThat(report.problems().get(1).kind()).isEqualTo(Kind.DELETION_COUNT_MISMATCH);
+    assertThat(report.problems().get(1).location()).isEqualTo(countMismatch);
+    assertThat(report.problems().get(2).kind()).isEqualTo(Kind.CORRUPT_FILE);
+    assertThat(report.problems().get(2).location()).isEqualTo(notABitmap);
   }
 
   @Test
@@ -351,8 +345,8 @@ class ValidateTest {
       return fragments;
     });
     ValidationReport report = validate();
-    assertEquals(List.of(new Problem(Kind.MISSING_FILE, gone, report.problems().get(0).message()),
-        new Problem(Kind.SIZE_MISMATCH, resized, report.problems().get(1).message())), report.problems());
+    assertThat(report.problems()).isEqualTo(List.of(new Problem(Kind.MISSING_FILE, gone, report.problems().get(0).message()),
+        new Problem(Kind.SIZE_MISMATCH, resized, report.problems().get(1).message())));
   }
 
   private static Fragment withDeletion(Fragment f, DeletionFile d) {
@@ -378,12 +372,12 @@ class ValidateTest {
       return fragments;
     });
     ValidationReport report = validate();
-    assertEquals(3, report.problems().size(), report::toString);
-    assertEquals(Kind.ROW_COUNT_MISMATCH, report.problems().get(0).kind());
-    assertEquals(threeRows, report.problems().get(0).location());
-    assertEquals(Kind.OVERLAY_ORDER, report.problems().get(1).kind());
-    assertEquals(twoRows, report.problems().get(1).location());
-    assertEquals(Kind.OVERLAY_ORDER, report.problems().get(2).kind());
+    assertThat(report.problems().size()).as(report::toString).isEqualTo(3);
+    assertThat(report.problems().get(0).kind()).isEqualTo(Kind.ROW_COUNT_MISMATCH);
+    assertThat(report.problems().get(0).location()).isEqualTo(threeRows);
+    assertThat(report.problems().get(1).kind()).isEqualTo(Kind.OVERLAY_ORDER);
+    assertThat(report.problems().get(1).location()).isEqualTo(twoRows);
+    assertThat(report.problems().get(2).kind()).isEqualTo(Kind.OVERLAY_ORDER);
     assertThat(report.problems().get(2).message()).contains("newer than version " + version);
   }
 
@@ -400,7 +394,7 @@ class ValidateTest {
       root.setRowCount(rows);
       writer.write(root);
       WrittenFile written = writer.finish();
-      assertEquals(rows, written.rowCount());
+      assertThat(written.rowCount()).isEqualTo(rows);
     }
     return path;
   }
@@ -419,10 +413,10 @@ class ValidateTest {
     store.delete(first);
     store.delete(second);
     ValidationReport report = validate();
-    assertEquals(2, report.problemsOf(Kind.MISSING_FILE).size());
-    ValidationException e = assertThrows(ValidationException.class, report::orThrow);
+    assertThat(report.problemsOf(Kind.MISSING_FILE).size()).isEqualTo(2);
+    ValidationException e = assertThatExceptionOfType(ValidationException.class).isThrownBy(report::orThrow).actual();
     assertThat(e.getMessage()).contains("version 3").contains("2 problems").contains(first).contains(second);
-    assertEquals(2, e.problems().size());
+    assertThat(e.problems().size()).isEqualTo(2);
     assertThat(e.problems().get(0)).startsWith("MISSING_FILE " + first);
   }
 
@@ -437,7 +431,7 @@ class ValidateTest {
         Dataset ds = Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), countingOptions)) {
       long fileBytes = ds.manifest().fragments().get(0).files().get(0).sizeBytes();
       counting.reset();
-      assertTrue(ds.validate().isValid());
+      assertThat(ds.validate().isValid()).isTrue();
       assertThat(counting.bytesRead()).isLessThan(fileBytes / 4);
     }
   }

@@ -1,8 +1,6 @@
 package io.quiver.fault;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CommitOptions;
@@ -48,6 +46,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.assertj.core.api.Assertions;
 
 /**
  * Fault injection on a jqwik-chosen schedule, on any store: give it a source of fresh, empty table locations
@@ -225,7 +224,7 @@ public final class FaultSchedules {
         outcomes.add(new Outcome("interleaved", from, 2, v, null, null, false));
         live.addAll(List.of(from, from + 1));
       } catch (QuiverException e) {
-        fail("the clean interleaved append failed: " + e, e);
+        Assertions.fail("the clean interleaved append failed: " + e, e);
       }
     });
     // Deletes target live ids only (interleaved appends add fresh ids a rebased delete must not touch).
@@ -259,7 +258,7 @@ public final class FaultSchedules {
       if (w.kind() == Kind.APPEND) {
         boolean committed = error == null || latest.distributed().findCommit(key, 0).isCommitted();
         if (error != null && committed && !ambiguous[0]) {
-          fail(w + " failed with a non-ambiguous error but its commit is in history: " + error);
+          Assertions.fail(w + " failed with a non-ambiguous error but its commit is in history: " + error);
         }
         if (committed) {
           for (long id = from; id < from + w.rows(); id++) {
@@ -276,12 +275,11 @@ public final class FaultSchedules {
         if (error == null || present.isEmpty()) {
           // A delete whose rows are gone committed: it may only have reported an error if that error was
           // ambiguous (the commit point's acknowledgement was lost). See KnownFaultBugsTest.
-          assertTrue(error == null || ambiguous[0],
-              w + " committed but reported " + error);
-          assertEquals(Set.of(), present, w + " reported committed but ids remain");
+          assertThat(error == null || ambiguous[0]).as(w + " committed but reported " + error).isTrue();
+          assertThat(present).as(w + " reported committed but ids remain").isEqualTo(Set.of());
           targets.forEach(live::remove);
         } else {
-          assertEquals(new HashSet<>(targets), present, w + " failed but deleted part of its rows");
+          assertThat(present).as(w + " failed but deleted part of its rows").isEqualTo(new HashSet<>(targets));
         }
       }
     }
@@ -290,8 +288,8 @@ public final class FaultSchedules {
   /** The latest version holds exactly the model's ids, each once. */
   private static void checkRows(Dataset latest, Set<Long> live, String when) {
     List<Long> ids = scanIds(latest);
-    assertEquals(ids.size(), new HashSet<>(ids).size(), when + ": duplicated rows " + ids);
-    assertEquals(new TreeSet<>(live), new TreeSet<>(ids), when + ": rows lost or resurrected");
+    assertThat(new HashSet<>(ids).size()).as(when + ": duplicated rows " + ids).isEqualTo(ids.size());
+    assertThat(new TreeSet<>(ids)).as(when + ": rows lost or resurrected").isEqualTo(new TreeSet<>(live));
   }
 
   private static void checkReportedVersions(Dataset latest, List<Outcome> outcomes) {
@@ -303,7 +301,7 @@ public final class FaultSchedules {
         at.validate().orThrow();
         List<Long> ids = scanIds(at);
         for (long id = o.from(); id < o.from() + o.rows(); id++) {
-          assertTrue(ids.contains(id), "version " + o.version() + " reported for " + o + " lacks id " + id);
+          assertThat(ids.contains(id)).as("version " + o.version() + " reported for " + o + " lacks id " + id).isTrue();
         }
       }
     }
@@ -325,9 +323,9 @@ public final class FaultSchedules {
         }
       }
     }
-    assertEquals(List.of(), unreferenced, "files no version references remain after cleanup");
+    assertThat(unreferenced).as("files no version references remain after cleanup").isEqualTo(List.of());
     for (String key : referenced) {
-      assertTrue(store.head(key).isPresent(), "referenced file missing: " + key);
+      assertThat(store.head(key).isPresent()).as("referenced file missing: " + key).isTrue();
     }
   }
 

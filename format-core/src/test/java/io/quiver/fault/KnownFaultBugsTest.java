@@ -1,6 +1,6 @@
 package io.quiver.fault;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
@@ -51,8 +51,8 @@ class KnownFaultBugsTest { // each test was a bug, fixed; kept so the schedule s
       try (Dataset latest = Dataset.open(FaultSchedules.URI_, clean)) {
         List<Long> ids = FaultSchedules.scanIds(latest);
         // The deletion landed; the caller must not be told it failed.
-        assertEquals(List.of(0L, 2L), ids);
-        assertEquals(null, thrown, "the delete committed as version " + latest.version() + " but reported " + thrown);
+        assertThat(ids).isEqualTo(List.of(0L, 2L));
+        assertThat(thrown).as("the delete committed as version " + latest.version() + " but reported " + thrown).isNull();
       }
     }
   }

@@ -1,10 +1,7 @@
 package io.quiver.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.FaultInjectingObjectStore.CrashedException;
@@ -26,12 +23,12 @@ class ScheduledFaultsTest {
   @Test
   void failBeforeAndAfterAreDecidedByCallIndex() {
     store.schedule((i, op, key) -> i == 0 ? Fault.FAIL_BEFORE : i == 1 ? Fault.FAIL_AFTER : null, () -> {});
-    StoreException before = assertThrows(StoreException.class, () -> store.write("a", new byte[] {1}));
+    StoreException before = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> store.write("a", new byte[]{1})).actual();
     assertThat(before.isTransient()).isTrue();
-    assertFalse(memory.head("a").isPresent(), "refused before it happened");
-    assertThrows(StoreException.class, () -> store.write("a", new byte[] {2}));
-    assertArrayEquals(new byte[] {2}, memory.read("a"), "happened, acknowledgement lost");
-    assertArrayEquals(new byte[] {2}, store.read("a"));
+    assertThat(memory.head("a").isPresent()).as("refused before it happened").isFalse();
+    assertThatExceptionOfType(StoreException.class).isThrownBy(() -> store.write("a", new byte[]{2}));
+    assertThat(memory.read("a")).as("happened, acknowledgement lost").containsExactly(new byte[]{2});
+    assertThat(store.read("a")).containsExactly(new byte[]{2});
   }
 
   @Test
@@ -40,14 +37,14 @@ class ScheduledFaultsTest {
     ObjectWriter w = store.openWriter("streamed"); // call 0
     w.write(new byte[] {1, 2, 3});
     store.write("before", new byte[] {1}); // call 1
-    CrashedException crash = assertThrows(CrashedException.class, () -> store.write("at", new byte[] {1}));
+    CrashedException crash = assertThatExceptionOfType(CrashedException.class).isThrownBy(() -> store.write("at", new byte[]{1})).actual();
     assertThat(crash.getMessage()).contains("WRITE at");
-    assertFalse(memory.head("at").isPresent());
-    assertThrows(CrashedException.class, () -> store.read("before"));
-    assertThrows(CrashedException.class, () -> store.putIfAbsent("p", new byte[] {1}));
-    assertThrows(CrashedException.class, w::close);
-    assertFalse(memory.head("streamed").isPresent(), "the open stream died with the writer");
-    assertEquals("WRITE at", store.crashedAt().orElseThrow());
+    assertThat(memory.head("at").isPresent()).isFalse();
+    assertThatExceptionOfType(CrashedException.class).isThrownBy(() -> store.read("before"));
+    assertThatExceptionOfType(CrashedException.class).isThrownBy(() -> store.putIfAbsent("p", new byte[]{1}));
+    assertThatExceptionOfType(CrashedException.class).isThrownBy(w::close);
+    assertThat(memory.head("streamed").isPresent()).as("the open stream died with the writer").isFalse();
+    assertThat(store.crashedAt().orElseThrow()).isEqualTo("WRITE at");
   }
 
   @Test
@@ -57,9 +54,9 @@ class ScheduledFaultsTest {
       order.add("other");
       memory.putIfAbsent("v1", new byte[] {9});
     });
-    assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent("v1", new byte[] {1}));
+    assertThat(store.putIfAbsent("v1", new byte[]{1})).isEqualTo(PutResult.ALREADY_EXISTS);
     order.add("mine");
-    assertEquals(List.of("other", "mine"), order);
-    assertArrayEquals(new byte[] {9}, memory.read("v1"));
+    assertThat(order).isEqualTo(List.of("other", "mine"));
+    assertThat(memory.read("v1")).containsExactly(new byte[]{9});
   }
 }

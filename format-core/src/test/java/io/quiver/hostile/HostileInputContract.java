@@ -1,10 +1,8 @@
 package io.quiver.hostile;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
@@ -153,14 +151,12 @@ public abstract class HostileInputContract {
     Throwable thrown = null;
     try (RootAllocator alloc = new RootAllocator(64L << 20)) {
       try {
-        assertTimeoutPreemptively(TIMEOUT, () -> read.accept(alloc), () -> key + " " + damage.what() + ": hang");
+        readWithin(() -> read.accept(alloc), key + " " + damage.what());
       } catch (CorruptFileException | UnsupportedFormatException e) {
         thrown = e;
+      } catch (HangError e) {
+        throw e;
       } catch (Throwable e) {
-        if (e instanceof org.opentest4j.AssertionFailedError && e.getMessage() != null
-            && e.getMessage().contains(": hang")) {
-          throw (Error) e;
-        }
         throw new AssertionError(key + " " + damage.what() + ": expected a typed error, got " + e, e);
       }
     } catch (IllegalStateException leak) {
@@ -174,6 +170,31 @@ public abstract class HostileInputContract {
     }
     if (thrown instanceof CorruptFileException c) {
       assertThat(keys).as(damage.what() + ": " + c.getMessage()).anyMatch(k -> c.path().contains(k));
+    }
+  }
+
+  /** A damaged read that did not finish within {@link #TIMEOUT}. */
+  private static final class HangError extends AssertionError {
+    HangError(String message) {
+      super(message);
+    }
+  }
+
+  /** Runs {@code read} on its own thread and rethrows what it threw; a read past {@link #TIMEOUT} is a hang. */
+  private static void readWithin(Runnable read, String what) throws Throwable {
+    java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "hostile-read");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      thread.submit(read).get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new HangError(what + ": hang (no result within " + TIMEOUT + ")");
+    } finally {
+      thread.shutdownNow();
     }
   }
 
@@ -273,7 +294,7 @@ public abstract class HostileInputContract {
   @Test
   void d1_damagedTagFileIsACorruptFileNamingIt() {
     List<ObjectInfo> tags = store.listAll(io.quiver.internal.table.TagStore.TAGS_PREFIX);
-    assertEquals(1, tags.size());
+    assertThat(tags.size()).isEqualTo(1);
     eachDamage(tags.get(0).key(), false, alloc -> {
       try (Dataset ds = Dataset.open(URI_, options(alloc)); Dataset at = ds.checkout("t")) {
         at.version();
@@ -294,7 +315,7 @@ public abstract class HostileInputContract {
   }
 
   @Test
-  void d1_damagedStagedColumnWriteEncodingIsACorruptFile() throws java.io.IOException {
+  void d1_damagedStagedColumnWriteEncodingIsACorruptFile() throws Exception {
     byte[] original;
     try (Dataset ds = Dataset.open(URI_, options(allocator))) {
       Fragment f = ds.manifest().fragments().get(0);
@@ -338,13 +359,13 @@ public abstract class HostileInputContract {
       String next = ObjectStoreCommitStore.manifestKey(latest + 1);
       store.write(next, Arrays.copyOf(good, good.length / 2)); // a torn "concurrent" version
       List<String> versions = versionKeys();
-      CorruptFileException e = assertThrows(CorruptFileException.class, () -> {
+      CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> {
         try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 1)) {
           ds.append(List.of(b));
         }
-      });
+      }).actual();
       assertThat(e.path()).contains(next);
-      assertEquals(versions, versionKeys(), "nothing committed");
+      assertThat(versionKeys()).as("nothing committed").isEqualTo(versions);
     }
   }
 
@@ -362,7 +383,7 @@ public abstract class HostileInputContract {
         "file:///etc/passwd", "data//x.arrow"}) {
       store.write(key, ManifestBytes.rewrite(original, b -> b.getManifestBuilder().getFragmentsBuilder(0)
           .getFilesBuilder(0).setPath(hostile)));
-      CorruptFileException e = assertThrows(CorruptFileException.class, () -> readLatest(allocator), hostile);
+      CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).as(hostile).isThrownBy(() -> readLatest(allocator)).actual();
       assertThat(e.getMessage()).contains(hostile);
       assertThat(e.path()).contains(key);
     }
@@ -400,15 +421,15 @@ public abstract class HostileInputContract {
       List<String> files = dataFiles();
       for (Schema schema : wrong) {
         try (VectorSchemaRoot b = root(schema, 3)) {
-          assertThrows(SchemaMismatchException.class, () -> ds.append(List.of(b)), schema.toString());
+          assertThatExceptionOfType(SchemaMismatchException.class).as(schema.toString()).isThrownBy(() -> ds.append(List.of(b)));
           try (DistributedWriter w = DistributedWriter.open(URI_, options(allocator))) {
-            assertThrows(SchemaMismatchException.class, () -> w.write(List.of(b)), schema.toString());
+            assertThatExceptionOfType(SchemaMismatchException.class).as(schema.toString()).isThrownBy(() -> w.write(List.of(b)));
           }
         }
       }
-      assertEquals(latest, ds.latestVersion(), "nothing committed");
-      assertEquals(ids, SampleTable.scanIds(ds.newScan().open()));
-      assertEquals(files, dataFiles(), "no data file left behind");
+      assertThat(ds.latestVersion()).as("nothing committed").isEqualTo(latest);
+      assertThat(SampleTable.scanIds(ds.newScan().open())).isEqualTo(ids);
+      assertThat(dataFiles()).as("no data file left behind").isEqualTo(files);
     }
   }
 
@@ -431,21 +452,21 @@ public abstract class HostileInputContract {
   @Test
   void d5_unknownFutureFormatVersionIsRefusedNamingIt() {
     rewriteLatestManifest(b -> b.getManifestBuilder().getFormatVersionBuilder().setMajor(2).setMinor(7));
-    UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> readLatest(allocator));
+    UnsupportedFormatException e = assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> readLatest(allocator)).actual();
     assertThat(e.getMessage()).contains("2.7");
   }
 
   @Test
   void d5_unknownReaderFeatureIsRefusedNamingIt() {
     rewriteLatestManifest(b -> b.getManifestBuilder().addReaderFeatures("time-machine"));
-    UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> readLatest(allocator));
+    UnsupportedFormatException e = assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> readLatest(allocator)).actual();
     assertThat(e.getMessage()).contains("time-machine");
   }
 
   @Test
   void d5_unknownDataFileMajorVersionIsRefusedNamingIt() {
     rewriteLatestManifest(b -> b.getManifestBuilder().getFragmentsBuilder(0).getFilesBuilder(0).setFileMajor(9));
-    UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class, () -> readLatest(allocator));
+    UnsupportedFormatException e = assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> readLatest(allocator)).actual();
     assertThat(e.getMessage()).contains("9.");
   }
 }

@@ -13,10 +13,7 @@ import static io.quiver.predicate.Predicate.ne;
 import static io.quiver.predicate.Predicate.not;
 import static io.quiver.predicate.Predicate.or;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.schema.FieldIdAllocator;
@@ -50,59 +47,58 @@ class PredicateTest {
 
   @Test
   void everyOperatorReadsLikeSql() {
-    assertEquals("s.x = 5", eq("s.x", 5).toString());
-    assertEquals("s.x != 5", ne("s.x", 5).toString());
-    assertEquals("s.x < 5", lt("s.x", 5).toString());
-    assertEquals("s.x <= 5", le("s.x", 5).toString());
-    assertEquals("s.x > 5", gt("s.x", 5).toString());
-    assertEquals("s.x >= 5", ge("s.x", 5).toString());
-    assertEquals("id IN (1, 2, 3)", in("id", 1, 2, 3).toString());
-    assertEquals("name IS NULL", isNull("name").toString());
-    assertEquals("name IS NOT NULL", isNotNull("name").toString());
-    assertEquals("NOT (id = 1)", not(eq("id", 1)).toString());
-    assertEquals("TRUE", Predicate.TRUE.toString());
-    assertEquals("FALSE", Predicate.FALSE.toString());
+    assertThat(eq("s.x", 5).toString()).isEqualTo("s.x = 5");
+    assertThat(ne("s.x", 5).toString()).isEqualTo("s.x != 5");
+    assertThat(lt("s.x", 5).toString()).isEqualTo("s.x < 5");
+    assertThat(le("s.x", 5).toString()).isEqualTo("s.x <= 5");
+    assertThat(gt("s.x", 5).toString()).isEqualTo("s.x > 5");
+    assertThat(ge("s.x", 5).toString()).isEqualTo("s.x >= 5");
+    assertThat(in("id", 1, 2, 3).toString()).isEqualTo("id IN (1, 2, 3)");
+    assertThat(isNull("name").toString()).isEqualTo("name IS NULL");
+    assertThat(isNotNull("name").toString()).isEqualTo("name IS NOT NULL");
+    assertThat(not(eq("id", 1)).toString()).isEqualTo("NOT (id = 1)");
+    assertThat(Predicate.TRUE.toString()).isEqualTo("TRUE");
+    assertThat(Predicate.FALSE.toString()).isEqualTo("FALSE");
   }
 
   @Test
   void compositesParenthesiseOnlyWhereNeeded() {
     Predicate p = and(gt("s.x", 5), or(eq("name", "a"), isNull("name")), not(and(eq("id", 1), eq("id", 2))));
-    assertEquals("s.x > 5 AND (name = 'a' OR name IS NULL) AND NOT (id = 1 AND id = 2)", p.toString());
+    assertThat(p.toString()).isEqualTo("s.x > 5 AND (name = 'a' OR name IS NULL) AND NOT (id = 1 AND id = 2)");
   }
 
   @Test
   void literalsPrintAsSqlLiterals() {
-    assertEquals("name = 'it''s'", eq("name", "it's").toString());
-    assertEquals("b = X'00FF10'", eq("b", new byte[] {0, (byte) 0xff, 0x10}).toString());
-    assertEquals("d = DATE '2024-02-29'", eq("d", LocalDate.of(2024, 2, 29)).toString());
-    assertEquals("t < TIMESTAMP '2024-01-02T03:04:05Z'", lt("t", Instant.parse("2024-01-02T03:04:05Z")).toString());
-    assertEquals("t < TIMESTAMP '2024-01-02T03:04:05'", lt("t", LocalDateTime.of(2024, 1, 2, 3, 4, 5)).toString());
-    assertEquals("f = TRUE", eq("f", true).toString());
-    assertEquals("m >= 12.50", ge("m", new BigDecimal("12.50")).toString());
-    assertEquals("v = 'NaN'", eq("v", Double.NaN).toString());
+    assertThat(eq("name", "it's").toString()).isEqualTo("name = 'it''s'");
+    assertThat(eq("b", new byte[]{0, (byte) 0xff, 0x10}).toString()).isEqualTo("b = X'00FF10'");
+    assertThat(eq("d", LocalDate.of(2024, 2, 29)).toString()).isEqualTo("d = DATE '2024-02-29'");
+    assertThat(lt("t", Instant.parse("2024-01-02T03:04:05Z")).toString()).isEqualTo("t < TIMESTAMP '2024-01-02T03:04:05Z'");
+    assertThat(lt("t", LocalDateTime.of(2024, 1, 2, 3, 4, 5)).toString()).isEqualTo("t < TIMESTAMP '2024-01-02T03:04:05'");
+    assertThat(eq("f", true).toString()).isEqualTo("f = TRUE");
+    assertThat(ge("m", new BigDecimal("12.50")).toString()).isEqualTo("m >= 12.50");
+    assertThat(eq("v", Double.NaN).toString()).isEqualTo("v = 'NaN'");
     // An offset date-time names an instant.
-    assertEquals(eq("t", Instant.parse("2024-01-02T01:04:05Z")),
-        eq("t", OffsetDateTime.of(2024, 1, 2, 3, 4, 5, 0, ZoneOffset.ofHours(2))));
+    assertThat(eq("t", OffsetDateTime.of(2024, 1, 2, 3, 4, 5, 0, ZoneOffset.ofHours(2)))).isEqualTo(eq("t", Instant.parse("2024-01-02T01:04:05Z")));
   }
 
   @Test
   void factoriesWithFewOperandsSimplify() {
-    assertSame(Predicate.TRUE, and());
-    assertEquals(Predicate.FALSE, or());
+    assertThat(and()).isSameAs(Predicate.TRUE);
+    assertThat(or()).isEqualTo(Predicate.FALSE);
     Predicate p = eq("id", 1);
-    assertSame(p, and(p));
-    assertSame(p, or(p));
-    assertThrows(InvalidArgumentException.class, () -> new Predicate.And(List.of(p)));
+    assertThat(and(p)).isSameAs(p);
+    assertThat(or(p)).isSameAs(p);
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new Predicate.And(List.of(p)));
   }
 
   @Test
   void nullAndUnsupportedLiteralsAreRejectedUpFront() {
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> eq("name", null));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> eq("name", null)).actual();
     assertThat(e.getMessage()).contains("isNull(\"name\")");
-    e = assertThrows(InvalidArgumentException.class, () -> eq("name", new Object()));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> eq("name", new Object())).actual();
     assertThat(e.getMessage()).contains("java.lang.Object").contains("String");
-    assertThrows(InvalidArgumentException.class, () -> in("id", 1, null));
-    assertThrows(InvalidArgumentException.class, () -> eq("", 1));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> in("id", 1, null));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> eq("", 1));
   }
 
   @Test
@@ -110,34 +106,34 @@ class PredicateTest {
     byte[] bytes = {1, 2, 3};
     Predicate a = eq("b", bytes);
     bytes[0] = 9; // the predicate took a copy
-    assertEquals(eq("b", new byte[] {1, 2, 3}), a);
-    assertEquals(eq("b", new byte[] {1, 2, 3}).hashCode(), a.hashCode());
-    assertNotEquals(eq("b", new byte[] {1, 2, 4}), a);
-    assertEquals(in("b", new byte[] {1}, new byte[] {2}), in("b", new byte[] {1}, new byte[] {2}));
+    assertThat(a).isEqualTo(eq("b", new byte[]{1, 2, 3}));
+    assertThat(a.hashCode()).isEqualTo(eq("b", new byte[]{1, 2, 3}).hashCode());
+    assertThat(a).isNotEqualTo(eq("b", new byte[]{1, 2, 4}));
+    assertThat(in("b", new byte[]{1}, new byte[]{2})).isEqualTo(in("b", new byte[]{1}, new byte[]{2}));
   }
 
   @Test
   void columnsAreListedOnceInOrderOfAppearance() {
     Predicate p = or(and(gt("s.x", 1), eq("name", "a")), isNull("s.x"), not(in("id", 1)), Predicate.TRUE);
-    assertEquals(List.of("s.x", "name", "id"), List.copyOf(p.columns()));
-    assertEquals(Set.of(), Predicate.TRUE.columns());
+    assertThat(List.copyOf(p.columns())).isEqualTo(List.of("s.x", "name", "id"));
+    assertThat(Predicate.TRUE.columns()).isEqualTo(Set.of());
   }
 
   @Test
   void fieldIdsResolveDottedPathsAndWholeStructs() {
-    assertEquals(Set.of(1), eq("id", 1).fieldIds(SCHEMA));
-    assertEquals(Set.of(4, 2), and(eq("s.x", 1), isNull("name")).fieldIds(SCHEMA));
-    assertEquals(Set.of(3, 4, 5), isNull("s").fieldIds(SCHEMA));
-    assertEquals(Set.of(6, 7), isNull("tags").fieldIds(SCHEMA));
-    assertEquals(Set.of(), Predicate.TRUE.fieldIds(SCHEMA));
+    assertThat(eq("id", 1).fieldIds(SCHEMA)).isEqualTo(Set.of(1));
+    assertThat(and(eq("s.x", 1), isNull("name")).fieldIds(SCHEMA)).isEqualTo(Set.of(4, 2));
+    assertThat(isNull("s").fieldIds(SCHEMA)).isEqualTo(Set.of(3, 4, 5));
+    assertThat(isNull("tags").fieldIds(SCHEMA)).isEqualTo(Set.of(6, 7));
+    assertThat(Predicate.TRUE.fieldIds(SCHEMA)).isEqualTo(Set.of());
   }
 
   @Test
   void unknownColumnsAreNamedWithTheColumnsThereAre() {
     InvalidArgumentException e =
-        assertThrows(InvalidArgumentException.class, () -> eq("s.z", 1).fieldIds(SCHEMA));
+        assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> eq("s.z", 1).fieldIds(SCHEMA)).actual();
     assertThat(e.getMessage()).contains("'s.z'").contains("[id, name, s, s.x, s.y, tags]");
-    e = assertThrows(InvalidArgumentException.class, () -> eq("tags.item", 1).fieldIds(SCHEMA));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> eq("tags.item", 1).fieldIds(SCHEMA)).actual();
     assertThat(e.getMessage()).contains("inside").contains("'tags'");
   }
 }

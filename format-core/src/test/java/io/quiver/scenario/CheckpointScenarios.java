@@ -2,8 +2,7 @@ package io.quiver.scenario;
 
 import static io.quiver.dataset.SampleTable.range;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.checkpoint.CheckpointStore;
@@ -61,7 +60,7 @@ public final class CheckpointScenarios {
   private void stageAndSeal(CheckpointStore checkpoints, String checkpointId, long from) {
     checkpoints.stage(JOB, checkpointId, "t0", List.of(worker(from, 5)));
     checkpoints.stage(JOB, checkpointId, "t1", List.of(worker(from + 5, 7)));
-    assertEquals(State.SEALED, checkpoints.seal(JOB, checkpointId).state());
+    assertThat(checkpoints.seal(JOB, checkpointId).state()).isEqualTo(State.SEALED);
   }
 
   /** C1: workers staged, the table commit failed, the job retries: committed once, workers not re-run. */
@@ -72,19 +71,19 @@ public final class CheckpointScenarios {
     int runs = s.workerRuns.get();
     t.faults().arm(Op.WRITE, k -> k.startsWith("_transactions/"), Fault.FAIL_BEFORE, 1);
     try (Dataset ds = t.open()) {
-      assertThrows(StoreException.class, () -> s.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(1, ds.latestVersion());
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
     // The job restarts from scratch: a new driver recovers the pending checkpoint from the staged results.
     try (Dataset ds = t.open()) {
       CheckpointStore fresh = s.checkpoints();
-      assertEquals(List.of("1"), fresh.pending(JOB));
-      assertEquals(List.of(new Finalized("1", 2, Outcome.COMMITTED)), s.driver(ds, fresh).recover(JOB));
-      assertEquals(runs, s.workerRuns.get(), "workers are not re-run");
-      assertEquals(2, ds.latestVersion());
-      assertEquals(List.of(), fresh.pending(JOB));
+      assertThat(fresh.pending(JOB)).isEqualTo(List.of("1"));
+      assertThat(s.driver(ds, fresh).recover(JOB)).isEqualTo(List.of(new Finalized("1", 2, Outcome.COMMITTED)));
+      assertThat(s.workerRuns.get()).as("workers are not re-run").isEqualTo(runs);
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(fresh.pending(JOB)).isEqualTo(List.of());
     }
-    assertEquals(range(0, 22), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 22));
   }
 
   /** C2: the table commit succeeded, marking the checkpoint failed; the retry finds the key and only marks. */
@@ -94,17 +93,17 @@ public final class CheckpointScenarios {
     s.stageAndSeal(checkpoints, "1", 10);
     t.faults().arm(Op.PUT_IF_ABSENT, k -> k.endsWith("/committed.qvc"), Fault.FAIL_BEFORE, 1);
     try (Dataset ds = t.open()) {
-      assertThrows(StoreException.class, () -> s.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(2, ds.latestVersion(), "the table commit happened");
-      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state());
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.driver(ds, checkpoints).finalize(JOB, "1"));
+      assertThat(ds.latestVersion()).as("the table commit happened").isEqualTo(2);
+      assertThat(checkpoints.status(JOB, "1").state()).isEqualTo(State.SEALED);
     }
     try (Dataset ds = t.open()) {
-      assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY)), s.driver(ds, s.checkpoints()).recover(JOB));
-      assertEquals(2, ds.latestVersion(), "no second commit");
-      assertEquals(State.COMMITTED, checkpoints.status(JOB, "1").state());
-      assertEquals(2, checkpoints.status(JOB, "1").committedVersion().orElseThrow());
+      assertThat(s.driver(ds, s.checkpoints()).recover(JOB)).isEqualTo(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY)));
+      assertThat(ds.latestVersion()).as("no second commit").isEqualTo(2);
+      assertThat(checkpoints.status(JOB, "1").state()).isEqualTo(State.COMMITTED);
+      assertThat(checkpoints.status(JOB, "1").committedVersion().orElseThrow()).isEqualTo(2);
     }
-    assertEquals(range(0, 22), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 22));
   }
 
   /** C3: the same idempotence key with different content is a typed error, not a silent skip. */
@@ -115,12 +114,11 @@ public final class CheckpointScenarios {
       // Another run of a job with the same id committed other rows under key job-1/1.
       ds.distributed().commit(List.of(s.worker(500, 4)), WriteMode.APPEND, CommitOptions.defaults().withIdempotenceKey(JOB + "/1"));
       s.stageAndSeal(checkpoints, "1", 10);
-      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
-          () -> s.driver(ds, checkpoints).finalize(JOB, "1"));
-      assertEquals(JOB + "/1", e.key());
-      assertEquals(2, e.committedVersion());
-      assertEquals(State.SEALED, checkpoints.status(JOB, "1").state(), "not marked committed");
-      assertEquals(2, ds.latestVersion());
+      IdempotenceKeyConflictException e = assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> s.driver(ds, checkpoints).finalize(JOB, "1")).actual();
+      assertThat(e.key()).isEqualTo(JOB + "/1");
+      assertThat(e.committedVersion()).isEqualTo(2);
+      assertThat(checkpoints.status(JOB, "1").state()).as("not marked committed").isEqualTo(State.SEALED);
+      assertThat(ds.latestVersion()).isEqualTo(2);
     }
     List<Long> expected = new java.util.ArrayList<>(range(0, 10));
     expected.addAll(range(500, 504));
@@ -131,11 +129,10 @@ public final class CheckpointScenarios {
   public static void c4_checkpointedOverwriteIsRejectedUpFront(ScenarioTable t) {
     CheckpointScenarios s = new CheckpointScenarios(t);
     try (Dataset ds = t.open()) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-          () -> CheckpointedWriter.create(ds, s.checkpoints(), WriteMode.OVERWRITE, CommitOptions.defaults()));
+      InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> CheckpointedWriter.create(ds, s.checkpoints(), WriteMode.OVERWRITE, CommitOptions.defaults())).actual();
       assertThat(e.getMessage()).contains("APPEND").contains("OVERWRITE");
-      assertEquals(1, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(1);
     }
-    assertEquals(range(0, 10), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 10));
   }
 }

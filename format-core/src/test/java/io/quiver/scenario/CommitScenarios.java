@@ -6,9 +6,7 @@ import static io.quiver.predicate.Predicate.and;
 import static io.quiver.predicate.Predicate.ge;
 import static io.quiver.predicate.Predicate.lt;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
@@ -63,8 +61,8 @@ public final class CommitScenarios {
       for (int i = 0; i < writers; i++) {
         versions.add(t.append(handles.get(i), 100L * (i + 1), 5));
       }
-      assertEquals(Set.of(2L, 3L, 4L, 5L), versions);
-      assertEquals(5, base.latestVersion());
+      assertThat(versions).isEqualTo(Set.of(2L, 3L, 4L, 5L));
+      assertThat(base.latestVersion()).isEqualTo(5);
     } finally {
       handles.forEach(Dataset::close);
     }
@@ -72,19 +70,19 @@ public final class CommitScenarios {
     for (int i = 1; i <= writers; i++) {
       expected.addAll(range(100L * i, 100L * i + 5));
     }
-    assertEquals(sorted(expected), sorted(t.validateAndScanLatest()));
+    assertThat(sorted(t.validateAndScanLatest())).isEqualTo(sorted(expected));
   }
 
   /** B2: the claim of the version succeeded but the client saw an error; the retry recognises its own commit. */
   public static void b2_ambiguousAcknowledgementIsRecognisedAsOurOwnCommit(ScenarioTable t) {
     try (Dataset ds = t.create(0, 10)) {
       t.faults().armOnce(Op.PUT_IF_ABSENT, ObjectStoreCommitStore.manifestKey(2), Fault.FAIL_AFTER);
-      assertEquals(2, t.append(ds, 10, 5));
-      assertEquals(0, t.faults().pendingFaults());
-      assertEquals(2, ds.latestVersion());
-      assertEquals(List.of(2L, 1L), ds.versions().stream().map(VersionInfo::version).toList());
+      assertThat(t.append(ds, 10, 5)).isEqualTo(2);
+      assertThat(t.faults().pendingFaults()).isEqualTo(0);
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(ds.versions().stream().map(VersionInfo::version).toList()).isEqualTo(List.of(2L, 1L));
     }
-    assertEquals(range(0, 15), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 15));
   }
 
   /**
@@ -100,31 +98,30 @@ public final class CommitScenarios {
       t.faults().arm(Op.PUT_IF_ABSENT, k -> k.startsWith(ObjectStoreCommitStore.VERSIONS_PREFIX), Fault.FAIL_BEFORE, 1);
       t.faults().arm(Op.DELETE, k -> true, Fault.FAIL_BEFORE, 2);
       try (VectorSchemaRoot b = SampleTable.batch(t.allocator(), 50, 10)) {
-        assertThrows(CommitRetriesExhaustedException.class,
-            () -> ds.append(List.of(b), CommitOptions.defaults().withMaxAttempts(1)));
+        assertThatExceptionOfType(CommitRetriesExhaustedException.class).isThrownBy(() -> ds.append(List.of(b), CommitOptions.defaults().withMaxAttempts(1)));
       }
       t.faults().disarmAll();
       Set<String> orphans = new HashSet<>(t.keys());
       orphans.removeAll(before);
-      assertEquals(2, orphans.size(), "one data file and one transaction file: " + orphans);
+      assertThat(orphans.size()).as("one data file and one transaction file: " + orphans).isEqualTo(2);
       assertThat(orphans).anyMatch(k -> k.startsWith("data/")).anyMatch(k -> k.startsWith("_transactions/"));
-      assertEquals(2, ds.latestVersion());
-      assertEquals(range(0, 50), t.validateAndScanLatest(), "no visible change");
+      assertThat(ds.latestVersion()).isEqualTo(2);
+      assertThat(t.validateAndScanLatest()).as("no visible change").isEqualTo(range(0, 50));
 
       CleanupOptions keepVersions = CleanupOptions.builder().olderThan(Duration.ofDays(365)).build(); // window 1h
       t.clock().advance(Duration.ofMinutes(59));
       CleanupReport early = ds.cleanup(keepVersions);
-      assertEquals(0, early.dataFilesRemoved() + early.transactionFilesRemoved());
-      assertTrue(t.keys().containsAll(orphans), "orphans inside the safety window survive");
+      assertThat(early.dataFilesRemoved() + early.transactionFilesRemoved()).isEqualTo(0);
+      assertThat(t.keys().containsAll(orphans)).as("orphans inside the safety window survive").isTrue();
 
       t.clock().advance(Duration.ofMinutes(2));
       CleanupReport report = ds.cleanup(keepVersions);
-      assertEquals(List.of(), report.versionsRemoved());
-      assertEquals(1, report.dataFilesRemoved());
-      assertEquals(1, report.transactionFilesRemoved());
-      assertEquals(before, t.keys());
+      assertThat(report.versionsRemoved()).isEqualTo(List.of());
+      assertThat(report.dataFilesRemoved()).isEqualTo(1);
+      assertThat(report.transactionFilesRemoved()).isEqualTo(1);
+      assertThat(t.keys()).isEqualTo(before);
     }
-    assertEquals(range(0, 50), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 50));
   }
 
   /** A worker: with only the URI and options, writes ids [from, from + rows) at {@code version}; the encoded result. */
@@ -146,19 +143,19 @@ public final class CommitScenarios {
     try (Dataset ds = t.create(0, 10)) {
       List<WriteResult> results = decode(worker(t, 1, 10, 5), worker(t, 1, 15, 5));
       CommitOptions keyed = CommitOptions.defaults().withIdempotenceKey("job-b4/1");
-      assertEquals(2, ds.distributed().commit(results, WriteMode.APPEND, keyed)); // the driver "crashes" before learning this
+      assertThat(ds.distributed().commit(results, WriteMode.APPEND, keyed)).isEqualTo(2); // the driver "crashes" before learning this
       // Other writers commit meanwhile.
-      assertEquals(3, t.append(ds, 100, 2));
+      assertThat(t.append(ds, 100, 2)).isEqualTo(3);
       // A new driver process re-reads the staged results and commits again with the same key.
       try (Dataset driver = t.open()) {
-        assertEquals(2, driver.distributed().commit(decode(results.get(0).encode(), results.get(1).encode()), WriteMode.APPEND, keyed));
-        assertEquals(3, driver.version(), "the handle does not move backwards");
-        assertEquals(3, driver.latestVersion());
+        assertThat(driver.distributed().commit(decode(results.get(0).encode(), results.get(1).encode()), WriteMode.APPEND, keyed)).isEqualTo(2);
+        assertThat(driver.version()).as("the handle does not move backwards").isEqualTo(3);
+        assertThat(driver.latestVersion()).isEqualTo(3);
         assertThat(scanIds(driver.newScan().open())).containsExactlyInAnyOrderElementsOf(expected);
       }
       VersionInfo v2 = ds.versions().stream().filter(v -> v.version() == 2).findFirst().orElseThrow();
-      assertEquals("job-b4/1", v2.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY));
-      assertEquals(WriteResult.appendDigest(results), v2.properties().get(CommitOptions.OPERATION_DIGEST_PROPERTY));
+      assertThat(v2.properties().get(CommitOptions.IDEMPOTENCE_KEY_PROPERTY)).isEqualTo("job-b4/1");
+      assertThat(v2.properties().get(CommitOptions.OPERATION_DIGEST_PROPERTY)).isEqualTo(WriteResult.appendDigest(results));
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(expected);
   }
@@ -166,23 +163,23 @@ public final class CommitScenarios {
   /** B5: deletes of disjoint rows in one fragment from two handles: the second rebases, both are kept. */
   public static void b5_deletesOfDisjointRowsInOneFragmentAreBothKept(ScenarioTable t) {
     try (Dataset a = t.create(0, 100); Dataset b = t.open()) {
-      assertEquals(new DeleteResult(2, 5), a.delete(lt("id", 5)));
-      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 30), lt("id", 35))));
-      assertEquals(without(0, 5, without(30, 35, range(0, 100))), scanIds(b.newScan().open()));
-      assertEquals(90, b.countRows());
+      assertThat(a.delete(lt("id", 5))).isEqualTo(new DeleteResult(2, 5));
+      assertThat(b.delete(and(ge("id", 30), lt("id", 35)))).isEqualTo(new DeleteResult(3, 5));
+      assertThat(scanIds(b.newScan().open())).isEqualTo(without(0, 5, without(30, 35, range(0, 100))));
+      assertThat(b.countRows()).isEqualTo(90);
     }
-    assertEquals(without(0, 5, without(30, 35, range(0, 100))), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(without(0, 5, without(30, 35, range(0, 100))));
   }
 
   /** B6: deletes of overlapping rows from two handles never resurrect a row. */
   public static void b6_deletesOfTheSameRowsNeverResurrectARow(ScenarioTable t) {
     try (Dataset a = t.create(0, 100); Dataset b = t.open()) {
       a.delete(lt("id", 10));
-      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 5), lt("id", 15))), "ids 5..9 were deleted by a already");
-      assertEquals(range(15, 100), scanIds(b.newScan().open()));
-      assertEquals(85, b.countRows());
+      assertThat(b.delete(and(ge("id", 5), lt("id", 15)))).as("ids 5..9 were deleted by a already").isEqualTo(new DeleteResult(3, 5));
+      assertThat(scanIds(b.newScan().open())).isEqualTo(range(15, 100));
+      assertThat(b.countRows()).isEqualTo(85);
     }
-    assertEquals(range(15, 100), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(15, 100));
   }
 
   /** B7: an append after a concurrent overwrite is incompatible and commits nothing. */
@@ -192,12 +189,12 @@ public final class CommitScenarios {
         a.overwrite(SampleTable.SCHEMA, List.of(batch));
       }
       IncompatibleTransactionException e =
-          assertThrows(IncompatibleTransactionException.class, () -> t.append(b, 10, 5));
+          assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> t.append(b, 10, 5)).actual();
       assertThat(e.getMessage()).contains("overwrite committed as version 2");
-      assertEquals(2, b.latestVersion());
-      assertEquals(1, b.version(), "a failed commit leaves the handle where it was");
+      assertThat(b.latestVersion()).isEqualTo(2);
+      assertThat(b.version()).as("a failed commit leaves the handle where it was").isEqualTo(1);
     }
-    assertEquals(range(1000, 1002), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(1000, 1002));
   }
 
   /** B7: an overwrite after a concurrent append is retryable and discards nothing. */
@@ -206,66 +203,66 @@ public final class CommitScenarios {
       t.append(a, 10, 5);
       try (VectorSchemaRoot batch = SampleTable.batch(t.allocator(), 1000, 2)) {
         RetryableConflictException e =
-            assertThrows(RetryableConflictException.class, () -> b.overwrite(SampleTable.SCHEMA, List.of(batch)));
+            assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.overwrite(SampleTable.SCHEMA, List.of(batch))).actual();
         assertThat(e.getMessage()).contains("append committed as version 2");
       }
-      assertEquals(2, b.latestVersion());
+      assertThat(b.latestVersion()).isEqualTo(2);
     }
-    assertEquals(range(0, 15), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 15));
   }
 
   /** B8: a restore after a concurrent append is retryable and loses nothing; an append after a restore fails. */
   public static void b8_restoreRacingAnAppendNeverSilentlyLosesAWrite(ScenarioTable t) {
     try (Dataset a = t.create(0, 50); Dataset b = t.open()) {
       t.append(a, 50, 10); // v2
-      RetryableConflictException e = assertThrows(RetryableConflictException.class, () -> b.restore(1));
+      RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> b.restore(1)).actual();
       assertThat(e.getMessage()).contains("append committed as version 2");
-      assertEquals(range(0, 60), t.validateAndScanLatest(), "the concurrent append is intact");
+      assertThat(t.validateAndScanLatest()).as("the concurrent append is intact").isEqualTo(range(0, 60));
       // a, still at version 2, restores version 1; a stale append then must not land on the restored table.
       try (Dataset c = t.open()) {
-        assertEquals(3, a.restore(1));
+        assertThat(a.restore(1)).isEqualTo(3);
         IncompatibleTransactionException ie =
-            assertThrows(IncompatibleTransactionException.class, () -> t.append(c, 100, 5));
+            assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> t.append(c, 100, 5)).actual();
         assertThat(ie.getMessage()).contains("restore committed as version 3");
-        assertEquals(3, c.latestVersion(), "the append committed nothing");
+        assertThat(c.latestVersion()).as("the append committed nothing").isEqualTo(3);
         try (Dataset v2 = c.checkout(2)) {
-          assertEquals(range(0, 60), scanIds(v2.newScan().open()), "the appended rows stay in the history");
+          assertThat(scanIds(v2.newScan().open())).as("the appended rows stay in the history").isEqualTo(range(0, 60));
         }
       }
     }
-    assertEquals(range(0, 50), t.validateAndScanLatest());
+    assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 50));
   }
 
   /** B9: a commit whose read version is older than the oldest retained version fails clearly, committing nothing. */
   public static void b9_commitWithAReadVersionOlderThanTheOldestRetainedVersionFailsClearly(ScenarioTable t) {
     Duration day = Duration.ofDays(1);
     try (Dataset ds = t.create(0, 10); Dataset stale = t.open()) {
-      assertEquals(1, stale.version());
+      assertThat(stale.version()).isEqualTo(1);
       t.clock().advance(day);
       t.append(ds, 10, 10); // v2
       t.clock().advance(day);
       t.append(ds, 20, 10); // v3
       t.clock().advance(Duration.ofDays(10));
       CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofDays(7)).build());
-      assertEquals(List.of(1L, 2L), report.versionsRemoved());
+      assertThat(report.versionsRemoved()).isEqualTo(List.of(1L, 2L));
 
       StaleReadVersionException e;
       try (VectorSchemaRoot b = SampleTable.batch(t.allocator(), 100, 5)) {
-        e = assertThrows(StaleReadVersionException.class, () -> stale.append(List.of(b)));
+        e = assertThatExceptionOfType(StaleReadVersionException.class).isThrownBy(() -> stale.append(List.of(b))).actual();
       }
       assertThat(e).isInstanceOf(RetryableConflictException.class);
-      assertTrue(e.isRetryable());
-      assertEquals(1, e.readVersion());
-      assertEquals(3, e.oldestAvailable());
+      assertThat(e.isRetryable()).isTrue();
+      assertThat(e.readVersion()).isEqualTo(1);
+      assertThat(e.oldestAvailable()).isEqualTo(3);
       assertThat(e.getMessage()).contains("version 2 was committed after version 1").contains("cleanup")
           .contains("Nothing was committed");
-      assertEquals(3, ds.latestVersion());
-      assertEquals(range(0, 30), t.validateAndScanLatest());
+      assertThat(ds.latestVersion()).isEqualTo(3);
+      assertThat(t.validateAndScanLatest()).isEqualTo(range(0, 30));
       try (Dataset fresh = stale.checkoutLatest()) {
-        assertEquals(4, t.append(fresh, 100, 5));
+        assertThat(t.append(fresh, 100, 5)).isEqualTo(4);
       }
     }
-    assertEquals(sorted(concat(range(0, 30), range(100, 105))), sorted(t.validateAndScanLatest()));
+    assertThat(sorted(t.validateAndScanLatest())).isEqualTo(sorted(concat(range(0, 30), range(100, 105))));
   }
 
   private static List<Long> concat(List<Long> a, List<Long> b) {

@@ -3,9 +3,7 @@ package io.quiver.scenario;
 import static io.quiver.dataset.StagedColumnSupport.intField;
 import static io.quiver.dataset.StagedColumnSupport.ints;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.Dataset;
@@ -59,12 +57,11 @@ public final class DerivedColumnScenarios implements AutoCloseable {
 
   private static void run(ScenarioTable t, Consumer<DerivedColumnScenarios> body) {
     try (DerivedColumnScenarios s = new DerivedColumnScenarios(t)) {
-      assertEquals(List.of(0L, 1L), s.ds.manifest().fragments().stream().map(f -> f.id()).toList());
+      assertThat(s.ds.manifest().fragments().stream().map(f -> f.id()).toList()).isEqualTo(List.of(0L, 1L));
       body.accept(s);
     }
     List<Long> ids = t.validateAndScanLatest();
-    assertTrue(ids.stream().allMatch(id -> id >= 0 && id < 8) && ids.size() == Set.copyOf(ids).size(),
-        () -> "sample rows after the scenario: " + ids);
+    assertThat(ids.stream().allMatch(id -> id >= 0 && id < 8) && ids.size() == Set.copyOf(ids).size()).as(() -> "sample rows after the scenario: " + ids).isTrue();
   }
 
   @Override
@@ -148,15 +145,15 @@ public final class DerivedColumnScenarios implements AutoCloseable {
   /** Every live row's {@code d} is exactly its {@code input} + 1 at the latest version, and the ids are {@code ids}. */
   private void assertDerivedEverywhere(String input, List<Long> ids) {
     Map<Long, List<Integer>> pairs = latestPairs(input);
-    assertEquals(ids, List.copyOf(pairs.keySet()));
-    pairs.forEach((id, p) -> assertEquals(p.get(0) == null ? null : p.get(0) + 1, p.get(1), () -> "row id " + id));
+    assertThat(List.copyOf(pairs.keySet())).isEqualTo(ids);
+    pairs.forEach((id, p) -> assertThat(p.get(1)).as(() -> "row id " + id).isEqualTo(p.get(0) == null ? null : p.get(0) + 1));
   }
 
   /** Nothing was published: the latest version is {@code version} and has no column {@code d}. */
   private void assertNothingPublished(long version) {
     try (Dataset latest = ds.checkoutLatest()) {
-      assertEquals(version, latest.version());
-      assertTrue(latest.schema().findTopLevel("d").isEmpty(), () -> "d published: " + latest.schema());
+      assertThat(latest.version()).isEqualTo(version);
+      assertThat(latest.schema().findTopLevel("d").isEmpty()).as(() -> "d published: " + latest.schema()).isTrue();
     }
   }
 
@@ -182,19 +179,19 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     int v = fieldId("v");
     try (Dataset updater = ds.checkout(ds.version())) {
       ColumnSchema schema = derived(ds, "v");
-      assertEquals(Set.of(v), schema.inputFieldIds());
+      assertThat(schema.inputFieldIds()).isEqualTo(Set.of(v));
       StagedColumnWrite w0 = derive(ds, schema, 0);
       StagedColumnWrite w1 = derive(ds, schema, 1);
-      assertEquals(Set.of(v), w1.inputFieldIds());
+      assertThat(w1.inputFieldIds()).isEqualTo(Set.of(v));
       long updated = updater.update(new long[] {RowAddress.of(1, 2)}, Map.of("v", 555)).version();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0, w1)));
-      assertEquals(1, e.fragmentId());
-      assertEquals("v", e.field());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w0, w1))).actual();
+      assertThat(e.fragmentId()).isEqualTo(1);
+      assertThat(e.field()).isEqualTo("v");
       assertThat(e.getMessage()).contains("input field 'v' (id " + v + ")").contains("fragment 1")
           .contains("overlays changed").contains("nothing was committed");
       assertNothingPublished(updated);
-      assertEquals(List.of(0, 10, 20, 30, 40, 50, 555, 70), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 10, 20, 30, 40, 50, 555, 70));
     }
   }
 
@@ -209,9 +206,9 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w1 = derive(ds, schema, 1);
       long updated = updater.update(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 2)}, Map.of("w", -1)).version();
       long committed = ds.columns().commit(List.of(w0, w1));
-      assertEquals(updated + 1, committed);
-      assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("d"));
-      assertEquals(List.of(0, -1, 200, 300, 400, 500, -1, 700), latest("w"));
+      assertThat(committed).isEqualTo(updated + 1);
+      assertThat(latest("d")).isEqualTo(List.of(1, 11, 21, 31, 41, 51, 61, 71));
+      assertThat(latest("w")).isEqualTo(List.of(0, -1, 200, 300, 400, 500, -1, 700));
       assertDerivedEverywhere("v", ids(0, 8));
     }
   }
@@ -226,8 +223,8 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       // The same values in a new file: the witness compares states, not values, so this is stale too.
       long replaced = replacer.columns().replace(List.of("v"), List.of("id"), DerivedColumnScenarios::vFromId);
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0)));
-      assertEquals(0, e.fragmentId());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w0))).actual();
+      assertThat(e.fragmentId()).isEqualTo(0);
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 0").contains("base data file changed");
       assertNothingPublished(replaced);
     }
@@ -264,11 +261,11 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       }
       long rewritten = rewriter.columns().commit(List.of(v1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(d1)));
-      assertEquals(1, e.fragmentId());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(d1))).actual();
+      assertThat(e.fragmentId()).isEqualTo(1);
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 1").contains("base data file changed");
       assertNothingPublished(rewritten);
-      assertEquals(List.of(0, 10, 20, 30, 7, 7, 7, 7), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 10, 20, 30, 7, 7, 7, 7));
     }
   }
 
@@ -285,9 +282,9 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       deleter.delete(new long[] {RowAddress.of(0, 1), RowAddress.of(1, 3)});
       ds.columns().commit(List.of(w0, w1));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertEquals(6, latest.countRows());
+        assertThat(latest.countRows()).isEqualTo(6);
       }
-      assertEquals(List.of(1, 21, 31, 41, 51, 61), latest("d"));
+      assertThat(latest("d")).isEqualTo(List.of(1, 21, 31, 41, 51, 61));
       assertDerivedEverywhere("v", List.of(0L, 2L, 3L, 4L, 5L, 6L));
     }
   }
@@ -302,9 +299,9 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w0 = derive(ds, derived(ds, "v"), 0);
       long dropped = dropper.columns().drop("v");
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0)));
-      assertEquals(0, e.fragmentId());
-      assertEquals("v", e.field());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w0))).actual();
+      assertThat(e.fragmentId()).isEqualTo(0);
+      assertThat(e.field()).isEqualTo("v");
       assertThat(e.getMessage()).contains("input field 'v' (id " + v + ")").contains("fragment 0").contains("dropped");
       assertNothingPublished(dropped);
     }
@@ -323,7 +320,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       renamer.columns().rename("v", "tens");
       ds.columns().commit(List.of(w0, w1));
       assertDerivedEverywhere("tens", ids(0, 8));
-      assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("d"));
+      assertThat(latest("d")).isEqualTo(List.of(1, 11, 21, 31, 41, 51, 61, 71));
     }
   }
 
@@ -336,16 +333,16 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     int y = fieldId("s.y");
     try (Dataset updater = ds.checkout(ds.version())) {
       ColumnSchema schema = derived(ds, "s");
-      assertEquals(Set.of(x, y), schema.inputFieldIds());
+      assertThat(schema.inputFieldIds()).isEqualTo(Set.of(x, y));
       StagedColumnWrite w0 = derive(ds, schema, 0, "s.x");
-      assertEquals(Set.of(x, y), w0.inputFieldIds());
+      assertThat(w0.inputFieldIds()).isEqualTo(Set.of(x, y));
       // s.x of id 2 is 6; the update sets it to 99 and a later update back to 6: the cells changed twice.
       updater.update(new long[] {RowAddress.of(0, 2)}, Map.of("s.x", 99));
       long restored = updater.update(new long[] {RowAddress.of(0, 2)}, Map.of("s.x", 6)).version();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w0)));
-      assertEquals(0, e.fragmentId());
-      assertEquals("s.x", e.field());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w0))).actual();
+      assertThat(e.fragmentId()).isEqualTo(0);
+      assertThat(e.field()).isEqualTo("s.x");
       assertThat(e.getMessage()).contains("input field 's.x' (id " + x + ")").contains("fragment 0");
       assertNothingPublished(restored);
     }
@@ -371,8 +368,8 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       List<StagedColumnWrite> staged = received.stream().map(StagedColumnWrite::decode).toList();
       long before = coordinator.version();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> coordinator.columns().commit(staged));
-      assertEquals(1, e.fragmentId());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> coordinator.columns().commit(staged)).actual();
+      assertThat(e.fragmentId()).isEqualTo(1);
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 1");
       assertNothingPublished(before);
       // The worker of fragment 1 recomputes at the latest version; fragment 0's result still holds.
@@ -383,7 +380,7 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       assertThat(again.readVersion()).isGreaterThan(version);
       coordinator.columns().commit(List.of(staged.get(0), again));
     }
-    assertEquals(List.of(1, 11, 21, 31, 1001, 51, 61, 71), latest("d"));
+    assertThat(latest("d")).isEqualTo(List.of(1, 11, 21, 31, 1001, 51, 61, 71));
     assertDerivedEverywhere("v", ids(0, 8));
   }
 
@@ -396,18 +393,18 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     int v = fieldId("v");
     try (Dataset other = ds.checkout(ds.version())) {
       ColumnSchema schema = ds.columns().newSchema(List.of(), List.of("v"), List.of("v"));
-      assertEquals(Set.of(v), schema.inputFieldIds());
+      assertThat(schema.inputFieldIds()).isEqualTo(Set.of(v));
       StagedColumnWrite w0 = derive(ds, schema, 0);
       StagedColumnWrite w1 = derive(ds, schema, 1);
       ColumnSchema again = other.columns().newSchema(List.of(), List.of("v"), List.of("v"));
       StagedColumnWrite stale = derive(other, again, 0);
       other.update(new long[] {RowAddress.of(1, 1)}, Map.of("w", 1));
       ds.columns().commit(List.of(w0, w1));
-      assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(1, 11, 21, 31, 41, 51, 61, 71));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(stale)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> other.columns().commit(List.of(stale))).actual();
       assertThat(e.getMessage()).contains("'v'").contains("fragment 0");
-      assertEquals(List.of(1, 11, 21, 31, 41, 51, 61, 71), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(1, 11, 21, 31, 41, 51, 61, 71));
     }
   }
 
@@ -432,10 +429,10 @@ public final class DerivedColumnScenarios implements AutoCloseable {
       });
       t.faults().armOnce(Op.PUT_IF_ABSENT, claim, Fault.INTERLEAVE);
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w1)));
-      assertTrue(interleaved[0], "the concurrent update ran inside our first claim");
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w1))).actual();
+      assertThat(interleaved[0]).as("the concurrent update ran inside our first claim").isTrue();
       assertThat(t.faults().calls(Op.PUT_IF_ABSENT)).contains(claim);
-      assertEquals(1, e.fragmentId());
+      assertThat(e.fragmentId()).isEqualTo(1);
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 1");
       assertNothingPublished(next);
     } finally {
@@ -457,16 +454,16 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     try (Dataset worker = t.open()) {
       long files = t.store().listAll("data/").size();
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> derive(worker, old, 0));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> derive(worker, old, 0)).actual();
       assertThat(e.getMessage()).contains("input field 'v'").contains("fragment 0")
           .contains("version " + old.readVersion()).contains("version " + worker.version());
-      assertEquals(files, t.store().listAll("data/").size());
+      assertThat(t.store().listAll("data/").size()).isEqualTo(files);
       // Fragment 1's v did not change between the two versions: staging it with the old schema is fine.
       StagedColumnWrite w1 = derive(worker, old, 1);
       StagedColumnWrite w0 = derive(worker, derived(worker, "v"), 0);
       worker.columns().commit(List.of(w0, w1));
     }
-    assertEquals(List.of(4, 11, 21, 31, 41, 51, 61, 71), latest("d"));
+    assertThat(latest("d")).isEqualTo(List.of(4, 11, 21, 31, 41, 51, 61, 71));
     assertDerivedEverywhere("v", ids(0, 8));
   }
 
@@ -484,16 +481,16 @@ public final class DerivedColumnScenarios implements AutoCloseable {
     }
     try (Dataset coordinator = t.open()) {
       StagedColumnWrite decoded = StagedColumnWrite.decode(bytes);
-      assertEquals(staged, decoded);
-      assertTrue(Arrays.equals(bytes, decoded.encode()), "decode then encode gives the same bytes");
-      assertEquals(Set.of(fieldId("v"), fieldId("s.x"), fieldId("s.y")), decoded.inputFieldIds());
-      assertEquals(inputWitness(staged), inputWitness(decoded));
+      assertThat(decoded).isEqualTo(staged);
+      assertThat(Arrays.equals(bytes, decoded.encode())).as("decode then encode gives the same bytes").isTrue();
+      assertThat(decoded.inputFieldIds()).isEqualTo(Set.of(fieldId("v"), fieldId("s.x"), fieldId("s.y")));
+      assertThat(inputWitness(decoded)).isEqualTo(inputWitness(staged));
       int v = fieldId("v");
-      assertEquals(1, inputWitness(decoded).stream().filter(b -> b.fieldId() == v).findFirst().orElseThrow()
-          .overlays().size(), "the input witness holds v's overlay");
+      assertThat(inputWitness(decoded).stream().filter(b -> b.fieldId() == v).findFirst().orElseThrow()
+          .overlays().size()).as("the input witness holds v's overlay").isEqualTo(1);
       coordinator.columns().commit(List.of(decoded));
     }
-    assertEquals(Arrays.asList(1, 11, 21, 34, null, null, null, null), latest("d"));
+    assertThat(latest("d")).isEqualTo(Arrays.asList(1, 11, 21, 34, null, null, null, null));
   }
 
   // ------------------------------------------------------------------ reading back

@@ -2,9 +2,7 @@ package io.quiver.scenario;
 
 import static io.quiver.dataset.SampleTable.range;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.checkpoint.CheckpointStatus.State;
 import io.quiver.checkpoint.CheckpointStore;
@@ -70,7 +68,7 @@ public final class ExactlyOnceScenarios {
     t.clock().advance(Duration.ofHours(2));
     try (Dataset ds = t.open()) {
       ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ofHours(1)).build());
-      assertEquals(1, ds.versions().size(), "cleanup down to the latest version");
+      assertThat(ds.versions().size()).as("cleanup down to the latest version").isEqualTo(1);
     }
   }
 
@@ -86,26 +84,26 @@ public final class ExactlyOnceScenarios {
   public static void e1_aKeyedAppendRetriedByARestartedProcessIsRecognisedAsCommitted(ScenarioTable t) {
     ExactlyOnceScenarios s = new ExactlyOnceScenarios(t);
     try (Dataset ds = t.open()) {
-      assertEquals(2, s.keyedAppend(ds, 10, 12, KEY));
+      assertThat(s.keyedAppend(ds, 10, 12, KEY)).isEqualTo(2);
     }
     // The driver crashed before learning the version; a new process opens the latest version and retries.
     try (Dataset ds = s.restarted()) {
-      assertEquals(2, s.keyedAppend(ds, 10, 12, KEY), "the commit that already happened");
-      assertEquals(2, ds.latestVersion(), "nothing published");
-      assertEquals(2, ds.distributed().findCommit(KEY, 0).version());
-      assertEquals(2, ds.distributed().findCommit(KEY, 2).version());
+      assertThat(s.keyedAppend(ds, 10, 12, KEY)).as("the commit that already happened").isEqualTo(2);
+      assertThat(ds.latestVersion()).as("nothing published").isEqualTo(2);
+      assertThat(ds.distributed().findCommit(KEY, 0).version()).isEqualTo(2);
+      assertThat(ds.distributed().findCommit(KEY, 2).version()).isEqualTo(2);
     }
     // The same through worker results: the workers re-ran and rewrote the same rows into new files.
     try (Dataset ds = s.restarted()) {
-      assertEquals(3, ds.distributed().commit(List.of(s.worker(30, 4), s.worker(34, 3)), WriteMode.APPEND,
-          t.options().commitOptions().withIdempotenceKey("job-e/2")));
+      assertThat(ds.distributed().commit(List.of(s.worker(30, 4), s.worker(34, 3)), WriteMode.APPEND,
+          t.options().commitOptions().withIdempotenceKey("job-e/2"))).isEqualTo(3);
     }
     try (Dataset ds = s.restarted()) {
       // Re-run workers split the same rows differently: still the same rows, so the same commit.
-      assertEquals(3, ds.distributed().commit(List.of(s.worker(30, 2), s.worker(32, 5)), WriteMode.APPEND,
-          t.options().commitOptions().withIdempotenceKey("job-e/2")));
-      assertEquals(3, ds.latestVersion());
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-e/never", 0).status());
+      assertThat(ds.distributed().commit(List.of(s.worker(30, 2), s.worker(32, 5)), WriteMode.APPEND,
+          t.options().commitOptions().withIdempotenceKey("job-e/2"))).isEqualTo(3);
+      assertThat(ds.latestVersion()).isEqualTo(3);
+      assertThat(ds.distributed().findCommit("job-e/never", 0).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
         s.expected(new long[][] {{0, 22}, {30, 37}}));
@@ -116,27 +114,27 @@ public final class ExactlyOnceScenarios {
     ExactlyOnceScenarios s = new ExactlyOnceScenarios(t);
     WriteResult first = s.worker(10, 6);
     try (Dataset ds = t.open()) {
-      assertEquals(2, ds.distributed().commit(List.of(first), WriteMode.APPEND,
-          t.options().commitOptions().withIdempotenceKey(KEY)));
+      assertThat(ds.distributed().commit(List.of(first), WriteMode.APPEND,
+          t.options().commitOptions().withIdempotenceKey(KEY))).isEqualTo(2);
       for (int i = 0; i < 20; i++) {
         t.append(ds, 100 + i, 1);
       }
-      assertEquals(22, ds.latestVersion());
+      assertThat(ds.latestVersion()).isEqualTo(22);
     }
     s.cleanupToLatest();
     try (Dataset ds = s.restarted()) {
       CommitLookup found = ds.distributed().findCommit(KEY, first.readVersion());
-      assertTrue(found.isCommitted(), () -> "findCommit after the cleanup: " + found);
-      assertEquals(2, found.version());
+      assertThat(found.isCommitted()).as(() -> "findCommit after the cleanup: " + found).isTrue();
+      assertThat(found.version()).isEqualTo(2);
       // The original results (their read version is gone) and a re-run of the worker: both recognised.
-      assertEquals(2, ds.distributed().commit(List.of(first), WriteMode.APPEND,
-          t.options().commitOptions().withIdempotenceKey(KEY)));
-      assertEquals(2, ds.distributed().commit(List.of(s.worker(10, 6)), WriteMode.APPEND,
-          t.options().commitOptions().withIdempotenceKey(KEY)));
-      assertEquals(2, s.keyedAppend(ds, 10, 6, KEY));
-      assertEquals(22, ds.latestVersion(), "nothing published");
+      assertThat(ds.distributed().commit(List.of(first), WriteMode.APPEND,
+          t.options().commitOptions().withIdempotenceKey(KEY))).isEqualTo(2);
+      assertThat(ds.distributed().commit(List.of(s.worker(10, 6)), WriteMode.APPEND,
+          t.options().commitOptions().withIdempotenceKey(KEY))).isEqualTo(2);
+      assertThat(s.keyedAppend(ds, 10, 6, KEY)).isEqualTo(2);
+      assertThat(ds.latestVersion()).as("nothing published").isEqualTo(22);
       // Never a false "not committed" for a key the ledger can vouch for, and a true one for a fresh key.
-      assertEquals(CommitLookup.Status.NOT_COMMITTED, ds.distributed().findCommit("job-e/other", first.readVersion()).status());
+      assertThat(ds.distributed().findCommit("job-e/other", first.readVersion()).status()).isEqualTo(CommitLookup.Status.NOT_COMMITTED);
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
         s.expected(new long[][] {{0, 16}, {100, 120}}));
@@ -146,24 +144,23 @@ public final class ExactlyOnceScenarios {
   public static void e3_aReusedKeyWithDifferentRowsFailsFromAnyVersion(ScenarioTable t) {
     ExactlyOnceScenarios s = new ExactlyOnceScenarios(t);
     try (Dataset ds = t.open(); Dataset stale = t.open()) {
-      assertEquals(2, s.keyedAppend(ds, 10, 5, KEY));
+      assertThat(s.keyedAppend(ds, 10, 5, KEY)).isEqualTo(2);
       t.append(ds, 50, 2); // v3
       // From a stale handle (version 1), from the latest, and through worker results.
-      IdempotenceKeyConflictException e = assertThrows(IdempotenceKeyConflictException.class,
-          () -> s.keyedAppend(stale, 60, 5, KEY));
-      assertEquals(2, e.committedVersion());
+      IdempotenceKeyConflictException e = assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> s.keyedAppend(stale, 60, 5, KEY)).actual();
+      assertThat(e.committedVersion()).isEqualTo(2);
       assertThat(e.getMessage()).contains(KEY).contains("version 2").contains("Nothing was committed");
       try (Dataset latest = s.restarted()) {
-        assertThrows(IdempotenceKeyConflictException.class, () -> s.keyedAppend(latest, 10, 6, KEY));
-        assertThrows(IdempotenceKeyConflictException.class, () -> latest.distributed().commit(
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> s.keyedAppend(latest, 10, 6, KEY));
+        assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> latest.distributed().commit(
             List.of(s.worker(70, 5)), WriteMode.APPEND, t.options().commitOptions().withIdempotenceKey(KEY)));
-        assertEquals(3, latest.latestVersion(), "nothing published");
+        assertThat(latest.latestVersion()).as("nothing published").isEqualTo(3);
       }
     }
     s.cleanupToLatest();
     try (Dataset ds = s.restarted()) {
-      assertThrows(IdempotenceKeyConflictException.class, () -> s.keyedAppend(ds, 80, 5, KEY));
-      assertEquals(3, ds.latestVersion());
+      assertThatExceptionOfType(IdempotenceKeyConflictException.class).isThrownBy(() -> s.keyedAppend(ds, 80, 5, KEY));
+      assertThat(ds.latestVersion()).isEqualTo(3);
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
         s.expected(new long[][] {{0, 15}, {50, 52}}));
@@ -186,8 +183,8 @@ public final class ExactlyOnceScenarios {
     try (Dataset ds = t.open()) {
       CheckpointedWriter driver =
           CheckpointedWriter.create(ds, checkpoints, WriteMode.APPEND, t.options().commitOptions());
-      assertThrows(StoreException.class, () -> driver.finalize("job-e4", "1"));
-      assertEquals(2, ds.latestVersion(), "the table commit happened");
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> driver.finalize("job-e4", "1"));
+      assertThat(ds.latestVersion()).as("the table commit happened").isEqualTo(2);
       for (int i = 0; i < 5; i++) {
         t.append(ds, 200 + i, 1);
       }
@@ -197,13 +194,12 @@ public final class ExactlyOnceScenarios {
       CheckpointStore reopened = CheckpointStore.in(t.faults());
       CheckpointedWriter driver =
           CheckpointedWriter.create(ds, reopened, WriteMode.APPEND, t.options().commitOptions());
-      assertEquals(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY), new Finalized("2", 8, Outcome.COMMITTED)),
-          driver.recover("job-e4"));
-      assertEquals(State.COMMITTED, reopened.status("job-e4", "1").state());
-      assertEquals(State.COMMITTED, reopened.status("job-e4", "2").state());
-      assertEquals(List.of(), driver.recover("job-e4"));
-      assertEquals(new Finalized("2", 8, Outcome.ALREADY_MARKED), driver.finalize("job-e4", "2"));
-      assertEquals(8, ds.latestVersion(), "one commit, for checkpoint 2 only");
+      assertThat(driver.recover("job-e4")).isEqualTo(List.of(new Finalized("1", 2, Outcome.FOUND_IN_HISTORY), new Finalized("2", 8, Outcome.COMMITTED)));
+      assertThat(reopened.status("job-e4", "1").state()).isEqualTo(State.COMMITTED);
+      assertThat(reopened.status("job-e4", "2").state()).isEqualTo(State.COMMITTED);
+      assertThat(driver.recover("job-e4")).isEqualTo(List.of());
+      assertThat(driver.finalize("job-e4", "2")).isEqualTo(new Finalized("2", 8, Outcome.ALREADY_MARKED));
+      assertThat(ds.latestVersion()).as("one commit, for checkpoint 2 only").isEqualTo(8);
     }
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(
         s.expected(new long[][] {{0, 22}, {200, 205}, {300, 304}}));
@@ -215,30 +211,30 @@ public final class ExactlyOnceScenarios {
     String app = "query-e5";
     try (Dataset ds = t.open()) {
       for (int epoch = 1; epoch <= 3; epoch++) {
-        assertEquals(1 + epoch, s.epoch(ds, app, epoch));
+        assertThat(s.epoch(ds, app, epoch)).isEqualTo(1 + epoch);
       }
-      assertEquals(3, ds.distributed().applicationWatermark(app).orElseThrow().sequence());
-      assertEquals(4, ds.distributed().applicationWatermark(app).orElseThrow().version());
+      assertThat(ds.distributed().applicationWatermark(app).orElseThrow().sequence()).isEqualTo(3);
+      assertThat(ds.distributed().applicationWatermark(app).orElseThrow().version()).isEqualTo(4);
     }
     try (Dataset ds = s.restarted()) {
       // Replayed in order (epoch 3 again) and out of order (epoch 1): skipped, the watermark's version.
-      assertEquals(4, s.epoch(ds, app, 3));
-      assertEquals(4, s.epoch(ds, app, 1));
-      assertEquals(4, ds.latestVersion());
-      assertEquals(5, s.epoch(ds, app, 5), "sequences need not be contiguous");
+      assertThat(s.epoch(ds, app, 3)).isEqualTo(4);
+      assertThat(s.epoch(ds, app, 1)).isEqualTo(4);
+      assertThat(ds.latestVersion()).isEqualTo(4);
+      assertThat(s.epoch(ds, app, 5)).as("sequences need not be contiguous").isEqualTo(5);
       // A restore brings back old content, not an old watermark.
-      assertEquals(6, ds.restore(2));
-      assertEquals(5, ds.distributed().applicationWatermark(app).orElseThrow().sequence());
-      assertEquals(5, s.epoch(ds, app, 4), "below the watermark: skipped even though the restore removed its rows");
-      assertEquals(7, s.epoch(ds, app, 6));
+      assertThat(ds.restore(2)).isEqualTo(6);
+      assertThat(ds.distributed().applicationWatermark(app).orElseThrow().sequence()).isEqualTo(5);
+      assertThat(s.epoch(ds, app, 4)).as("below the watermark: skipped even though the restore removed its rows").isEqualTo(5);
+      assertThat(s.epoch(ds, app, 6)).isEqualTo(7);
     }
     s.cleanupToLatest();
     try (Dataset ds = s.restarted()) {
-      assertEquals(7, s.epoch(ds, app, 6));
-      assertEquals(7, s.epoch(ds, app, 2));
-      assertEquals(8, s.epoch(ds, app, 7));
-      assertEquals(7, ds.distributed().applicationWatermark(app).orElseThrow().sequence());
-      assertEquals(8, ds.latestVersion());
+      assertThat(s.epoch(ds, app, 6)).isEqualTo(7);
+      assertThat(s.epoch(ds, app, 2)).isEqualTo(7);
+      assertThat(s.epoch(ds, app, 7)).isEqualTo(8);
+      assertThat(ds.distributed().applicationWatermark(app).orElseThrow().sequence()).isEqualTo(7);
+      assertThat(ds.latestVersion()).isEqualTo(8);
     }
     // Version 2 (epoch 1's rows) was restored; epochs 6 and 7 appended after it.
     assertThat(t.validateAndScanLatest()).containsExactlyInAnyOrderElementsOf(

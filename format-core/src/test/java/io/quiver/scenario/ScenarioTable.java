@@ -1,7 +1,7 @@
 package io.quiver.scenario;
 
 import static io.quiver.dataset.SampleTable.scanIds;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
@@ -127,7 +127,7 @@ public final class ScenarioTable implements AutoCloseable {
   public List<Long> validateAndScanLatest() {
     try (Dataset latest = open()) {
       ValidationReport report = latest.validate();
-      assertTrue(report.isValid(), () -> "validate() after the scenario: " + report);
+      assertThat(report.isValid()).as(() -> "validate() after the scenario: " + report).isTrue();
       return scanIds(latest.newScan().open());
     }
   }

@@ -3,9 +3,7 @@ package io.quiver.scenario;
 import static io.quiver.dataset.StagedColumnSupport.intField;
 import static io.quiver.dataset.StagedColumnSupport.ints;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.CompactionOptions;
@@ -71,8 +69,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
       body.accept(s);
     }
     List<Long> ids = t.validateAndScanLatest();
-    assertTrue(ids.stream().allMatch(id -> id >= 0 && id < 6) && ids.size() == Set.copyOf(ids).size(),
-        () -> "sample rows after the scenario: " + ids);
+    assertThat(ids.stream().allMatch(id -> id >= 0 && id < 6) && ids.size() == Set.copyOf(ids).size()).as(() -> "sample rows after the scenario: " + ids).isTrue();
   }
 
   @Override
@@ -109,7 +106,7 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void assertValid(Dataset handle) {
     try (Dataset latest = handle.checkoutLatest()) {
-      assertTrue(latest.validate().isValid(), () -> latest.validate().toString());
+      assertThat(latest.validate().isValid()).as(() -> latest.validate().toString()).isTrue();
     }
   }
 
@@ -146,9 +143,8 @@ public final class StagedColumnScenarios implements AutoCloseable {
         built.maxFieldId(), built.timestamp(), built.writerVersion(), built.config(), built.transactionUuid(),
         built.transactionPath(), built.readerFeatures(), built.writerFeatures());
     t.store().write(txn.path(), io.quiver.internal.codec.MetadataCodec.encodeTransaction(txn));
-    assertEquals(io.quiver.store.CommitStore.ClaimResult.CLAIMED,
-        new io.quiver.store.ObjectStoreCommitStore(t.store())
-            .claim(edited.version(), io.quiver.internal.codec.MetadataCodec.encodeManifest(edited, txn)));
+    assertThat(new io.quiver.store.ObjectStoreCommitStore(t.store())
+        .claim(edited.version(), io.quiver.internal.codec.MetadataCodec.encodeManifest(edited, txn))).isEqualTo(io.quiver.store.CommitStore.ClaimResult.CLAIMED);
   }
 
   public static void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeleted(ScenarioTable t) {
@@ -158,9 +154,9 @@ public final class StagedColumnScenarios implements AutoCloseable {
   private void a1_shortStreamIsRejectedAtWriteTimeAndItsFileDeletedBody() {
     ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     long before = dataFiles();
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 2, 3));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> stage(ds, schema, 1, 2, 3)).actual();
     assertThat(e.getMessage()).contains("expected exactly 4 rows").contains("fragment 0");
-    assertEquals(before, dataFiles());
+    assertThat(dataFiles()).isEqualTo(before);
     assertValid(ds);
   }
 
@@ -171,10 +167,10 @@ public final class StagedColumnScenarios implements AutoCloseable {
   private void a2_longStreamIsRejectedAtWriteTimeAndItsFileDeletedBody() {
     ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
     long before = dataFiles();
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 2, 3, 4, 5));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> stage(ds, schema, 1, 2, 3, 4, 5)).actual();
     assertThat(e.getMessage()).contains("more than");
-    assertEquals(before, dataFiles());
-    assertEquals(List.of(0, 10, 20, 30), latest("v"));
+    assertThat(dataFiles()).isEqualTo(before);
+    assertThat(latest("v")).isEqualTo(List.of(0, 10, 20, 30));
   }
 
   public static void a3_twoStaleHandlesAllocateTheSameIdForDifferentFields(ScenarioTable t) {
@@ -185,16 +181,16 @@ public final class StagedColumnScenarios implements AutoCloseable {
     try (Dataset other = ds.checkout(ds.version())) {
       ColumnSchema first = ds.columns().newSchema(List.of(intField("first", true)), List.of(), List.of());
       ColumnSchema second = other.columns().newSchema(List.of(intField("second", true)), List.of(), List.of());
-      assertEquals(first.newFieldIds(), second.newFieldIds());
+      assertThat(second.newFieldIds()).isEqualTo(first.newFieldIds());
       StagedColumnWrite w1 = stage(ds, first, 10, 20, 30, 40);
       StagedColumnWrite w2 = stage(other, second, 50, 60, 70, 80);
       ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> other.columns().commit(List.of(w2))).actual();
       assertThat(e.getMessage()).contains("second").contains("is now 'first'");
-      assertEquals(List.of(10, 20, 30, 40), latest("first"));
+      assertThat(latest("first")).isEqualTo(List.of(10, 20, 30, 40));
       try (Dataset latest = ds.checkoutLatest()) {
-        assertTrue(latest.schema().findTopLevel("second").isEmpty());
+        assertThat(latest.schema().findTopLevel("second").isEmpty()).isTrue();
       }
       assertValid(ds);
     }
@@ -209,8 +205,8 @@ public final class StagedColumnScenarios implements AutoCloseable {
     StagedColumnWrite w1 = stage(ds, both.select("first"), 10, 20, 30, 40);
     StagedColumnWrite w2 = stage(ds, both.select("second"), 50, 60, 70, 80);
     ds.columns().commit(List.of(w1, w2));
-    assertEquals(List.of(10, 20, 30, 40), StagedColumnSupport.column(ds, "first"));
-    assertEquals(List.of(50, 60, 70, 80), StagedColumnSupport.column(ds, "second"));
+    assertThat(StagedColumnSupport.column(ds, "first")).isEqualTo(List.of(10, 20, 30, 40));
+    assertThat(StagedColumnSupport.column(ds, "second")).isEqualTo(List.of(50, 60, 70, 80));
     assertValid(ds);
   }
 
@@ -227,8 +223,8 @@ public final class StagedColumnScenarios implements AutoCloseable {
             f.nullable(), Map.of(), List.of())).toList());
     StagedColumnWrite forged = StagedColumnSupport.forge(w, declared, Set.of(id + 1));
     long version = ds.version();
-    assertThrows(SchemaMismatchException.class, () -> ds.columns().commit(List.of(forged)));
-    assertEquals(version, ds.latestVersion());
+    assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.columns().commit(List.of(forged)));
+    assertThat(ds.latestVersion()).isEqualTo(version);
     assertValid(ds);
   }
 
@@ -242,10 +238,9 @@ public final class StagedColumnScenarios implements AutoCloseable {
     io.quiver.schema.Field staged = w.contract().fields().get(0);
     Schema declared = new Schema(List.of(new io.quiver.schema.Field(staged.id(), -1, "n",
         new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE), true, Map.of(), List.of())));
-    SchemaMismatchException e = assertThrows(SchemaMismatchException.class,
-        () -> ds.columns().commit(List.of(StagedColumnSupport.forge(w, declared, w.newFieldIds()))));
+    SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> ds.columns().commit(List.of(StagedColumnSupport.forge(w, declared, w.newFieldIds())))).actual();
     assertThat(e.getMessage()).contains("never reinterpreted");
-    assertTrue(ds.schema().findTopLevel("n").isEmpty());
+    assertThat(ds.schema().findTopLevel("n").isEmpty()).isTrue();
     assertValid(ds);
   }
 
@@ -259,9 +254,9 @@ public final class StagedColumnScenarios implements AutoCloseable {
     ColumnSchema schema = ds.columns().newSchema(List.of(st), List.of(), List.of());
     io.quiver.schema.Field parent = schema.contract().fields().get(0);
     StagedColumnWrite w = StagedColumnWrite.decode(stage(ds, schema, 1, 2, 3, 4).encode());
-    assertEquals(List.of(parent.children().get(0).id()), w.file().fieldIds());
+    assertThat(w.file().fieldIds()).isEqualTo(List.of(parent.children().get(0).id()));
     ds.columns().commit(List.of(w));
-    assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "st.x"));
+    assertThat(StagedColumnSupport.column(ds, "st.x")).isEqualTo(List.of(1, 2, 3, 4));
     assertValid(ds);
   }
 
@@ -290,10 +285,10 @@ public final class StagedColumnScenarios implements AutoCloseable {
         appender.append(List.of(more));
       }
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w)));
-      assertEquals(1, e.fragmentId());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w))).actual();
+      assertThat(e.fragmentId()).isEqualTo(1);
       assertThat(e.getMessage()).contains("non-nullable").contains("fragment 1");
-      assertEquals(6, ds.checkoutLatest().countRows());
+      assertThat(ds.checkoutLatest().countRows()).isEqualTo(6);
       assertValid(ds);
     }
   }
@@ -307,9 +302,9 @@ public final class StagedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(), List.of("v"), List.of()), 5, 5, 5, 5);
       updater.update(new long[] {1}, Map.of("v", 111));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w))).actual();
       assertThat(e.getMessage()).contains("'v'").contains("overlays changed");
-      assertEquals(List.of(0, 111, 20, 30), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 111, 20, 30));
       assertValid(ds);
     }
   }
@@ -320,11 +315,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
 
   private void a10_replacementAfterAnOlderOverlayIsAuthoritativeBody() {
     ds.update(new long[] {0, 2}, Map.of("v", 111));
-    assertEquals(List.of(111, 10, 111, 30), StagedColumnSupport.column(ds, "v"));
+    assertThat(StagedColumnSupport.column(ds, "v")).isEqualTo(List.of(111, 10, 111, 30));
     StagedColumnWrite w = stage(ds, ds.columns().newSchema(List.of(), List.of("v"), List.of()), 1, 2, 3, 4);
     ds.columns().commit(List.of(w));
-    assertEquals(List.of(1, 2, 3, 4), StagedColumnSupport.column(ds, "v"));
-    assertTrue(ds.manifest().fragments().get(0).overlays().isEmpty());
+    assertThat(StagedColumnSupport.column(ds, "v")).isEqualTo(List.of(1, 2, 3, 4));
+    assertThat(ds.manifest().fragments().get(0).overlays().isEmpty()).isTrue();
     assertValid(ds);
   }
 
@@ -338,9 +333,9 @@ public final class StagedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(), List.of("v"), List.of()), 50, 60, 50, 60);
       ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> other.columns().commit(List.of(w2))).actual();
       assertThat(e.getMessage()).contains("base data file changed");
-      assertEquals(List.of(30, 40, 30, 40), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(30, 40, 30, 40));
       assertValid(ds);
     }
   }
@@ -354,12 +349,12 @@ public final class StagedColumnScenarios implements AutoCloseable {
     try (Dataset other = ds.checkout(ds.version())) {
       StagedColumnWrite w1 = stage(ds, ds.columns().newSchema(List.of(), List.of("n"), List.of()), 10, 30, null, 7);
       StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(), List.of("n"), List.of()), 10, 50, 1, 1);
-      assertTrue(io.quiver.internal.codec.StagedWriteCodec.decode(w2.encode()).write().witness().get(0).base().isEmpty());
+      assertThat(io.quiver.internal.codec.StagedWriteCodec.decode(w2.encode()).write().witness().get(0).base().isEmpty()).isTrue();
       ds.columns().commit(List.of(w1));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> other.columns().commit(List.of(w2))).actual();
       assertThat(e.getMessage()).contains("had no base data file");
-      assertEquals(Arrays.asList(10, 30, null, 7), latest("n"));
+      assertThat(latest("n")).isEqualTo(Arrays.asList(10, 30, null, 7));
       assertValid(ds);
     }
   }
@@ -379,11 +374,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
             o.committedVersion());
         return f.with(f.files(), f.deletionFile(), List.of(moved));
       });
-      assertEquals(List.of(0, 777, 20, 30), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 777, 20, 30));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> stale.columns().commit(List.of(w)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> stale.columns().commit(List.of(w))).actual();
       assertThat(e.getMessage()).contains("overlays changed");
-      assertEquals(List.of(0, 777, 20, 30), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 777, 20, 30));
       assertValid(ds);
     }
   }
@@ -407,11 +402,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
         }
         return f.with(files, f.deletionFile(), f.overlays());
       });
-      assertEquals(List.of(0, 100, 200, 300), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 100, 200, 300));
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> stale.columns().commit(List.of(w)));
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> stale.columns().commit(List.of(w))).actual();
       assertThat(e.getMessage()).contains("base data file changed").contains("column 1");
-      assertEquals(List.of(0, 100, 200, 300), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 100, 200, 300));
       assertValid(ds);
     }
   }
@@ -426,10 +421,10 @@ public final class StagedColumnScenarios implements AutoCloseable {
       compactor.delete(new long[] {3});
       compactor.compact(CompactionOptions.defaults());
       StaleColumnWriteException e =
-          assertThrows(StaleColumnWriteException.class, () -> ds.columns().commit(List.of(w)));
-      assertEquals(0, e.fragmentId());
+          assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> ds.columns().commit(List.of(w))).actual();
+      assertThat(e.fragmentId()).isEqualTo(0);
       assertThat(e.getMessage()).contains("fragment 0").contains("is gone");
-      assertEquals(List.of(0, 10, 20), latest("v"));
+      assertThat(latest("v")).isEqualTo(List.of(0, 10, 20));
       assertValid(ds);
     }
   }
@@ -444,9 +439,9 @@ public final class StagedColumnScenarios implements AutoCloseable {
       StagedColumnWrite w2 = stage(other, other.columns().newSchema(List.of(intField("value", false)), List.of(), List.of()), 30, 40, 30, 40);
       StagedColumnWrite w3 = stage(third, third.columns().newSchema(List.of(intField("value", true)), List.of(), List.of()), 30, null, 1, 1);
       ds.columns().commit(List.of(w1));
-      assertThrows(StaleColumnWriteException.class, () -> other.columns().commit(List.of(w2)));
-      assertThrows(StaleColumnWriteException.class, () -> third.columns().commit(List.of(w3)));
-      assertEquals(List.of(10, 20, 30, 40), latest("value"));
+      assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> other.columns().commit(List.of(w2)));
+      assertThatExceptionOfType(StaleColumnWriteException.class).isThrownBy(() -> third.columns().commit(List.of(w3)));
+      assertThat(latest("value")).isEqualTo(List.of(10, 20, 30, 40));
       assertValid(ds);
     }
   }
@@ -456,15 +451,14 @@ public final class StagedColumnScenarios implements AutoCloseable {
   }
 
   private void a17_reservedSystemNamesAreRejectedAtSchemaCreationAndAtCommitBody() {
-    assertThrows(InvalidSchemaException.class, () -> ds.columns().newSchema(List.of(intField("_rowid", true)), List.of(), List.of()));
-    assertThrows(InvalidSchemaException.class, () -> ds.columns().newSchema(List.of(intField("_rowaddr", true)), List.of(), List.of()));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> ds.columns().newSchema(List.of(intField("_rowid", true)), List.of(), List.of()));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> ds.columns().newSchema(List.of(intField("_rowaddr", true)), List.of(), List.of()));
     // A hand-built contract cannot even exist: the schema type refuses reserved names, so neither a forged
     // ColumnSchema nor decoded bytes can carry one; the commit (manifest builder) checks again regardless.
     int id = ds.manifest().maxFieldId() + 1;
-    assertThrows(InvalidSchemaException.class,
-        () -> new Schema(List.of(io.quiver.schema.Field.of(id, -1, "_rowid", StagedColumnSupport.INT32, true))));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> new Schema(List.of(io.quiver.schema.Field.of(id, -1, "_rowid", StagedColumnSupport.INT32, true))));
     long version = ds.version();
-    assertEquals(version, ds.latestVersion());
+    assertThat(ds.latestVersion()).isEqualTo(version);
     assertValid(ds);
   }
 
@@ -475,11 +469,11 @@ public final class StagedColumnScenarios implements AutoCloseable {
   private void a18_fragmentWithDeletedRowsNeedsEveryPhysicalRowAndDeletedRowsStayDeletedBody() {
     ds.delete(new long[] {1});
     ColumnSchema schema = ds.columns().newSchema(List.of(intField("n", true)), List.of(), List.of());
-    assertThrows(InvalidArgumentException.class, () -> stage(ds, schema, 1, 3, 4));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> stage(ds, schema, 1, 3, 4));
     StagedColumnWrite w = stage(ds, schema, 1, 2, 3, 4);
     ds.columns().commit(List.of(w));
-    assertEquals(List.of(1, 3, 4), StagedColumnSupport.column(ds, "n"));
-    assertEquals(3, ds.countRows());
+    assertThat(StagedColumnSupport.column(ds, "n")).isEqualTo(List.of(1, 3, 4));
+    assertThat(ds.countRows()).isEqualTo(3);
     assertValid(ds);
   }
 }

@@ -1,8 +1,6 @@
 package io.quiver.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.dataset.ColumnSchema;
 import io.quiver.dataset.CompactionOptions;
@@ -165,7 +163,7 @@ public final class StructValidityScenarios implements AutoCloseable {
       s.stageMember("x", id -> (int) id, id -> false);
       s.stageMember("x", id -> (int) id * 2, id -> false);
       long nulls = s.model.values().stream().filter(Cell::sNull).count();
-      assertEquals(5, nulls, "ids 5, 16, 27, 38 and 49: the sample's null structs");
+      assertThat(nulls).as("ids 5, 16, 27, 38 and 49: the sample's null structs").isEqualTo(5);
       s.checkEverything("after two member rewrites");
     });
   }
@@ -175,7 +173,7 @@ public final class StructValidityScenarios implements AutoCloseable {
     run(t, s -> {
       s.stageWhole(id -> id % 3 == 0, id -> (int) id + 5, id -> "w" + id);
       s.checkEverything("after staging the whole struct");
-      assertTrue(s.model.get(3L).sNull() && !s.model.get(5L).sNull(), "the new validity is the caller's");
+      assertThat(s.model.get(3L).sNull() && !s.model.get(5L).sNull()).as("the new validity is the caller's").isTrue();
       s.stageMember("y", id -> "m" + id, id -> false);
       s.checkEverything("after a member write following the whole-struct write");
       s.replaceWhole(id -> id % 4 == 1);
@@ -191,15 +189,15 @@ public final class StructValidityScenarios implements AutoCloseable {
    */
   public static void e7_validateReportsStructValidityThatDisagreesBetweenFiles(ScenarioTable t) {
     run(t, s -> {
-      assertTrue(s.ds.validate().isValid(), () -> "a table written by this version: " + s.ds.validate());
+      assertThat(s.ds.validate().isValid()).as(() -> "a table written by this version: " + s.ds.validate()).isTrue();
       s.stageMember("y", id -> "ok" + id, id -> false);
-      assertTrue(s.ds.validate().isValid(), () -> "after a member write: " + s.ds.validate());
+      assertThat(s.ds.validate().isValid()).as(() -> "after a member write: " + s.ds.validate()).isTrue();
       s.injectDisagreeingYFile();
       try (Dataset latest = s.ds.checkoutLatest()) {
         ValidationReport report = latest.validate();
         assertThat(report.isValid()).as("%s", report).isFalse();
         List<ValidationReport.Problem> problems = report.problemsOf(ValidationReport.Kind.STRUCT_VALIDITY_MISMATCH);
-        assertEquals(1, problems.size(), report::toString);
+        assertThat(problems.size()).as(report::toString).isEqualTo(1);
         assertThat(problems.get(0).message())
             .contains("struct 's'").contains("fragment 0").contains("s.x").contains("s.y")
             .contains("2 offsets").contains("first at offset 0").contains("compact");
@@ -387,9 +385,8 @@ public final class StructValidityScenarios implements AutoCloseable {
         built.maxFieldId(), built.timestamp(), built.writerVersion(), built.config(), built.transactionUuid(),
         built.transactionPath(), built.readerFeatures(), built.writerFeatures());
     t.store().write(txn.path(), io.quiver.internal.codec.MetadataCodec.encodeTransaction(txn));
-    assertEquals(io.quiver.store.CommitStore.ClaimResult.CLAIMED,
-        new io.quiver.store.ObjectStoreCommitStore(t.store())
-            .claim(manifest.version(), io.quiver.internal.codec.MetadataCodec.encodeManifest(manifest, txn)));
+    assertThat(new io.quiver.store.ObjectStoreCommitStore(t.store())
+        .claim(manifest.version(), io.quiver.internal.codec.MetadataCodec.encodeManifest(manifest, txn))).isEqualTo(io.quiver.store.CommitStore.ClaimResult.CLAIMED);
   }
 
   // ---------------------------------------------------------------- checks
@@ -398,7 +395,7 @@ public final class StructValidityScenarios implements AutoCloseable {
   void checkEverything(String when) {
     try (Dataset handle = latest()) {
       ValidationReport report = handle.validate();
-      assertTrue(report.isValid(), () -> when + ": " + report);
+      assertThat(report.isValid()).as(() -> when + ": " + report).isTrue();
     }
     reopenAndCheck(when);
   }
@@ -406,7 +403,7 @@ public final class StructValidityScenarios implements AutoCloseable {
   void reopenAndCheck(String when) {
     try (Dataset handle = t.open()) {
       Map<Long, Long> addresses = addressById(handle);
-      assertEquals(model.keySet(), addresses.keySet(), when + ": the live ids");
+      assertThat(addresses.keySet()).as(when + ": the live ids").isEqualTo(model.keySet());
       Map<List<String>, Map<Long, Seen>> scans = new LinkedHashMap<>();
       for (List<String> columns : PROJECTIONS) {
         Map<Long, Seen> scanned = scan(handle, columns, addresses);
@@ -427,8 +424,8 @@ public final class StructValidityScenarios implements AutoCloseable {
       // Every projection's struct nulls, cell by cell, against the whole struct's.
       Map<Long, Seen> whole = scans.get(List.of("s"));
       scans.forEach((columns, seen) -> seen.forEach((id, cell) ->
-          assertEquals(whole.get(id).sNull(), cell.sNull(), () -> when + ": s null at id " + id + " in a scan of "
-              + columns + " vs of [s]")));
+          assertThat(cell.sNull()).as(() -> when + ": s null at id " + id + " in a scan of "
+              + columns + " vs of [s]").isEqualTo(whole.get(id).sNull())));
     }
   }
 
@@ -451,22 +448,22 @@ public final class StructValidityScenarios implements AutoCloseable {
   }
 
   private void check(String what, List<String> columns, Map<Long, Seen> seen) {
-    assertEquals(model.keySet(), seen.keySet(), what + ": ids");
+    assertThat(seen.keySet()).as(what + ": ids").isEqualTo(model.keySet());
     boolean hasX = columns.contains("s") || columns.contains("s.x");
     boolean hasY = columns.contains("s") || columns.contains("s.y");
     model.forEach((id, expected) -> {
       Seen got = seen.get(id);
-      assertEquals(expected.sNull(), got.sNull(), () -> what + ": is s null at id " + id);
+      assertThat(got.sNull()).as(() -> what + ": is s null at id " + id).isEqualTo(expected.sNull());
       if (!expected.sNull()) {
         if (hasX) {
-          assertEquals(expected.x(), got.x(), () -> what + ": s.x at id " + id);
+          assertThat(got.x()).as(() -> what + ": s.x at id " + id).isEqualTo(expected.x());
         }
         if (hasY) {
-          assertEquals(expected.y(), got.y(), () -> what + ": s.y at id " + id);
+          assertThat(got.y()).as(() -> what + ": s.y at id " + id).isEqualTo(expected.y());
         }
       }
       if (columns.contains("name")) {
-        assertEquals(io.quiver.dataset.SampleTable.expectedName(id), got.name(), () -> what + ": name at id " + id);
+        assertThat(got.name()).as(() -> what + ": name at id " + id).isEqualTo(io.quiver.dataset.SampleTable.expectedName(id));
       }
     });
   }

@@ -3,9 +3,8 @@ package io.quiver.schema;
 
 import static io.quiver.schema.SchemaValidationTest.af;
 import static io.quiver.schema.SchemaValidationTest.as;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.InvalidSchemaException;
@@ -21,21 +20,21 @@ class FieldIdAllocatorTest {
   @Test
   void startsAboveTheHighWaterMark() {
     FieldIdAllocator fresh = new FieldIdAllocator(-1);
-    assertEquals(-1, fresh.maxAllocated());
-    assertEquals(0, fresh.next());
-    assertEquals(1, fresh.next());
-    assertEquals(1, fresh.maxAllocated());
+    assertThat(fresh.maxAllocated()).isEqualTo(-1);
+    assertThat(fresh.next()).isEqualTo(0);
+    assertThat(fresh.next()).isEqualTo(1);
+    assertThat(fresh.maxAllocated()).isEqualTo(1);
 
     FieldIdAllocator resumed = new FieldIdAllocator(41);
-    assertEquals(42, resumed.next());
-    assertThrows(InvalidArgumentException.class, () -> new FieldIdAllocator(-2));
+    assertThat(resumed.next()).isEqualTo(42);
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new FieldIdAllocator(-2));
   }
 
   @Test
   void refusesToWrapAround() {
     FieldIdAllocator full = new FieldIdAllocator(Integer.MAX_VALUE - 1);
-    assertEquals(Integer.MAX_VALUE, full.next());
-    assertThrows(InvalidArgumentException.class, full::next);
+    assertThat(full.next()).isEqualTo(Integer.MAX_VALUE);
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(full::next);
   }
 
   @Test
@@ -45,13 +44,13 @@ class FieldIdAllocatorTest {
         Schema.fromArrow(
             as(af("a", INT32), af("b", ArrowType.Struct.INSTANCE, af("x", INT32), af("y", INT32))),
             allocator);
-    assertEquals(3, v1.maxFieldId());
+    assertThat(v1.maxFieldId()).isEqualTo(3);
     int highWaterMark = allocator.maxAllocated(); // what the manifest persists
-    assertEquals(3, highWaterMark);
+    assertThat(highWaterMark).isEqualTo(3);
 
     // Drop "b" (ids 1..3): the schema forgets them, the high-water mark does not.
     Schema v2 = new Schema(List.of(v1.findTopLevel("a").orElseThrow()), v1.metadata());
-    assertEquals(0, v2.maxFieldId());
+    assertThat(v2.maxFieldId()).isEqualTo(0);
 
     // Re-add a column named "b" in a later commit: it gets new ids.
     FieldIdAllocator later = new FieldIdAllocator(highWaterMark);
@@ -60,23 +59,21 @@ class FieldIdAllocatorTest {
     fields.add(newB);
     Schema v3 = new Schema(fields, v2.metadata());
 
-    assertEquals(List.of(0, 4, 5), v3.allFields().stream().map(Field::id).collect(Collectors.toList()));
+    assertThat(v3.allFields().stream().map(Field::id).collect(Collectors.toList())).isEqualTo(List.of(0, 4, 5));
     for (Field f : v1.allFields()) {
       if (f.id() != 0) {
-        assertTrue(v3.findField(f.id()).isEmpty(), "id " + f.id() + " reused");
+        assertThat(v3.findField(f.id()).isEmpty()).as("id " + f.id() + " reused").isTrue();
       }
     }
-    assertEquals(4, v3.field(5).parentId());
-    assertEquals(5, later.maxAllocated());
+    assertThat(v3.field(5).parentId()).isEqualTo(4);
+    assertThat(later.maxAllocated()).isEqualTo(5);
   }
 
   @Test
   void rejectedFieldConsumesNoIds() {
     FieldIdAllocator allocator = new FieldIdAllocator(7);
-    assertThrows(
-        InvalidSchemaException.class,
-        () -> Field.fromArrow(af("s", ArrowType.Struct.INSTANCE, af("n", ArrowType.Null.INSTANCE)), -1, allocator));
-    assertEquals(7, allocator.maxAllocated());
-    assertEquals(8, Field.fromArrow(af("ok", INT32), -1, allocator).id());
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Field.fromArrow(af("s", ArrowType.Struct.INSTANCE, af("n", ArrowType.Null.INSTANCE)), -1, allocator));
+    assertThat(allocator.maxAllocated()).isEqualTo(7);
+    assertThat(Field.fromArrow(af("ok", INT32), -1, allocator).id()).isEqualTo(8);
   }
 }

@@ -1,7 +1,6 @@
 package io.quiver.schema;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -62,10 +61,10 @@ class SchemaArbitrariesTest {
                 ArrowTypeID.LargeListView,
                 ArrowTypeID.RunEndEncoded,
                 ArrowTypeID.NONE));
-    assertEquals(expected, types);
-    assertTrue(topLevelCounts.containsAll(List.of(1, 8)), topLevelCounts.toString());
-    assertTrue(topLevelCounts.stream().allMatch(n -> n >= 1 && n <= 8), topLevelCounts.toString());
-    assertTrue(maxDepth >= 3, "deepest field " + maxDepth);
-    assertTrue(metadata[0] && schemaMetadata);
+    assertThat(types).isEqualTo(expected);
+    assertThat(topLevelCounts.containsAll(List.of(1, 8))).as(topLevelCounts.toString()).isTrue();
+    assertThat(topLevelCounts.stream().allMatch(n -> n >= 1 && n <= 8)).as(topLevelCounts.toString()).isTrue();
+    assertThat(maxDepth >= 3).as("deepest field " + maxDepth).isTrue();
+    assertThat(metadata[0] && schemaMetadata).isTrue();
   }
 }

@@ -2,11 +2,8 @@ package io.quiver.schema;
 
 import static io.quiver.schema.SchemaValidationTest.af;
 import static io.quiver.schema.SchemaValidationTest.as;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import java.util.List;
@@ -42,102 +39,101 @@ class SchemaLookupTest {
 
   @Test
   void lookupByDottedPathIntoStructListAndMap() {
-    assertEquals(4, SCHEMA.findField("s.inner.b").orElseThrow().id());
-    assertEquals(6, SCHEMA.findField("tags.item").orElseThrow().id());
-    assertEquals(9, SCHEMA.findField("m.entries.key").orElseThrow().id());
-    assertEquals(10, SCHEMA.findField("m.entries.value").orElseThrow().id());
-    assertEquals("m.entries.value", SCHEMA.pathOf(10));
-    assertEquals(8, SCHEMA.parentOf(9).orElseThrow().id());
-    assertFalse(SCHEMA.parentOf(0).isPresent());
+    assertThat(SCHEMA.findField("s.inner.b").orElseThrow().id()).isEqualTo(4);
+    assertThat(SCHEMA.findField("tags.item").orElseThrow().id()).isEqualTo(6);
+    assertThat(SCHEMA.findField("m.entries.key").orElseThrow().id()).isEqualTo(9);
+    assertThat(SCHEMA.findField("m.entries.value").orElseThrow().id()).isEqualTo(10);
+    assertThat(SCHEMA.pathOf(10)).isEqualTo("m.entries.value");
+    assertThat(SCHEMA.parentOf(9).orElseThrow().id()).isEqualTo(8);
+    assertThat(SCHEMA.parentOf(0).isPresent()).isFalse();
 
     for (String missing : new String[] {"s.inner.c", "tags.element", "m.key", "", "s.", ".s", "s..a", "nope"}) {
-      assertFalse(SCHEMA.findField(missing).isPresent(), missing);
+      assertThat(SCHEMA.findField(missing).isPresent()).as(missing).isFalse();
     }
   }
 
   @Test
   void namesWithDotsAreQuotedInPaths() {
-    assertEquals("`a.b`", SCHEMA.pathOf(11));
-    assertEquals(11, SCHEMA.findField("`a.b`").orElseThrow().id());
-    assertFalse(SCHEMA.findField("a.b").isPresent());
-    assertEquals(11, SCHEMA.findTopLevel("a.b").orElseThrow().id());
+    assertThat(SCHEMA.pathOf(11)).isEqualTo("`a.b`");
+    assertThat(SCHEMA.findField("`a.b`").orElseThrow().id()).isEqualTo(11);
+    assertThat(SCHEMA.findField("a.b").isPresent()).isFalse();
+    assertThat(SCHEMA.findTopLevel("a.b").orElseThrow().id()).isEqualTo(11);
 
     Schema tricky =
         Schema.fromArrow(as(af("x`y", ArrowType.Struct.INSTANCE, af("p.q", INT32))), new FieldIdAllocator(-1));
-    assertEquals("`x``y`.`p.q`", tricky.pathOf(1));
-    assertEquals(1, tricky.findField("`x``y`.`p.q`").orElseThrow().id());
-    assertFalse(tricky.findField("`x``y").isPresent());
+    assertThat(tricky.pathOf(1)).isEqualTo("`x``y`.`p.q`");
+    assertThat(tricky.findField("`x``y`.`p.q`").orElseThrow().id()).isEqualTo(1);
+    assertThat(tricky.findField("`x``y").isPresent()).isFalse();
   }
 
   @Test
   void unknownIdsAreInvalidArguments() {
-    assertFalse(SCHEMA.findField(99).isPresent());
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SCHEMA.field(99));
-    assertTrue(e.getMessage().contains("99"), e.getMessage());
-    assertThrows(InvalidArgumentException.class, () -> SCHEMA.pathOf(-1));
-    assertThrows(InvalidArgumentException.class, () -> SCHEMA.parentOf(12));
-    assertThrows(InvalidArgumentException.class, () -> SCHEMA.project(List.of(0, 12)));
+    assertThat(SCHEMA.findField(99).isPresent()).isFalse();
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> SCHEMA.field(99)).actual();
+    assertThat(e.getMessage().contains("99")).as(e.getMessage()).isTrue();
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> SCHEMA.pathOf(-1));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> SCHEMA.parentOf(12));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> SCHEMA.project(List.of(0, 12)));
   }
 
   @Test
   void atomicFieldsStopAtListsAndMaps() {
-    assertEquals(
-        List.of(0, 2, 4, 5, 7, 11), SCHEMA.atomicFields().stream().map(Field::id).collect(Collectors.toList()));
-    assertTrue(SCHEMA.field(5).isAtomic());
-    assertFalse(SCHEMA.field(3).isAtomic());
+    assertThat(SCHEMA.atomicFields().stream().map(Field::id).collect(Collectors.toList())).isEqualTo(List.of(0, 2, 4, 5, 7, 11));
+    assertThat(SCHEMA.field(5).isAtomic()).isTrue();
+    assertThat(SCHEMA.field(3).isAtomic()).isFalse();
   }
 
   @Test
   void projection() {
     // A struct keeps all descendants.
-    assertEquals(List.of(1, 2, 3, 4), ids(SCHEMA.project(List.of(1))));
+    assertThat(ids(SCHEMA.project(List.of(1)))).isEqualTo(List.of(1, 2, 3, 4));
     // An atomic field keeps its ancestor structs with only the requested descendants.
     Schema deep = SCHEMA.project(List.of(4));
-    assertEquals(List.of(1, 3, 4), ids(deep));
-    assertEquals("s.inner.b", deep.pathOf(4));
+    assertThat(ids(deep)).isEqualTo(List.of(1, 3, 4));
+    assertThat(deep.pathOf(4)).isEqualTo("s.inner.b");
     // A child of a list or map selects the whole list or map.
-    assertEquals(List.of(5, 6), ids(SCHEMA.project(List.of(6))));
-    assertEquals(List.of(7, 8, 9, 10), ids(SCHEMA.project(List.of(9))));
+    assertThat(ids(SCHEMA.project(List.of(6)))).isEqualTo(List.of(5, 6));
+    assertThat(ids(SCHEMA.project(List.of(9)))).isEqualTo(List.of(7, 8, 9, 10));
     // Order follows the schema; duplicates are harmless.
-    assertEquals(List.of(0, 1, 2, 7, 8, 9, 10, 11), ids(SCHEMA.project(List.of(11, 10, 2, 0, 2))));
-    assertEquals(Schema.empty(), SCHEMA.project(List.of()));
+    assertThat(ids(SCHEMA.project(List.of(11, 10, 2, 0, 2)))).isEqualTo(List.of(0, 1, 2, 7, 8, 9, 10, 11));
+    assertThat(SCHEMA.project(List.of())).isEqualTo(Schema.empty());
   }
 
   @Test
   void maxFieldIdOfEmptySchemaIsMinusOne() {
-    assertEquals(-1, Schema.empty().maxFieldId());
-    assertEquals(List.of(), Schema.empty().allFields());
-    assertEquals(0, new FieldIdAllocator(Schema.empty().maxFieldId()).next());
-    assertEquals(11, SCHEMA.maxFieldId());
+    assertThat(Schema.empty().maxFieldId()).isEqualTo(-1);
+    assertThat(Schema.empty().allFields()).isEqualTo(List.of());
+    assertThat(new FieldIdAllocator(Schema.empty().maxFieldId()).next()).isEqualTo(0);
+    assertThat(SCHEMA.maxFieldId()).isEqualTo(11);
   }
 
   @Test
   void renamesKeepIdsAndStructureIgnoresMetadata() {
     Field renamed = SCHEMA.field(0).withName("pk").withNullable(true);
-    assertEquals(0, renamed.id());
-    assertEquals("pk", renamed.name());
-    assertTrue(renamed.nullable());
+    assertThat(renamed.id()).isEqualTo(0);
+    assertThat(renamed.name()).isEqualTo("pk");
+    assertThat(renamed.nullable()).isTrue();
 
     List<Field> fields = new java.util.ArrayList<>(SCHEMA.fields());
     fields.set(0, renamed);
     Schema other = new Schema(fields, SCHEMA.metadata());
-    assertFalse(SCHEMA.sameStructure(other));
-    assertEquals("pk", other.pathOf(0));
+    assertThat(SCHEMA.sameStructure(other)).isFalse();
+    assertThat(other.pathOf(0)).isEqualTo("pk");
 
     fields.set(0, SCHEMA.field(0).withMetadata(Map.of("comment", "primary key")));
     Schema annotated = new Schema(fields, Map.of("owner", "me"));
-    assertTrue(SCHEMA.sameStructure(annotated));
-    assertNotEquals(SCHEMA, annotated);
+    assertThat(SCHEMA.sameStructure(annotated)).isTrue();
+    assertThat(annotated).isNotEqualTo(SCHEMA);
   }
 
   @Test
   void valuesAreImmutable() {
-    assertThrows(UnsupportedOperationException.class, () -> SCHEMA.fields().clear());
-    assertThrows(UnsupportedOperationException.class, () -> SCHEMA.field(1).children().clear());
-    assertThrows(UnsupportedOperationException.class, () -> SCHEMA.allFields().clear());
+    assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> SCHEMA.fields().clear());
+    assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> SCHEMA.field(1).children().clear());
+    assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> SCHEMA.allFields().clear());
     java.util.Map<String, String> meta = new java.util.HashMap<>(Map.of("k", "v"));
     Field f = new Field(0, -1, "a", INT32, true, meta, null);
     meta.put("k2", "v2");
-    assertEquals(Map.of("k", "v"), f.metadata());
+    assertThat(f.metadata()).isEqualTo(Map.of("k", "v"));
   }
 }

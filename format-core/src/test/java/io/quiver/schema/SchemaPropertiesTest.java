@@ -1,8 +1,6 @@
 package io.quiver.schema;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -45,32 +43,32 @@ class SchemaPropertiesTest {
     Schema schema = Schema.fromArrow(arrow, allocator);
 
     List<Field> all = schema.allFields();
-    assertEquals(countNodes(arrow.getFields()), all.size());
+    assertThat(all.size()).isEqualTo(countNodes(arrow.getFields()));
     for (int i = 0; i < all.size(); i++) {
-      assertEquals(firstId + i, all.get(i).id(), "preorder position " + i);
+      assertThat(all.get(i).id()).as("preorder position " + i).isEqualTo(firstId + i);
     }
-    assertEquals(firstId + all.size() - 1, allocator.maxAllocated());
-    assertEquals(firstId + all.size() - 1, schema.maxFieldId());
+    assertThat(allocator.maxAllocated()).isEqualTo(firstId + all.size() - 1);
+    assertThat(schema.maxFieldId()).isEqualTo(firstId + all.size() - 1);
     for (Field top : schema.fields()) {
-      assertEquals(-1, top.parentId());
+      assertThat(top.parentId()).isEqualTo(-1);
     }
     for (Field f : all) {
       int previous = f.id();
       for (Field c : f.children()) {
-        assertEquals(f.id(), c.parentId());
-        assertTrue(c.id() > previous, "children ids increase in order");
+        assertThat(c.parentId()).isEqualTo(f.id());
+        assertThat(c.id() > previous).as("children ids increase in order").isTrue();
         previous = c.id();
       }
-      assertEquals(f.preorder().size() - 1 + f.id(), f.preorder().get(f.preorder().size() - 1).id());
+      assertThat(f.preorder().get(f.preorder().size() - 1).id()).isEqualTo(f.preorder().size() - 1 + f.id());
     }
   }
 
   @Property(tries = 300, seed = SEED)
   void arrowRoundTripIsExact(@ForAll("arrowSchemas") org.apache.arrow.vector.types.pojo.Schema arrow) {
     Schema schema = Schema.fromArrow(arrow, new FieldIdAllocator(-1));
-    assertEquals(arrow, schema.toArrow());
+    assertThat(schema.toArrow()).isEqualTo(arrow);
     for (Field top : schema.fields()) {
-      assertEquals(arrow.findField(top.name()), top.toArrow());
+      assertThat(top.toArrow()).isEqualTo(arrow.findField(top.name()));
     }
   }
 
@@ -82,29 +80,29 @@ class SchemaPropertiesTest {
     org.apache.arrow.vector.types.pojo.Schema stored = schema.toArrowWithIds();
 
     Schema reread = Schema.fromArrowWithIds(stored);
-    assertEquals(schema, reread);
-    assertTrue(schema.sameStructure(reread));
+    assertThat(reread).isEqualTo(schema);
+    assertThat(schema.sameStructure(reread)).isTrue();
     // Fresh conversion ignores stored ids, so the same allocator start gives the same schema.
-    assertEquals(schema, Schema.fromArrow(stored, new FieldIdAllocator(firstId - 1)));
+    assertThat(Schema.fromArrow(stored, new FieldIdAllocator(firstId - 1))).isEqualTo(schema);
   }
 
   @Property(tries = 300, seed = SEED)
   void everyFieldIsFoundByItsPathAndId(@ForAll("arrowSchemas") org.apache.arrow.vector.types.pojo.Schema arrow) {
     Schema schema = Schema.fromArrow(arrow, new FieldIdAllocator(-1));
     for (Field f : schema.allFields()) {
-      assertEquals(f, schema.field(f.id()));
+      assertThat(schema.field(f.id())).isEqualTo(f);
       String path = schema.pathOf(f.id());
-      assertEquals(f, schema.findField(path).orElseThrow(), path);
+      assertThat(schema.findField(path).orElseThrow()).as(path).isEqualTo(f);
       if (f.parentId() == -1) {
-        assertFalse(schema.parentOf(f.id()).isPresent());
-        assertEquals(f, schema.findTopLevel(f.name()).orElseThrow());
+        assertThat(schema.parentOf(f.id()).isPresent()).isFalse();
+        assertThat(schema.findTopLevel(f.name()).orElseThrow()).isEqualTo(f);
       } else {
         Field parent = schema.parentOf(f.id()).orElseThrow();
-        assertTrue(parent.children().contains(f));
-        assertEquals(schema.pathOf(parent.id()) + "." + f.name(), path);
+        assertThat(parent.children().contains(f)).isTrue();
+        assertThat(path).isEqualTo(schema.pathOf(parent.id()) + "." + f.name());
       }
     }
-    assertFalse(schema.findField(schema.maxFieldId() + 1).isPresent());
+    assertThat(schema.findField(schema.maxFieldId() + 1).isPresent()).isFalse();
   }
 
   @Property(tries = 300, seed = SEED)
@@ -123,9 +121,9 @@ class SchemaPropertiesTest {
         expected.add(f.id());
       }
     }
-    assertEquals(expected, atomic.stream().map(Field::id).collect(Collectors.toList()));
+    assertThat(atomic.stream().map(Field::id).collect(Collectors.toList())).isEqualTo(expected);
     // Projecting all atomic fields rebuilds the schema.
-    assertEquals(schema, schema.project(expected));
+    assertThat(schema.project(expected)).isEqualTo(schema);
   }
 
   @Property(tries = 300, seed = SEED)
@@ -139,12 +137,12 @@ class SchemaPropertiesTest {
     Schema projected = schema.project(requested);
 
     // Same metadata, a subset of the nodes, in the original preorder.
-    assertEquals(schema.metadata(), projected.metadata());
+    assertThat(projected.metadata()).isEqualTo(schema.metadata());
     List<Integer> originalOrder = all.stream().map(Field::id).collect(Collectors.toList());
     List<Integer> projectedOrder = projected.allFields().stream().map(Field::id).collect(Collectors.toList());
     List<Integer> filtered = new ArrayList<>(originalOrder);
     filtered.retainAll(new HashSet<>(projectedOrder));
-    assertEquals(filtered, projectedOrder);
+    assertThat(projectedOrder).isEqualTo(filtered);
 
     Set<Integer> expectedAnchors = new HashSet<>();
     for (int id : requested) {
@@ -160,8 +158,8 @@ class SchemaPropertiesTest {
       expectedAnchors.add(anchor);
       // The anchor is kept whole, with its path and ancestors.
       Field kept = projected.field(anchor);
-      assertEquals(schema.field(anchor), kept);
-      assertEquals(schema.pathOf(anchor), projected.pathOf(anchor));
+      assertThat(kept).isEqualTo(schema.field(anchor));
+      assertThat(projected.pathOf(anchor)).isEqualTo(schema.pathOf(anchor));
     }
     // Nothing else: every kept node is an anchor, inside one, or a struct above one.
     for (Field f : projected.allFields()) {
@@ -176,25 +174,23 @@ class SchemaPropertiesTest {
         }
       }
       if (!ok) {
-        assertTrue(f.isStruct(), "unrequested non-struct kept: " + projected.pathOf(f.id()));
-        assertTrue(
-            f.preorder().stream().anyMatch(d -> expectedAnchors.contains(d.id())),
-            "struct kept without requested descendants: " + projected.pathOf(f.id()));
+        assertThat(f.isStruct()).as("unrequested non-struct kept: " + projected.pathOf(f.id())).isTrue();
+        assertThat(f.preorder().stream().anyMatch(d -> expectedAnchors.contains(d.id()))).as("struct kept without requested descendants: " + projected.pathOf(f.id())).isTrue();
       }
     }
     // Projection is idempotent and order-insensitive.
-    assertEquals(projected, projected.project(requested));
+    assertThat(projected.project(requested)).isEqualTo(projected);
     List<Integer> reversed = new ArrayList<>(requested);
     java.util.Collections.reverse(reversed);
-    assertEquals(projected, schema.project(reversed));
+    assertThat(schema.project(reversed)).isEqualTo(projected);
   }
 
   @Property(tries = 100, seed = SEED)
   void projectingEveryTopLevelFieldIsIdentity(
       @ForAll("arrowSchemas") org.apache.arrow.vector.types.pojo.Schema arrow) {
     Schema schema = Schema.fromArrow(arrow, new FieldIdAllocator(-1));
-    assertEquals(schema, schema.project(schema.fields().stream().map(Field::id).collect(Collectors.toList())));
-    assertEquals(schema, schema.project(schema.allFields().stream().map(Field::id).collect(Collectors.toList())));
-    assertEquals(List.of(), schema.project(List.of()).fields());
+    assertThat(schema.project(schema.fields().stream().map(Field::id).collect(Collectors.toList()))).isEqualTo(schema);
+    assertThat(schema.project(schema.allFields().stream().map(Field::id).collect(Collectors.toList()))).isEqualTo(schema);
+    assertThat(schema.project(List.of()).fields()).isEqualTo(List.of());
   }
 }

@@ -1,9 +1,8 @@
 package io.quiver.schema;
 
-import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidSchemaException;
 import java.util.List;
@@ -15,6 +14,7 @@ import org.apache.arrow.vector.types.UnionMode;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.FieldType;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -41,8 +41,8 @@ class SchemaValidationTest {
   private static InvalidSchemaException rejects(org.apache.arrow.vector.types.pojo.Schema arrow) {
     FieldIdAllocator allocator = new FieldIdAllocator(9);
     InvalidSchemaException e =
-        assertThrows(InvalidSchemaException.class, () -> Schema.fromArrow(arrow, allocator));
-    assertEquals(9, allocator.maxAllocated(), "a rejected schema must not consume ids");
+        assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Schema.fromArrow(arrow, allocator)).actual();
+    assertThat(allocator.maxAllocated()).as("a rejected schema must not consume ids").isEqualTo(9);
     return e;
   }
 
@@ -54,27 +54,27 @@ class SchemaValidationTest {
   @MethodSource("reservedNames")
   void reservedTopLevelNameIsRejectedByName(String name) {
     InvalidSchemaException e = rejects(as(af("ok", INT32), af(name, INT32)));
-    assertTrue(e.getMessage().contains("'" + name + "' is reserved"), e.getMessage());
-    assertTrue(e.getMessage().contains("rename the column"), e.getMessage());
-    assertTrue(e.getMessage().contains(String.join(", ", ReservedNames.NAMES)), e.getMessage());
+    assertThat(e.getMessage().contains("'" + name + "' is reserved")).as(e.getMessage()).isTrue();
+    assertThat(e.getMessage().contains("rename the column")).as(e.getMessage()).isTrue();
+    assertThat(e.getMessage().contains(String.join(", ", ReservedNames.NAMES))).as(e.getMessage()).isTrue();
 
     InvalidSchemaException direct =
-        assertThrows(InvalidSchemaException.class, () -> new Schema(List.of(Field.of(0, -1, name, INT32, true))));
-    assertTrue(direct.getMessage().contains(name), direct.getMessage());
-    assertTrue(ReservedNames.isReserved(name));
+        assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> new Schema(List.of(Field.of(0, -1, name, INT32, true)))).actual();
+    assertThat(direct.getMessage().contains(name)).as(direct.getMessage()).isTrue();
+    assertThat(ReservedNames.isReserved(name)).isTrue();
   }
 
   @ParameterizedTest
   @MethodSource("reservedNames")
   void reservedNameIsAllowedBelowTopLevel(String name) {
-    assertDoesNotThrow(() -> Schema.fromArrow(as(af("s", ArrowType.Struct.INSTANCE, af(name, INT32))), new FieldIdAllocator(-1)));
+    Assertions.assertThatCode(() -> Schema.fromArrow(as(af("s", ArrowType.Struct.INSTANCE, af(name, INT32))), new FieldIdAllocator(-1))).doesNotThrowAnyException();
   }
 
   @Test
   void reservedMatchingIsExact() {
-    assertTrue(!ReservedNames.isReserved("_ROWID") && !ReservedNames.isReserved("rowid"));
-    assertTrue(!ReservedNames.isReserved(null));
-    assertEquals(5, ReservedNames.NAMES.size());
+    assertThat(!ReservedNames.isReserved("_ROWID") && !ReservedNames.isReserved("rowid")).isTrue();
+    assertThat(ReservedNames.isReserved(null)).isFalse();
+    assertThat(ReservedNames.NAMES.size()).isEqualTo(5);
   }
 
   static Stream<Arguments> unsupportedTypes() {
@@ -97,15 +97,15 @@ class SchemaValidationTest {
   @MethodSource("unsupportedTypes")
   void unsupportedTypeIsRejectedNamingPathAndType(ArrowType type, String typeName) {
     InvalidSchemaException top = rejects(as(af("x", type)));
-    assertTrue(top.getMessage().contains("'x'") && top.getMessage().contains(typeName), top.getMessage());
+    assertThat(top.getMessage().contains("'x'") && top.getMessage().contains(typeName)).as(top.getMessage()).isTrue();
 
     InvalidSchemaException nested =
         rejects(as(af("outer", ArrowType.Struct.INSTANCE, af("ok", INT32), af("inner", type))));
-    assertTrue(nested.getMessage().contains("'outer.inner'"), nested.getMessage());
-    assertTrue(nested.getMessage().contains(typeName), nested.getMessage());
+    assertThat(nested.getMessage().contains("'outer.inner'")).as(nested.getMessage()).isTrue();
+    assertThat(nested.getMessage().contains(typeName)).as(nested.getMessage()).isTrue();
 
     InvalidSchemaException inList = rejects(as(af("tags", new ArrowType.List(), af("item", type))));
-    assertTrue(inList.getMessage().contains("'tags.item'"), inList.getMessage());
+    assertThat(inList.getMessage().contains("'tags.item'")).as(inList.getMessage()).isTrue();
   }
 
   @Test
@@ -114,19 +114,19 @@ class SchemaValidationTest {
         new org.apache.arrow.vector.types.pojo.Field(
             "color", new FieldType(true, UTF8, new DictionaryEncoding(1, false, new ArrowType.Int(32, true))), null);
     InvalidSchemaException e = rejects(as(af("s", ArrowType.Struct.INSTANCE, dict)));
-    assertTrue(e.getMessage().contains("'s.color'") && e.getMessage().contains("dictionary"), e.getMessage());
+    assertThat(e.getMessage().contains("'s.color'") && e.getMessage().contains("dictionary")).as(e.getMessage()).isTrue();
   }
 
   @Test
   void childCountRules() {
-    assertTrue(rejects(as(af("l", new ArrowType.List()))).getMessage().contains("exactly 1 child"));
-    assertTrue(rejects(as(af("l", new ArrowType.LargeList(), af("a", INT32), af("b", INT32)))).getMessage().contains("'l'"));
-    assertTrue(rejects(as(af("l", new ArrowType.FixedSizeList(2)))).getMessage().contains("exactly 1 child"));
-    assertTrue(rejects(as(af("s", ArrowType.Struct.INSTANCE))).getMessage().contains("no children"));
-    assertTrue(rejects(as(af("p", INT32, af("c", INT32)))).getMessage().contains("must have no children"));
+    assertThat(rejects(as(af("l", new ArrowType.List()))).getMessage().contains("exactly 1 child")).isTrue();
+    assertThat(rejects(as(af("l", new ArrowType.LargeList(), af("a", INT32), af("b", INT32)))).getMessage().contains("'l'")).isTrue();
+    assertThat(rejects(as(af("l", new ArrowType.FixedSizeList(2)))).getMessage().contains("exactly 1 child")).isTrue();
+    assertThat(rejects(as(af("s", ArrowType.Struct.INSTANCE))).getMessage().contains("no children")).isTrue();
+    assertThat(rejects(as(af("p", INT32, af("c", INT32)))).getMessage().contains("must have no children")).isTrue();
     InvalidSchemaException nestedEmpty =
         rejects(as(af("a", ArrowType.Struct.INSTANCE, af("b", ArrowType.Struct.INSTANCE))));
-    assertTrue(nestedEmpty.getMessage().contains("'a.b'"), nestedEmpty.getMessage());
+    assertThat(nestedEmpty.getMessage().contains("'a.b'")).as(nestedEmpty.getMessage()).isTrue();
   }
 
   @Test
@@ -134,64 +134,54 @@ class SchemaValidationTest {
     ArrowType map = new ArrowType.Map(false);
     org.apache.arrow.vector.types.pojo.Field key = af("key", UTF8, false);
     org.apache.arrow.vector.types.pojo.Field value = af("value", INT32);
-    assertDoesNotThrow(
-        () -> Schema.fromArrow(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, false, key, value))), new FieldIdAllocator(-1)));
+    Assertions.assertThatCode(() -> Schema.fromArrow(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, false, key, value))), new FieldIdAllocator(-1))).doesNotThrowAnyException();
 
-    assertTrue(rejects(as(af("m", map))).getMessage().contains("exactly 1 child"));
-    assertTrue(rejects(as(af("m", map, af("entries", INT32, false)))).getMessage().contains("struct child"));
-    assertTrue(
-        rejects(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, true, key, value))))
-            .getMessage()
-            .contains("'m.entries' must not be nullable"));
-    assertTrue(
-        rejects(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, false, key))))
-            .getMessage()
-            .contains("exactly 2 children"));
-    assertTrue(
-        rejects(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, false, af("key", UTF8, true), value))))
-            .getMessage()
-            .contains("'m.entries.key' must not be nullable"));
+    assertThat(rejects(as(af("m", map))).getMessage().contains("exactly 1 child")).isTrue();
+    assertThat(rejects(as(af("m", map, af("entries", INT32, false)))).getMessage().contains("struct child")).isTrue();
+    assertThat(rejects(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, true, key, value))))
+        .getMessage()
+        .contains("'m.entries' must not be nullable")).isTrue();
+    assertThat(rejects(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, false, key))))
+        .getMessage()
+        .contains("exactly 2 children")).isTrue();
+    assertThat(rejects(as(af("m", map, af("entries", ArrowType.Struct.INSTANCE, false, af("key", UTF8, true), value))))
+        .getMessage()
+        .contains("'m.entries.key' must not be nullable")).isTrue();
   }
 
   @Test
   void namesMustBeNonEmptyAndUniqueAmongSiblings() {
-    assertTrue(rejects(as(af("a", INT32), af("a", UTF8))).getMessage().contains("duplicate column name 'a'"));
-    assertTrue(
-        rejects(as(af("s", ArrowType.Struct.INSTANCE, af("x", INT32), af("x", UTF8))))
-            .getMessage()
-            .contains("two children named 'x'"));
-    assertTrue(rejects(as(af("", INT32))).getMessage().contains("empty name"));
-    assertTrue(rejects(as(af("s", ArrowType.Struct.INSTANCE, af("", INT32)))).getMessage().contains("child of 's'"));
+    assertThat(rejects(as(af("a", INT32), af("a", UTF8))).getMessage().contains("duplicate column name 'a'")).isTrue();
+    assertThat(rejects(as(af("s", ArrowType.Struct.INSTANCE, af("x", INT32), af("x", UTF8))))
+        .getMessage()
+        .contains("two children named 'x'")).isTrue();
+    assertThat(rejects(as(af("", INT32))).getMessage().contains("empty name")).isTrue();
+    assertThat(rejects(as(af("s", ArrowType.Struct.INSTANCE, af("", INT32)))).getMessage().contains("child of 's'")).isTrue();
     // Same name at different places is fine.
-    assertDoesNotThrow(
-        () -> Schema.fromArrow(as(af("x", INT32), af("s", ArrowType.Struct.INSTANCE, af("x", INT32))), new FieldIdAllocator(-1)));
+    Assertions.assertThatCode(() -> Schema.fromArrow(as(af("x", INT32), af("s", ArrowType.Struct.INSTANCE, af("x", INT32))), new FieldIdAllocator(-1))).doesNotThrowAnyException();
   }
 
   @Test
   void idsMustBeNonNegativeUniqueAndMatchTheTree() {
-    assertThrows(InvalidSchemaException.class, () -> Field.of(-1, -1, "a", INT32, true));
-    assertThrows(InvalidSchemaException.class, () -> Field.of(1, -2, "a", INT32, true));
-    assertThrows(InvalidSchemaException.class, () -> Field.of(1, 1, "a", INT32, true));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Field.of(-1, -1, "a", INT32, true));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Field.of(1, -2, "a", INT32, true));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Field.of(1, 1, "a", INT32, true));
 
     InvalidSchemaException dup =
-        assertThrows(
-            InvalidSchemaException.class,
-            () ->
-                new Schema(
-                    List.of(
-                        Field.of(0, -1, "a", INT32, true),
-                        new Field(1, -1, "s", ArrowType.Struct.INSTANCE, true, Map.of(), List.of(Field.of(0, 1, "b", INT32, true))))));
-    assertTrue(dup.getMessage().contains("id 0") && dup.getMessage().contains("'s.b'"), dup.getMessage());
+        assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() ->
+            new Schema(
+                List.of(
+                    Field.of(0, -1, "a", INT32, true),
+                    new Field(1, -1, "s", ArrowType.Struct.INSTANCE, true, Map.of(), List.of(Field.of(0, 1, "b", INT32, true)))))).actual();
+    assertThat(dup.getMessage().contains("id 0") && dup.getMessage().contains("'s.b'")).as(dup.getMessage()).isTrue();
 
     InvalidSchemaException wrongParent =
-        assertThrows(
-            InvalidSchemaException.class,
-            () -> new Field(1, -1, "s", ArrowType.Struct.INSTANCE, true, Map.of(), List.of(Field.of(2, 7, "b", INT32, true))));
-    assertTrue(wrongParent.getMessage().contains("parentId 7"), wrongParent.getMessage());
+        assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> new Field(1, -1, "s", ArrowType.Struct.INSTANCE, true, Map.of(), List.of(Field.of(2, 7, "b", INT32, true)))).actual();
+    assertThat(wrongParent.getMessage().contains("parentId 7")).as(wrongParent.getMessage()).isTrue();
 
     InvalidSchemaException topWithParent =
-        assertThrows(InvalidSchemaException.class, () -> new Schema(List.of(Field.of(3, 0, "a", INT32, true))));
-    assertTrue(topWithParent.getMessage().contains("parentId -1"), topWithParent.getMessage());
+        assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> new Schema(List.of(Field.of(3, 0, "a", INT32, true)))).actual();
+    assertThat(topWithParent.getMessage().contains("parentId -1")).as(topWithParent.getMessage()).isTrue();
   }
 
   @Test
@@ -201,12 +191,10 @@ class SchemaValidationTest {
             as(af("s", ArrowType.Struct.INSTANCE, af("a", INT32), af("tags", new ArrowType.List(), af("item", UTF8)))),
             new FieldIdAllocator(-1));
     org.apache.arrow.vector.types.pojo.Schema stored = schema.toArrowWithIds();
-    assertEquals(schema, Schema.fromArrowWithIds(stored));
+    assertThat(Schema.fromArrowWithIds(stored)).isEqualTo(schema);
 
-    assertTrue(
-        assertThrows(InvalidSchemaException.class, () -> Schema.fromArrowWithIds(schema.toArrow()))
-            .getMessage()
-            .contains("'s' has no 'quiver:field_id'"));
+    assertThatThrownBy(() -> Schema.fromArrowWithIds(schema.toArrow())).isInstanceOf(InvalidSchemaException.class)
+        .message().contains("'s' has no 'quiver:field_id'");
 
     for (String bad : new String[] {"x", "-3", "", " 4", "04", "99999999999"}) {
       org.apache.arrow.vector.types.pojo.Field item = stored.getFields().get(0).getChildren().get(1).getChildren().get(0);
@@ -219,22 +207,20 @@ class SchemaValidationTest {
       org.apache.arrow.vector.types.pojo.Field s = stored.getFields().get(0);
       org.apache.arrow.vector.types.pojo.Schema badSchema =
           as(new org.apache.arrow.vector.types.pojo.Field(s.getName(), s.getFieldType(), List.of(s.getChildren().get(0), badTags)));
-      InvalidSchemaException e = assertThrows(InvalidSchemaException.class, () -> Schema.fromArrowWithIds(badSchema));
-      assertTrue(e.getMessage().contains("'s.tags.item'"), e.getMessage());
+      InvalidSchemaException e = assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> Schema.fromArrowWithIds(badSchema)).actual();
+      assertThat(e.getMessage().contains("'s.tags.item'")).as(e.getMessage()).isTrue();
     }
   }
 
   @Test
   void fieldIdMetadataKeyIsReservedInUserMetadata() {
-    assertThrows(
-        InvalidSchemaException.class,
-        () -> new Field(0, -1, "a", INT32, true, Map.of(Schema.FIELD_ID_KEY, "0"), List.of()));
+    assertThatExceptionOfType(InvalidSchemaException.class).isThrownBy(() -> new Field(0, -1, "a", INT32, true, Map.of(Schema.FIELD_ID_KEY, "0"), List.of()));
     // A fresh conversion drops stale ids and keeps the rest of the metadata.
     org.apache.arrow.vector.types.pojo.Field withStaleId =
         new org.apache.arrow.vector.types.pojo.Field(
             "a", new FieldType(true, INT32, null, Map.of(Schema.FIELD_ID_KEY, "42", "unit", "m")), null);
     Schema schema = Schema.fromArrow(as(withStaleId), new FieldIdAllocator(-1));
-    assertEquals(Map.of("unit", "m"), schema.field(0).metadata());
+    assertThat(schema.field(0).metadata()).isEqualTo(Map.of("unit", "m"));
   }
 
   @Test
@@ -249,7 +235,7 @@ class SchemaValidationTest {
             new ArrowType.Timestamp(TimeUnit.NANOSECOND, "Europe/Paris"),
             new ArrowType.FixedSizeBinary(16));
     for (ArrowType t : types) {
-      assertDoesNotThrow(() -> Field.of(0, -1, "c", t, false), t.toString());
+      Assertions.assertThatCode(() -> Field.of(0, -1, "c", t, false)).withFailMessage(t.toString()).doesNotThrowAnyException();
     }
   }
 }

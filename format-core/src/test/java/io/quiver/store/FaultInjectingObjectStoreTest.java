@@ -1,10 +1,7 @@
 package io.quiver.store;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.FaultInjectingObjectStore.Call;
@@ -22,32 +19,32 @@ class FaultInjectingObjectStoreTest {
   @Test
   void failBeforeDoesNotReachTheStoreAndIsTransient() {
     store.armOnce(Op.PUT_IF_ABSENT, "k", Fault.FAIL_BEFORE);
-    StoreException e = assertThrows(StoreException.class, () -> store.putIfAbsent("k", new byte[] {1}));
-    assertTrue(e.isTransient());
-    assertTrue(memory.head("k").isEmpty());
-    assertEquals(PutResult.CREATED, store.putIfAbsent("k", new byte[] {2}), "one-shot fault is spent");
+    StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> store.putIfAbsent("k", new byte[]{1})).actual();
+    assertThat(e.isTransient()).isTrue();
+    assertThat(memory.head("k").isEmpty()).isTrue();
+    assertThat(store.putIfAbsent("k", new byte[]{2})).as("one-shot fault is spent").isEqualTo(PutResult.CREATED);
   }
 
   @Test
   void failAfterTakesEffectThenThrows() {
     store.armOnce(Op.PUT_IF_ABSENT, "k", Fault.FAIL_AFTER);
-    StoreException e = assertThrows(StoreException.class, () -> store.putIfAbsent("k", new byte[] {1}));
-    assertFalse(e.isTransient(), "the outcome is unknown to the caller");
-    assertTrue(e instanceof io.quiver.exceptions.CommitStateUnknownException, "typed as an adapter would: " + e);
-    assertArrayEquals(new byte[] {1}, memory.read("k"));
-    assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent("k", new byte[] {2}));
+    StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> store.putIfAbsent("k", new byte[]{1})).actual();
+    assertThat(e.isTransient()).as("the outcome is unknown to the caller").isFalse();
+    assertThat(e).as("typed as an adapter would: " + e).isInstanceOf(io.quiver.exceptions.CommitStateUnknownException.class);
+    assertThat(memory.read("k")).containsExactly(new byte[]{1});
+    assertThat(store.putIfAbsent("k", new byte[]{2})).isEqualTo(PutResult.ALREADY_EXISTS);
   }
 
   @Test
   void countedFaultsMatchByPredicateAndOtherKeysPass() {
     store.arm(Op.WRITE, k -> k.startsWith("data/"), Fault.FAIL_BEFORE, 2);
     store.write("other", new byte[0]);
-    assertThrows(StoreException.class, () -> store.write("data/a", new byte[0]));
-    assertThrows(StoreException.class, () -> store.write("data/b", new byte[0]));
-    assertEquals(0, store.pendingFaults());
+    assertThatExceptionOfType(StoreException.class).isThrownBy(() -> store.write("data/a", new byte[0]));
+    assertThatExceptionOfType(StoreException.class).isThrownBy(() -> store.write("data/b", new byte[0]));
+    assertThat(store.pendingFaults()).isEqualTo(0);
     store.write("data/c", new byte[0]);
-    assertEquals(List.of("other", "data/a", "data/b", "data/c"), store.calls(Op.WRITE));
-    assertEquals(List.of("data/c", "other"), memory.listAll("").stream().map(ObjectInfo::key).toList());
+    assertThat(store.calls(Op.WRITE)).isEqualTo(List.of("other", "data/a", "data/b", "data/c"));
+    assertThat(memory.listAll("").stream().map(ObjectInfo::key).toList()).isEqualTo(List.of("data/c", "other"));
   }
 
   @Test
@@ -56,22 +53,21 @@ class FaultInjectingObjectStoreTest {
     store.armOnce(Op.OPEN_WRITER, "after", Fault.FAIL_AFTER);
     ObjectWriter before = store.openWriter("before");
     before.write(new byte[] {1, 2});
-    assertThrows(StoreException.class, before::close);
-    assertTrue(memory.head("before").isEmpty());
+    assertThatExceptionOfType(StoreException.class).isThrownBy(before::close);
+    assertThat(memory.head("before").isEmpty()).isTrue();
     ObjectWriter after = store.openWriter("after");
     after.write(new byte[] {1, 2});
-    assertThrows(StoreException.class, after::close);
-    assertArrayEquals(new byte[] {1, 2}, memory.read("after"));
+    assertThatExceptionOfType(StoreException.class).isThrownBy(after::close);
+    assertThat(memory.read("after")).containsExactly(new byte[]{1, 2});
   }
 
   @Test
   void logsEveryCallIncludingDeleteAllAndList() {
     store.arm(Op.DELETE, "b"::equals, Fault.FAIL_BEFORE, 1);
-    assertEquals(List.of("b"), store.deleteAll(List.of("a", "b")));
+    assertThat(store.deleteAll(List.of("a", "b"))).isEqualTo(List.of("b"));
     store.list("p/", java.util.Optional.empty(), 10);
-    assertEquals(
-        List.of(new Call(Op.DELETE, "a"), new Call(Op.DELETE, "b"), new Call(Op.LIST, "p/")), store.calls());
+    assertThat(store.calls()).isEqualTo(List.of(new Call(Op.DELETE, "a"), new Call(Op.DELETE, "b"), new Call(Op.LIST, "p/")));
     store.clearCalls();
-    assertTrue(store.calls().isEmpty());
+    assertThat(store.calls().isEmpty()).isTrue();
   }
 }

@@ -1,7 +1,6 @@
 package io.quiver.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -51,7 +50,7 @@ class ForwardingObjectStoreTest {
       Object[] args = arguments(m);
       received.clear();
       m.invoke(forwarding, args);
-      assertEquals(List.of(describe(m, args)), received, "forwarded exactly once, unchanged: " + m);
+      assertThat(received).as("forwarded exactly once, unchanged: " + m).isEqualTo(List.of(describe(m, args)));
     }
     assertThat(forwarding.toString()).contains("recorder");
   }

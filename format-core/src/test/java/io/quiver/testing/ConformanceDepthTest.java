@@ -1,8 +1,7 @@
 package io.quiver.testing;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.lang.annotation.Annotation;
 import java.util.Optional;
@@ -63,32 +62,32 @@ class ConformanceDepthTest {
   @Test
   void ciIsTheDefaultDepth() {
     System.clearProperty(ConformanceDepth.PROPERTY);
-    assertEquals(ConformanceDepth.Depth.CI, ConformanceDepth.depth());
+    assertThat(ConformanceDepth.depth()).isEqualTo(ConformanceDepth.Depth.CI);
     System.setProperty(ConformanceDepth.PROPERTY, " ");
-    assertEquals(ConformanceDepth.Depth.CI, ConformanceDepth.depth());
+    assertThat(ConformanceDepth.depth()).isEqualTo(ConformanceDepth.Depth.CI);
   }
 
   @Test
   void eachDepthPicksItsTriesAndLengths() {
     System.setProperty(ConformanceDepth.PROPERTY, "quick");
-    assertEquals(100, ConformanceDepth.tries(tries(100, -1, 1000)));
-    assertEquals(30, ConformanceDepth.pick(30, 45));
+    assertThat(ConformanceDepth.tries(tries(100, -1, 1000))).isEqualTo(100);
+    assertThat(ConformanceDepth.pick(30, 45)).isEqualTo(30);
     System.setProperty(ConformanceDepth.PROPERTY, "ci");
-    assertEquals(300, ConformanceDepth.tries(tries(100, -1, 1000)), "three times quick by default");
-    assertEquals(20, ConformanceDepth.tries(tries(10, -1, 20)), "never beyond deep");
-    assertEquals(120, ConformanceDepth.tries(tries(100, 120, 1000)), "an explicit ci count wins");
-    assertEquals(37, ConformanceDepth.pick(30, 45), "lengths halfway");
+    assertThat(ConformanceDepth.tries(tries(100, -1, 1000))).as("three times quick by default").isEqualTo(300);
+    assertThat(ConformanceDepth.tries(tries(10, -1, 20))).as("never beyond deep").isEqualTo(20);
+    assertThat(ConformanceDepth.tries(tries(100, 120, 1000))).as("an explicit ci count wins").isEqualTo(120);
+    assertThat(ConformanceDepth.pick(30, 45)).as("lengths halfway").isEqualTo(37);
     System.setProperty(ConformanceDepth.PROPERTY, "LONG");
-    assertEquals(1000, ConformanceDepth.tries(tries(100, 120, 1000)));
-    assertEquals(45, ConformanceDepth.pick(30, 45));
+    assertThat(ConformanceDepth.tries(tries(100, 120, 1000))).isEqualTo(1000);
+    assertThat(ConformanceDepth.pick(30, 45)).isEqualTo(45);
   }
 
   @Test
   void quickAndCiRunsHaveFixedSeeds() {
     for (String d : new String[] {"quick", "ci"}) {
       System.setProperty(ConformanceDepth.PROPERTY, d);
-      assertEquals("42", ConformanceDepth.seed(Optional.of("42")), d + ": the property's own seed");
-      assertEquals(ConformanceDepth.QUICK_SEED, ConformanceDepth.seed(Optional.empty()), d);
+      assertThat(ConformanceDepth.seed(Optional.of("42"))).as(d + ": the property's own seed").isEqualTo("42");
+      assertThat(ConformanceDepth.seed(Optional.empty())).as(d).isEqualTo(ConformanceDepth.QUICK_SEED);
     }
   }
 
@@ -96,8 +95,8 @@ class ConformanceDepthTest {
   void longRunsRotateTheSeedOncePerRun() {
     System.setProperty(ConformanceDepth.PROPERTY, "long");
     String run = ConformanceDepth.seed(Optional.of("42"));
-    assertNotEquals("42", run, "a property's fixed seed does not pin a long run");
-    assertEquals(run, ConformanceDepth.seed(Optional.empty()), "one seed for the whole run");
+    assertThat(run).as("a property's fixed seed does not pin a long run").isNotEqualTo("42");
+    assertThat(ConformanceDepth.seed(Optional.empty())).as("one seed for the whole run").isEqualTo(run);
     Long.parseLong(run);
   }
 
@@ -106,17 +105,17 @@ class ConformanceDepthTest {
     System.setProperty(ConformanceDepth.SEED_PROPERTY, "-7");
     for (String d : new String[] {"quick", "ci", "long"}) {
       System.setProperty(ConformanceDepth.PROPERTY, d);
-      assertEquals("-7", ConformanceDepth.seed(Optional.of("42")), d);
+      assertThat(ConformanceDepth.seed(Optional.of("42"))).as(d).isEqualTo("-7");
     }
-    assertEquals("-Dquiver.conformance.depth=long -Dquiver.conformance.seed=-7", ConformanceDepth.reproduction("-7"));
+    assertThat(ConformanceDepth.reproduction("-7")).isEqualTo("-Dquiver.conformance.depth=long -Dquiver.conformance.seed=-7");
   }
 
   @Test
   void badValuesAreClearErrors() {
     System.setProperty(ConformanceDepth.PROPERTY, "medium");
-    assertThrows(IllegalArgumentException.class, ConformanceDepth::depth);
+    assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(ConformanceDepth::depth);
     System.setProperty(ConformanceDepth.PROPERTY, "ci");
     System.setProperty(ConformanceDepth.SEED_PROPERTY, "abc");
-    assertThrows(IllegalArgumentException.class, () -> ConformanceDepth.seed(Optional.empty()));
+    assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> ConformanceDepth.seed(Optional.empty()));
   }
 }

@@ -1,9 +1,7 @@
 package io.quiver.internal.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.UnsupportedFormatException;
@@ -29,18 +27,18 @@ class MetadataCodecTest {
   void manifestsRoundTrip(@ForAll("committed") ManifestArbitraries.Committed c) {
     byte[] bytes = MetadataCodec.encodeManifest(c.manifest(), c.transaction());
     ManifestAndTransaction back = MetadataCodec.decodeManifest(bytes, PATH);
-    assertEquals(c.manifest(), back.manifest());
-    assertEquals(c.transaction(), back.transaction());
+    assertThat(back.manifest()).isEqualTo(c.manifest());
+    assertThat(back.transaction()).isEqualTo(c.transaction());
     // Deterministic: encoding the decoded value gives the same bytes.
-    assertTrue(Arrays.equals(bytes, MetadataCodec.encodeManifest(back.manifest(), back.transaction())));
+    assertThat(Arrays.equals(bytes, MetadataCodec.encodeManifest(back.manifest(), back.transaction()))).isTrue();
     // The committer's shortcut reads the same transaction without decoding the manifest.
-    assertEquals(c.transaction(), MetadataCodec.decodeManifestTransaction(bytes, PATH));
+    assertThat(MetadataCodec.decodeManifestTransaction(bytes, PATH)).isEqualTo(c.transaction());
   }
 
   @Property(tries = 100)
   void transactionsRoundTrip(@ForAll("committed") ManifestArbitraries.Committed c) {
     byte[] bytes = MetadataCodec.encodeTransaction(c.transaction());
-    assertEquals(c.transaction(), MetadataCodec.decodeTransaction(bytes, PATH));
+    assertThat(MetadataCodec.decodeTransaction(bytes, PATH)).isEqualTo(c.transaction());
   }
 
   @Property(tries = 50)
@@ -49,12 +47,12 @@ class MetadataCodecTest {
     for (int length = 0; length < bytes.length; length += Math.max(1, bytes.length / 64)) {
       byte[] truncated = Arrays.copyOf(bytes, length);
       CorruptFileException e =
-          assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(truncated, PATH));
+          assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> MetadataCodec.decodeManifest(truncated, PATH)).actual();
       assertThat(e.getMessage()).contains(PATH);
-      assertEquals(PATH, e.path());
+      assertThat(e.path()).isEqualTo(PATH);
       CorruptFileException t =
-          assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifestTransaction(truncated, PATH));
-      assertEquals(PATH, t.path());
+          assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> MetadataCodec.decodeManifestTransaction(truncated, PATH)).actual();
+      assertThat(t.path()).isEqualTo(PATH);
     }
   }
 
@@ -66,9 +64,9 @@ class MetadataCodecTest {
     int at = (int) (where * (bytes.length - 1));
     bytes[at] ^= (byte) mask;
     CorruptFileException e =
-        assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(bytes, PATH));
+        assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> MetadataCodec.decodeManifest(bytes, PATH)).actual();
     assertThat(e.getMessage()).contains(PATH);
-    assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifestTransaction(bytes, PATH));
+    assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> MetadataCodec.decodeManifestTransaction(bytes, PATH));
   }
 
   @Provide
@@ -85,7 +83,7 @@ class MetadataCodecTest {
   void aTransactionFileIsNotAManifest() {
     ManifestArbitraries.Committed c = ManifestArbitraries.committed().sample();
     byte[] txn = MetadataCodec.encodeTransaction(c.transaction());
-    CorruptFileException e = assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(txn, PATH));
+    CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> MetadataCodec.decodeManifest(txn, PATH)).actual();
     assertThat(e.getMessage()).contains("expected magic QVM1");
   }
 
@@ -93,7 +91,7 @@ class MetadataCodecTest {
   void unknownMajorFormatVersionIsRefusedNamingIt() {
     byte[] bytes = rewrite(b -> b.getManifestBuilder().getFormatVersionBuilder().setMajor(2).setMinor(7));
     UnsupportedFormatException e =
-        assertThrows(UnsupportedFormatException.class, () -> MetadataCodec.decodeManifest(bytes, PATH));
+        assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> MetadataCodec.decodeManifest(bytes, PATH)).actual();
     assertThat(e.getMessage()).contains("format 2.7").contains(PATH).contains("upgrade");
   }
 
@@ -101,14 +99,14 @@ class MetadataCodecTest {
   void newerMinorVersionIsRead() {
     ManifestArbitraries.Committed c = ManifestArbitraries.committed().sample();
     byte[] bytes = rewrite(c, b -> b.getManifestBuilder().getFormatVersionBuilder().setMinor(9));
-    assertEquals(c.manifest(), MetadataCodec.decodeManifest(bytes, PATH).manifest());
+    assertThat(MetadataCodec.decodeManifest(bytes, PATH).manifest()).isEqualTo(c.manifest());
   }
 
   @Test
   void unknownReaderFeatureIsRefusedNamingIt() {
     byte[] bytes = rewrite(b -> b.getManifestBuilder().addReaderFeatures("time-machine"));
     UnsupportedFormatException e =
-        assertThrows(UnsupportedFormatException.class, () -> MetadataCodec.decodeManifest(bytes, PATH));
+        assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> MetadataCodec.decodeManifest(bytes, PATH)).actual();
     assertThat(e.getMessage()).contains("'time-machine'");
   }
 
@@ -129,7 +127,7 @@ class MetadataCodecTest {
                         io.quiver.internal.proto.DataFile.newBuilder().setPath(hostile).setFileMajor(1)));
           });
       CorruptFileException e =
-          assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(bytes, PATH), hostile);
+          assertThatExceptionOfType(CorruptFileException.class).as(hostile).isThrownBy(() -> MetadataCodec.decodeManifest(bytes, PATH)).actual();
       assertThat(e.getMessage()).contains(hostile);
     }
   }
@@ -143,7 +141,7 @@ class MetadataCodecTest {
           m.setMaxFragmentId(0);
           m.addFragments(io.quiver.internal.proto.Fragment.newBuilder().setId(0).setPhysicalRows(-1L));
         });
-    CorruptFileException e = assertThrows(CorruptFileException.class, () -> MetadataCodec.decodeManifest(bytes, PATH));
+    CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> MetadataCodec.decodeManifest(bytes, PATH)).actual();
     assertThat(e.getMessage()).contains("physical rows");
   }
 

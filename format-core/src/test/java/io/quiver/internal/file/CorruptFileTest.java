@@ -1,9 +1,8 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.QuiverException;
@@ -49,7 +48,7 @@ class CorruptFileTest {
 
   @AfterEach
   void noLeaks() {
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
+    assertThat(allocator.getAllocatedMemory()).as("leaked Arrow memory").isEqualTo(0);
     allocator.close();
   }
 
@@ -66,7 +65,7 @@ class CorruptFileTest {
     fields.add(TestData.nullable("s", ArrowType.Utf8.INSTANCE));
     Files.writeRandom(store, "large.arrow", new Schema(fields), 5000, 12, allocator, 1000);
     byte[] bytes = store.read("large.arrow");
-    assertTrue(bytes.length > 4 * DataFileReader.TAIL_READ_BYTES);
+    assertThat(bytes.length > 4 * DataFileReader.TAIL_READ_BYTES).isTrue();
     return bytes;
   }
 
@@ -83,11 +82,10 @@ class CorruptFileTest {
   }
 
   private CorruptFileException assertCorrupt(byte[] bytes, String expectedDetail) {
-    CorruptFileException e = assertThrows(CorruptFileException.class, () -> readEverything(bytes));
-    assertEquals(badLocation, e.path());
-    assertTrue(e.getMessage().contains(badLocation), e.getMessage());
-    assertTrue(
-        e.getMessage().contains(expectedDetail), "expected '" + expectedDetail + "' in: " + e.getMessage());
+    CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> readEverything(bytes)).actual();
+    assertThat(e.path()).isEqualTo(badLocation);
+    assertThat(e.getMessage().contains(badLocation)).as(e.getMessage()).isTrue();
+    assertThat(e.getMessage().contains(expectedDetail)).as("expected '" + expectedDetail + "' in: " + e.getMessage()).isTrue();
     return e;
   }
 
@@ -125,7 +123,7 @@ class CorruptFileTest {
           try {
             readEverything(flipped);
           } catch (CorruptFileException | UnsupportedFormatException e) {
-            assertTrue(e.getMessage().contains(badLocation), e.getMessage());
+            assertThat(e.getMessage().contains(badLocation)).as(e.getMessage()).isTrue();
             detected++;
           } catch (RuntimeException | Error e) {
             throw new AssertionError("flip at " + pos + " escaped as " + e, e);
@@ -134,7 +132,7 @@ class CorruptFileTest {
       }
       System.out.printf("bit flips in %d-byte file metadata: %d of %d detected%n", file.length, detected, tried);
       // Names, nullability flags, padding and metadata values can change undetected; structure cannot.
-      assertTrue(detected > tried / 3, detected + " of " + tried + " flips detected");
+      assertThat(detected > tried / 3).as(detected + " of " + tried + " flips detected").isTrue();
     }
   }
 
@@ -190,7 +188,7 @@ class CorruptFileTest {
         ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putLong(at, absurd);
         count++;
       }
-      assertEquals(4, count, "batch length + 3 node lengths");
+      assertThat(count).as("batch length + 3 node lengths").isEqualTo(4);
       assertCorrupt(bad, absurd < 0 || absurd > Integer.MAX_VALUE ? "claims " + absurd + " rows" : "claims " + absurd + " values");
     }
     // a lone node length that disagrees with the batch
@@ -206,7 +204,7 @@ class CorruptFileTest {
     Footer footer = footer(file);
     Block block = footer.recordBatches(new Block(), 2);
     int at = find(file, concat(le(block.offset()), le32(block.metaDataLength())), footerStart(file), file.length);
-    assertTrue(at > 0);
+    assertThat(at > 0).isTrue();
     byte[] body = file.clone();
     ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN).putLong(at + 16, Long.MAX_VALUE);
     assertCorrupt(body, "record batch 2 is described as");
@@ -251,8 +249,8 @@ class CorruptFileTest {
     file[at + 4] = '9';
     store.write(BAD, file);
     UnsupportedFormatException e =
-        assertThrows(UnsupportedFormatException.class, () -> readEverything(file));
-    assertTrue(e.getMessage().contains(badLocation) && e.getMessage().contains("9.0"), e.getMessage());
+        assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> readEverything(file)).actual();
+    assertThat(e.getMessage().contains(badLocation) && e.getMessage().contains("9.0")).as(e.getMessage()).isTrue();
   }
 
   @Test
@@ -265,8 +263,8 @@ class CorruptFileTest {
     long offsets = md.bodyOffset(0) + md.bufferOffset(0, offsetsBuffer);
     long last = offsets + md.bufferLength(0, offsetsBuffer) - 4;
     ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN).putInt((int) last, 1 << 30);
-    QuiverException e = assertThrows(CorruptFileException.class, () -> readEverything(file));
-    assertTrue(e.getMessage().contains(badLocation) && e.getMessage().contains("batch 0"), e.getMessage());
+    QuiverException e = assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> readEverything(file)).actual();
+    assertThat(e.getMessage().contains(badLocation) && e.getMessage().contains("batch 0")).as(e.getMessage()).isTrue();
   }
 
   // ---- helpers ----
@@ -279,7 +277,7 @@ class CorruptFileTest {
       writer.writeBatch();
       writer.end();
     } catch (java.io.IOException e) {
-      fail(e);
+      fail("", e);
     }
     return out.toByteArray();
   }

@@ -1,7 +1,6 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.MemoryObjectStore;
 import java.util.ArrayList;
@@ -27,7 +26,7 @@ class DataFileRoundTripTest {
 
   @AfterEach
   void noLeaks() {
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
+    assertThat(allocator.getAllocatedMemory()).as("leaked Arrow memory").isEqualTo(0);
     allocator.close();
   }
 
@@ -43,13 +42,13 @@ class DataFileRoundTripTest {
     Schema schema = new Schema(List.of(field));
     try (VectorSchemaRoot data = TestData.randomBatch(schema, 300, field.getName().hashCode(), allocator)) {
       WrittenFile written = Files.write(store, "data/one.arrow", data, allocator, 64, 0, 1, 100, 199);
-      assertEquals(300, written.rowCount());
-      assertEquals(store.head("data/one.arrow").orElseThrow().size(), written.sizeBytes());
+      assertThat(written.rowCount()).isEqualTo(300);
+      assertThat(written.sizeBytes()).isEqualTo(store.head("data/one.arrow").orElseThrow().size());
       DataFileMetadata md = reader.metadata("data/one.arrow");
-      assertEquals(5, md.batchCount());
+      assertThat(md.batchCount()).isEqualTo(5);
       Files.assertFileEquals(reader, "data/one.arrow", data, allocator);
       if (field.isNullable() && field.getChildren().isEmpty()) {
-        assertTrue(data.getVector(0).getNullCount() > 0, "test data should contain nulls");
+        assertThat(data.getVector(0).getNullCount() > 0).as("test data should contain nulls").isTrue();
       }
     }
   }
@@ -59,12 +58,12 @@ class DataFileRoundTripTest {
     Schema schema = TestData.allTypesSchema();
     try (VectorSchemaRoot data = TestData.randomBatch(schema, 500, 42, allocator)) {
       WrittenFile written = Files.write(store, "data/all.arrow", data, allocator, 128, 10, 490);
-      assertEquals(new WrittenFile("data/all.arrow", written.sizeBytes(), 500, 1, 0), written);
+      assertThat(written).isEqualTo(new WrittenFile("data/all.arrow", written.sizeBytes(), 500, 1, 0));
       DataFileMetadata md = reader.metadata("data/all.arrow");
-      assertEquals(schema, md.schema());
-      assertEquals(4, md.batchCount());
-      assertEquals(1, md.formatMajor());
-      assertEquals(0, md.formatMinor());
+      assertThat(md.schema()).isEqualTo(schema);
+      assertThat(md.batchCount()).isEqualTo(4);
+      assertThat(md.formatMajor()).isEqualTo(1);
+      assertThat(md.formatMinor()).isEqualTo(0);
       Files.assertFileEquals(reader, "data/all.arrow", data, allocator);
 
       // Plain Arrow Java opens the same bytes: the file is standard Arrow IPC.
@@ -79,7 +78,7 @@ class DataFileRoundTripTest {
           }
           start += root.getRowCount();
         }
-        assertEquals(500, start);
+        assertThat(start).isEqualTo(500);
       }
     }
   }
@@ -89,12 +88,12 @@ class DataFileRoundTripTest {
     Schema schema = TestData.allTypesSchema();
     try (DataFileWriter writer = new DataFileWriter(store, "data/empty.arrow", schema, allocator, 10)) {
       WrittenFile written = writer.finish();
-      assertEquals(0, written.rowCount());
+      assertThat(written.rowCount()).isEqualTo(0);
     }
     DataFileMetadata md = reader.metadata("data/empty.arrow");
-    assertEquals(schema, md.schema());
-    assertEquals(0, md.batchCount());
-    assertEquals(0, md.rowCount());
+    assertThat(md.schema()).isEqualTo(schema);
+    assertThat(md.batchCount()).isEqualTo(0);
+    assertThat(md.rowCount()).isEqualTo(0);
   }
 
   @Test
@@ -106,9 +105,7 @@ class DataFileRoundTripTest {
     for (int i = 0; i < md.atomicColumnCount(); i++) {
       paths.add(md.atomicColumnPath(i));
     }
-    assertEquals(
-        List.of("list_i32", "large_list_utf8", "fsl_f64", "map_utf8_i64", "s.x", "s.inner.y", "s.inner.z",
-            "s.tags", "list_of_struct", "list_of_list", "required_struct.k", "required_struct.m"),
-        paths);
+    assertThat(paths).isEqualTo(List.of("list_i32", "large_list_utf8", "fsl_f64", "map_utf8_i64", "s.x", "s.inner.y", "s.inner.z",
+        "s.tags", "list_of_struct", "list_of_list", "required_struct.k", "required_struct.m"));
   }
 }

@@ -1,8 +1,8 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.SchemaMismatchException;
@@ -20,6 +20,7 @@ import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,12 +32,12 @@ class DataFileWriterFailureTest {
 
   @AfterEach
   void noLeaks() {
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
+    assertThat(allocator.getAllocatedMemory()).as("leaked Arrow memory").isEqualTo(0);
     allocator.close();
   }
 
   private void assertNothingPublished() {
-    assertEquals(List.of(), store.listAll(""));
+    assertThat(store.listAll("")).isEqualTo(List.of());
   }
 
   @Test
@@ -46,8 +47,8 @@ class DataFileWriterFailureTest {
       writer.write(data);
       writer.abort();
       writer.abort(); // idempotent
-      assertThrows(IllegalStateException.class, () -> writer.write(data));
-      assertThrows(IllegalStateException.class, writer::finish);
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> writer.write(data));
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(writer::finish);
     }
     assertNothingPublished();
   }
@@ -67,10 +68,10 @@ class DataFileWriterFailureTest {
         DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
       writer.write(data);
       writer.finish();
-      assertThrows(IllegalStateException.class, writer::finish);
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(writer::finish);
       writer.abort(); // no effect after finish
     }
-    assertTrue(store.head("f.arrow").isPresent());
+    assertThat(store.head("f.arrow").isPresent()).isTrue();
   }
 
   @Test
@@ -85,19 +86,17 @@ class DataFileWriterFailureTest {
     try (DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
       for (Schema bad : List.of(other, wrongType, wrongNested)) {
         try (VectorSchemaRoot batch = TestData.randomBatch(bad, 5, 1, allocator)) {
-          SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> writer.write(batch));
-          assertTrue(e.getMessage().contains(store.locationOf("f.arrow")), e.getMessage());
+          SchemaMismatchException e = assertThatExceptionOfType(SchemaMismatchException.class).isThrownBy(() -> writer.write(batch)).actual();
+          assertThat(e.getMessage().contains(store.locationOf("f.arrow"))).as(e.getMessage()).isTrue();
         }
       }
       try (VectorSchemaRoot batch = TestData.randomBatch(wrongType, 5, 1, allocator)) {
-        assertTrue(
-            assertThrows(SchemaMismatchException.class, () -> writer.write(batch))
-                .getMessage().contains("field 'a' has type Int(32, true), expected Int(64, true)"));
+        assertThatThrownBy(() -> writer.write(batch)).isInstanceOf(SchemaMismatchException.class)
+            .message().contains("field 'a' has type Int(32, true), expected Int(64, true)");
       }
       try (VectorSchemaRoot batch = TestData.randomBatch(wrongNested, 5, 1, allocator)) {
-        assertTrue(
-            assertThrows(SchemaMismatchException.class, () -> writer.write(batch))
-                .getMessage().contains("field 'list_i32.item' has type Int(64, true)"));
+        assertThatThrownBy(() -> writer.write(batch)).isInstanceOf(SchemaMismatchException.class)
+            .message().contains("field 'list_i32.item' has type Int(64, true)");
       }
     }
     assertNothingPublished();
@@ -116,10 +115,10 @@ class DataFileWriterFailureTest {
     try (DataFileWriter writer = new DataFileWriter(store, "f.arrow", schema, allocator, 64);
         VectorSchemaRoot a = TestData.randomBatch(nullableX, 3, 1, allocator);
         VectorSchemaRoot b = TestData.randomBatch(withMetadata, 3, 1, allocator)) {
-      assertTrue(assertThrows(SchemaMismatchException.class, () -> writer.write(a))
-          .getMessage().contains("field 'x' is nullable, expected not nullable"));
+      assertThatThrownBy(() -> writer.write(a)).isInstanceOf(SchemaMismatchException.class)
+          .message().contains("field 'x' is nullable, expected not nullable");
       writer.write(b); // metadata differences are ignored
-      assertEquals(3, writer.finish().rowCount());
+      assertThat(writer.finish().rowCount()).isEqualTo(3);
     }
   }
 
@@ -127,7 +126,7 @@ class DataFileWriterFailureTest {
   void arrowSlicesWithRenamedListItemsAreAccepted() {
     try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 100, 4, allocator);
         VectorSchemaRoot arrowSlice = data.slice(0, 100)) { // names list items "$data$"
-      assertTrue(arrowSlice.getSchema().toString().contains("$data$"));
+      assertThat(arrowSlice.getSchema().toString().contains("$data$")).isTrue();
       try (DataFileWriter writer = new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 64)) {
         writer.write(arrowSlice);
         writer.finish();
@@ -150,15 +149,13 @@ class DataFileWriterFailureTest {
     Field duplicate = TestData.nullable("s", ArrowType.Struct.INSTANCE,
         TestData.nullable("x", ArrowType.Bool.INSTANCE), TestData.nullable("x", ArrowType.Bool.INSTANCE));
     for (Field f : List.of(union, dictionary, view, nested, duplicate)) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-          () -> new DataFileWriter(store, "f.arrow", new Schema(List.of(f)), allocator, 64));
-      assertTrue(e.getMessage().contains("field '" + f.getName()), e.getMessage());
+      InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new DataFileWriter(store, "f.arrow", new Schema(List.of(f)), allocator, 64)).actual();
+      assertThat(e.getMessage().contains("field '" + f.getName())).as(e.getMessage()).isTrue();
     }
-    assertTrue(assertThrows(InvalidArgumentException.class,
-        () -> new DataFileWriter(store, "f.arrow", new Schema(List.of(nested)), allocator, 64))
-            .getMessage().contains("field 's.v'"));
-    assertThrows(InvalidArgumentException.class, () -> new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 0));
-    assertThrows(InvalidArgumentException.class, () -> new DataFileWriter(store, "../f", SCHEMA, allocator, 1));
+    assertThatThrownBy(() -> new DataFileWriter(store, "f.arrow", new Schema(List.of(nested)), allocator, 64)).isInstanceOf(InvalidArgumentException.class)
+        .message().contains("field 's.v'");
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new DataFileWriter(store, "f.arrow", SCHEMA, allocator, 0));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new DataFileWriter(store, "../f", SCHEMA, allocator, 1));
     assertNothingPublished();
   }
 
@@ -167,11 +164,10 @@ class DataFileWriterFailureTest {
     FailingStore failing = new FailingStore(store, 10_000, false);
     try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 1000, 1, allocator);
         DataFileWriter writer = new DataFileWriter(failing, "f.arrow", SCHEMA, allocator, 64)) {
-      StoreException e = assertThrows(StoreException.class, () -> writer.write(data));
-      assertTrue(e.getMessage().contains("mem://w/f.arrow") && e.getMessage().contains("nothing was published"),
-          e.getMessage());
-      assertTrue(failing.aborted);
-      assertThrows(IllegalStateException.class, writer::finish);
+      StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> writer.write(data)).actual();
+      assertThat(e.getMessage().contains("mem://w/f.arrow") && e.getMessage().contains("nothing was published")).as(e.getMessage()).isTrue();
+      assertThat(failing.aborted).isTrue();
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(writer::finish);
     }
     assertNothingPublished();
   }
@@ -182,8 +178,8 @@ class DataFileWriterFailureTest {
     try (VectorSchemaRoot data = TestData.randomBatch(SCHEMA, 10, 1, allocator);
         DataFileWriter writer = new DataFileWriter(failing, "f.arrow", SCHEMA, allocator, 64)) {
       writer.write(data);
-      assertThrows(StoreException.class, writer::finish);
-      assertTrue(failing.aborted);
+      assertThatExceptionOfType(StoreException.class).isThrownBy(writer::finish);
+      assertThat(failing.aborted).isTrue();
     }
     assertNothingPublished();
   }

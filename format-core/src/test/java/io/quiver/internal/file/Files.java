@@ -1,7 +1,6 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.ObjectStore;
 import java.util.ArrayList;
@@ -32,7 +31,7 @@ final class Files {
         }
         offset += piece;
       }
-      assertEquals(data.getRowCount(), offset, "pieces must cover the data");
+      assertThat(offset).as("pieces must cover the data").isEqualTo(data.getRowCount());
       return writer.finish();
     }
   }
@@ -62,18 +61,16 @@ final class Files {
 
   /** Same schema (with metadata), row count and values, with a readable message on mismatch. */
   static void assertSameData(VectorSchemaRoot expected, VectorSchemaRoot actual) {
-    assertEquals(expected.getSchema(), actual.getSchema(), "schema");
-    assertEquals(expected.getRowCount(), actual.getRowCount(), "row count");
+    assertThat(actual.getSchema()).as("schema").isEqualTo(expected.getSchema());
+    assertThat(actual.getRowCount()).as("row count").isEqualTo(expected.getRowCount());
     for (int i = 0; i < expected.getFieldVectors().size(); i++) {
       FieldVector e = expected.getVector(i);
       FieldVector a = actual.getVector(i);
       if (!VectorEqualsVisitor.vectorEquals(e, a)) {
         for (int row = 0; row < e.getValueCount(); row++) {
-          assertEquals(
-              String.valueOf(e.getObject(row)), String.valueOf(a.getObject(row)),
-              "column " + e.getName() + " row " + row);
+          assertThat(String.valueOf(a.getObject(row))).as("column " + e.getName() + " row " + row).isEqualTo(String.valueOf(e.getObject(row)));
         }
-        fail("column " + e.getName() + " differs (buffers) although every value prints the same");
+        org.assertj.core.api.Assertions.fail("column " + e.getName() + " differs (buffers) although every value prints the same");
       }
     }
   }
@@ -82,7 +79,7 @@ final class Files {
   static void assertFileEquals(
       DataFileReader reader, String key, VectorSchemaRoot expected, BufferAllocator allocator) {
     DataFileMetadata md = reader.metadata(key);
-    assertEquals(expected.getRowCount(), md.rowCount(), "row count");
+    assertThat(md.rowCount()).as("row count").isEqualTo(expected.getRowCount());
     int[] all = allColumns(md);
     for (int b = 0; b < md.batchCount(); b++) {
       try (VectorSchemaRoot actual = reader.readBatch(key, b, all, allocator);

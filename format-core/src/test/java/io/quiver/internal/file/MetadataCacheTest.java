@@ -1,9 +1,7 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.store.CountingObjectStore;
@@ -24,14 +22,14 @@ class MetadataCacheTest {
         loads.incrementAndGet();
         return new Blob(5_000);
       });
-      assertTrue(cache.estimatedSize() <= 100_000, "size " + cache.estimatedSize() + " after " + i);
+      assertThat(cache.estimatedSize() <= 100_000).as("size " + cache.estimatedSize() + " after " + i).isTrue();
     }
-    assertEquals(1000, loads.get());
-    assertTrue(cache.estimatedSize() > 50_000, "the budget is used: " + cache.estimatedSize());
+    assertThat(loads.get()).isEqualTo(1000);
+    assertThat(cache.estimatedSize() > 50_000).as("the budget is used: " + cache.estimatedSize()).isTrue();
     // an entry larger than the whole budget is returned but not kept
     Blob huge = cache.get("mem://x/huge", loc -> new Blob(1L << 40));
-    assertEquals(1L << 40, huge.estimatedBytes());
-    assertTrue(cache.estimatedSize() <= 100_000);
+    assertThat(huge.estimatedBytes()).isEqualTo(1L << 40);
+    assertThat(cache.estimatedSize() <= 100_000).isTrue();
   }
 
   @Test
@@ -39,19 +37,19 @@ class MetadataCacheTest {
     MetadataCache cache = new MetadataCache(1 << 20, Runnable::run);
     AtomicInteger loads = new AtomicInteger();
     Blob first = cache.get("a", loc -> new Blob(loads.incrementAndGet()));
-    assertSame(first, cache.get("a", loc -> new Blob(loads.incrementAndGet())));
+    assertThat((Object) cache.get("a", loc -> new Blob(loads.incrementAndGet()))).isSameAs(first);
     cache.invalidate("a");
     cache.get("a", loc -> new Blob(loads.incrementAndGet()));
-    assertEquals(2, loads.get());
+    assertThat(loads.get()).isEqualTo(2);
   }
 
   @Test
   void failedLoadsAreNotCached() {
     MetadataCache cache = new MetadataCache(1 << 20, Runnable::run);
-    assertThrows(CorruptFileException.class, () -> cache.get("a", loc -> {
+    assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> cache.get("a", loc -> {
       throw new CorruptFileException(loc, "bad");
     }));
-    assertEquals(7, cache.get("a", loc -> new Blob(7)).estimatedBytes());
+    assertThat((Object) cache.get("a", loc -> new Blob(7)).estimatedBytes()).isEqualTo(7);
   }
 
   @Test
@@ -67,13 +65,13 @@ class MetadataCacheTest {
     DataFileMetadata small = reader.metadata("small.arrow");
     DataFileMetadata big = reader.metadata("big.arrow");
     long reads = store.readCalls();
-    assertSame(small, reader.metadata("small.arrow"));
-    assertEquals(reads, store.readCalls(), "cached: no reads");
-    assertTrue(small.estimatedBytes() > 1000);
-    assertTrue(big.estimatedBytes() > 10 * small.estimatedBytes() / 2, big + " vs " + small);
-    assertTrue(cache.estimatedSize() >= small.estimatedBytes() + big.estimatedBytes());
+    assertThat(reader.metadata("small.arrow")).isSameAs(small);
+    assertThat(store.readCalls()).as("cached: no reads").isEqualTo(reads);
+    assertThat(small.estimatedBytes() > 1000).isTrue();
+    assertThat(big.estimatedBytes() > 10 * small.estimatedBytes() / 2).as(big + " vs " + small).isTrue();
+    assertThat(cache.estimatedSize() >= small.estimatedBytes() + big.estimatedBytes()).isTrue();
     // two readers over one cache share entries
     DataFileReader other = new DataFileReader(store, cache, new ReadOptions(0));
-    assertSame(big, other.metadata("big.arrow"));
+    assertThat(other.metadata("big.arrow")).isSameAs(big);
   }
 }

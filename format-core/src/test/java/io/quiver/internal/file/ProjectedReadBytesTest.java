@@ -1,7 +1,6 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.CountingObjectStore;
 import io.quiver.store.MemoryObjectStore;
@@ -40,27 +39,27 @@ class ProjectedReadBytesTest {
       long projected = md.projectedBodyBytes(projection);
       readAll(reader, "wide.arrow", md, projection, allocator);
       long cold = store.bytesRead();
-      assertEquals(metadataBytes + projected, cold, "cold: metadata + projected body bytes");
-      assertTrue(cold * 5 < file.sizeBytes(), "cold read " + cold + " of a " + file.sizeBytes() + " byte file");
+      assertThat(cold).as("cold: metadata + projected body bytes").isEqualTo(metadataBytes + projected);
+      assertThat(cold * 5 < file.sizeBytes()).as("cold read " + cold + " of a " + file.sizeBytes() + " byte file").isTrue();
       // validity and data of one column are adjacent unless padding separates them: 1-2 reads per batch
-      assertTrue(store.readCalls() <= metadataCalls + 2L * md.batchCount());
-      assertEquals(1, store.headCalls());
+      assertThat(store.readCalls() <= metadataCalls + 2L * md.batchCount()).isTrue();
+      assertThat(store.headCalls()).isEqualTo(1);
 
       store.reset();
       readAll(reader, "wide.arrow", md, projection, allocator);
-      assertEquals(projected, store.bytesRead(), "warm: exactly the projected body bytes");
-      assertTrue(store.readCalls() <= 2L * md.batchCount());
-      assertEquals(0, store.headCalls());
+      assertThat(store.bytesRead()).as("warm: exactly the projected body bytes").isEqualTo(projected);
+      assertThat(store.readCalls() <= 2L * md.batchCount()).isTrue();
+      assertThat(store.headCalls()).isEqualTo(0);
 
       // one column of 8-byte values with ~20% nulls: its data plus validity bitmaps
       // batches of 2048 rows and a last one of 1808: 8-byte values plus a validity bitmap each
-      assertEquals(ROWS * 8L + 4 * (2048 / 8) + 1808 / 8, projected, "projected bytes of one int64 column");
+      assertThat(projected).as("projected bytes of one int64 column").isEqualTo(ROWS * 8L + 4 * (2048 / 8) + 1808 / 8);
       System.out.printf(
           "projected read of 1/%d columns: file %d bytes, metadata %d bytes in %d reads, projected body %d"
               + " bytes, cold total %d bytes (%.1f%% of file)%n",
           COLUMNS, file.sizeBytes(), metadataBytes, metadataCalls, projected, cold,
           100.0 * cold / file.sizeBytes());
-      assertEquals(0, allocator.getAllocatedMemory());
+      assertThat(allocator.getAllocatedMemory()).isEqualTo(0);
     }
   }
 
@@ -79,16 +78,16 @@ class ProjectedReadBytesTest {
       DataFileMetadata md = exact.metadata("w.arrow");
       store.reset();
       readAll(exact, "w.arrow", md, everyOther, allocator);
-      assertEquals(md.projectedBodyBytes(everyOther), store.bytesRead());
-      assertEquals(8, store.readCalls(), "one read per column (validity + data are adjacent) when gaps are not bridged");
+      assertThat(store.bytesRead()).isEqualTo(md.projectedBodyBytes(everyOther));
+      assertThat(store.readCalls()).as("one read per column (validity + data are adjacent) when gaps are not bridged").isEqualTo(8);
 
       DataFileReader coalescing = new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
       coalescing.metadata("w.arrow");
       store.reset();
       readAll(coalescing, "w.arrow", md, everyOther, allocator);
-      assertEquals(1, store.readCalls(), "4 KiB gaps are bridged by the 8 KiB default");
-      assertTrue(store.bytesRead() > md.projectedBodyBytes(everyOther));
-      assertEquals(0, allocator.getAllocatedMemory());
+      assertThat(store.readCalls()).as("4 KiB gaps are bridged by the 8 KiB default").isEqualTo(1);
+      assertThat(store.bytesRead() > md.projectedBodyBytes(everyOther)).isTrue();
+      assertThat(allocator.getAllocatedMemory()).isEqualTo(0);
     }
   }
 
@@ -98,19 +97,16 @@ class ProjectedReadBytesTest {
         new long[] {100, 10}, new long[] {0, 10}, new long[] {10, 5}, new long[] {50, 0},
         new long[] {112, 8}, new long[] {105, 20}, new long[] {1000, 10});
     // touching ranges merge even with gap 0; empty ones vanish; overlapping ones always merge
-    assertEquals("[[0, 15], [100, 125], [1000, 1010]]",
-        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 0, 1 << 20)));
-    assertEquals("[[0, 125], [1000, 1010]]",
-        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 1 << 20)));
-    assertEquals("[[0, 15], [100, 125], [1000, 1010]]",
-        java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 50)), "merged size capped");
+    assertThat(java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 0, 1 << 20))).isEqualTo("[[0, 15], [100, 125], [1000, 1010]]");
+    assertThat(java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 1 << 20))).isEqualTo("[[0, 125], [1000, 1010]]");
+    assertThat(java.util.Arrays.deepToString(DataFileReader.coalesce(wanted, 100, 50))).as("merged size capped").isEqualTo("[[0, 15], [100, 125], [1000, 1010]]");
   }
 
   private static void readAll(
       DataFileReader reader, String key, DataFileMetadata md, int[] projection, RootAllocator allocator) {
     for (int b = 0; b < md.batchCount(); b++) {
       try (VectorSchemaRoot root = reader.readBatch(key, b, projection, allocator)) {
-        assertEquals(md.batchRowCount(b), root.getRowCount());
+        assertThat(root.getRowCount()).isEqualTo(md.batchRowCount(b));
       }
     }
   }

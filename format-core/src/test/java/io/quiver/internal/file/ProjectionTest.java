@@ -1,8 +1,7 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.MemoryObjectStore;
@@ -42,7 +41,7 @@ class ProjectionTest {
     try (RootAllocator allocator = new RootAllocator()) {
       Files.writeRandom(store, "p.arrow", SCHEMA, 150, seed, allocator, 64);
       DataFileMetadata md = reader.metadata("p.arrow");
-      assertEquals(14, md.atomicColumnCount());
+      assertThat(md.atomicColumnCount()).isEqualTo(14);
       List<Integer> cols = new ArrayList<>();
       for (int i = 0; i < chosen.size(); i++) {
         if (chosen.get(i)) {
@@ -54,11 +53,10 @@ class ProjectionTest {
       for (int b = 0; b < md.batchCount(); b++) {
         try (VectorSchemaRoot full = reader.readBatch("p.arrow", b, Files.allColumns(md), allocator);
             VectorSchemaRoot part = reader.readBatch("p.arrow", b, projection, allocator)) {
-          assertEquals(expectedSchema(SCHEMA, paths), part.getSchema());
-          assertEquals(full.getRowCount(), part.getRowCount());
+          assertThat(part.getSchema()).isEqualTo(expectedSchema(SCHEMA, paths));
+          assertThat(part.getRowCount()).isEqualTo(full.getRowCount());
           for (String path : paths) {
-            assertTrue(
-                VectorEqualsVisitor.vectorEquals(find(full, path), find(part, path)), "column " + path);
+            assertThat(VectorEqualsVisitor.vectorEquals(find(full, path), find(part, path))).as("column " + path).isTrue();
             // struct ancestors carry the same validity
             String prefix = path;
             while (prefix.contains(".")) {
@@ -66,13 +64,13 @@ class ProjectionTest {
               FieldVector f = find(full, prefix);
               FieldVector p = find(part, prefix);
               for (int i = 0; i < full.getRowCount(); i++) {
-                assertEquals(f.isNull(i), p.isNull(i), prefix + " validity at " + i);
+                assertThat(p.isNull(i)).as(prefix + " validity at " + i).isEqualTo(f.isNull(i));
               }
             }
           }
         }
       }
-      assertEquals(0, allocator.getAllocatedMemory());
+      assertThat(allocator.getAllocatedMemory()).isEqualTo(0);
     }
   }
 
@@ -84,16 +82,16 @@ class ProjectionTest {
       Files.writeRandom(store, "p.arrow", SCHEMA, 100, 1, allocator, 64);
       for (int[] bad : new int[][] {{2, 1}, {1, 1}, {-1}, {14}, null}) {
         InvalidArgumentException e =
-            assertThrows(InvalidArgumentException.class, () -> reader.readBatch("p.arrow", 0, bad, allocator));
-        assertTrue(e.getMessage().length() > 20, e.getMessage());
+            assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> reader.readBatch("p.arrow", 0, bad, allocator)).actual();
+        assertThat(e.getMessage().length() > 20).as(e.getMessage()).isTrue();
       }
-      assertThrows(InvalidArgumentException.class, () -> reader.readBatch("p.arrow", 2, new int[] {0}, allocator));
-      assertThrows(InvalidArgumentException.class, () -> reader.readBatch("p.arrow", -1, new int[] {0}, allocator));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> reader.readBatch("p.arrow", 2, new int[]{0}, allocator));
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> reader.readBatch("p.arrow", -1, new int[]{0}, allocator));
       try (VectorSchemaRoot none = reader.readBatch("p.arrow", 1, new int[0], allocator)) {
-        assertEquals(0, none.getFieldVectors().size());
-        assertEquals(36, none.getRowCount());
+        assertThat(none.getFieldVectors().size()).isEqualTo(0);
+        assertThat(none.getRowCount()).isEqualTo(36);
       }
-      assertEquals(0, allocator.getAllocatedMemory());
+      assertThat(allocator.getAllocatedMemory()).isEqualTo(0);
     }
   }
 

@@ -1,6 +1,6 @@
 package io.quiver.internal.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.MemoryObjectStore;
 import java.util.ArrayList;
@@ -62,7 +62,7 @@ class RechunkingTest {
           id.set(i, i);
         }
         WrittenFile written = Files.write(store, "f.arrow", data, allocator, rowsPerBatch, pieces);
-        assertEquals(total, written.rowCount());
+        assertThat(written.rowCount()).isEqualTo(total);
         DataFileMetadata md = reader.metadata("f.arrow");
         List<Integer> sizes = new ArrayList<>();
         for (int b = 0; b < md.batchCount(); b++) {
@@ -72,21 +72,21 @@ class RechunkingTest {
         for (int left = total; left > 0; left -= rowsPerBatch) {
           expected.add(Math.min(rowsPerBatch, left));
         }
-        assertEquals(expected, sizes, "batch sizes for pieces " + Arrays.toString(pieces));
+        assertThat(sizes).as("batch sizes for pieces " + Arrays.toString(pieces)).isEqualTo(expected);
         long next = 0;
         for (int b = 0; b < md.batchCount(); b++) {
-          assertEquals(next, md.batchStart(b));
+          assertThat(md.batchStart(b)).isEqualTo(next);
           try (VectorSchemaRoot batch = reader.readBatch("f.arrow", b, new int[] {0}, allocator)) {
             BigIntVector ids = (BigIntVector) batch.getVector(0);
             for (int i = 0; i < batch.getRowCount(); i++) {
-              assertEquals(next++, ids.get(i), "rows must stay in order");
+              assertThat(ids.get(i)).as("rows must stay in order").isEqualTo(next++);
             }
           }
         }
-        assertEquals(total, next);
+        assertThat(next).isEqualTo(total);
         Files.assertFileEquals(reader, "f.arrow", data, allocator);
       }
-      assertEquals(0, allocator.getAllocatedMemory());
+      assertThat(allocator.getAllocatedMemory()).isEqualTo(0);
     }
   }
 }

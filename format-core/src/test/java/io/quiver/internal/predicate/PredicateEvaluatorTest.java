@@ -13,9 +13,7 @@ import static io.quiver.predicate.Predicate.ne;
 import static io.quiver.predicate.Predicate.not;
 import static io.quiver.predicate.Predicate.or;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.predicate.Predicate;
@@ -137,27 +135,27 @@ class PredicateEvaluatorTest {
   @Test
   void everyComparisonOperatorOnIntegers() {
     VectorSchemaRoot b = longs(1L, 5L, 9L, null, 5L);
-    assertEquals(List.of(1, 4), match(eq("c", 5), b));
-    assertEquals(List.of(0, 2), match(ne("c", 5), b));
-    assertEquals(List.of(0), match(lt("c", 5), b));
-    assertEquals(List.of(0, 1, 4), match(le("c", 5), b));
-    assertEquals(List.of(2), match(gt("c", 5), b));
-    assertEquals(List.of(1, 2, 4), match(ge("c", 5), b));
-    assertEquals(List.of(0, 2), match(in("c", 9, 1, 100), b));
-    assertEquals(List.of(), match(in("c"), b));
-    assertEquals(List.of(3), match(isNull("c"), b));
-    assertEquals(List.of(0, 1, 2, 4), match(isNotNull("c"), b));
-    assertEquals(List.of(0, 1, 2, 3, 4), match(Predicate.TRUE, b));
-    assertEquals(List.of(), match(Predicate.FALSE, b));
+    assertThat(match(eq("c", 5), b)).isEqualTo(List.of(1, 4));
+    assertThat(match(ne("c", 5), b)).isEqualTo(List.of(0, 2));
+    assertThat(match(lt("c", 5), b)).isEqualTo(List.of(0));
+    assertThat(match(le("c", 5), b)).isEqualTo(List.of(0, 1, 4));
+    assertThat(match(gt("c", 5), b)).isEqualTo(List.of(2));
+    assertThat(match(ge("c", 5), b)).isEqualTo(List.of(1, 2, 4));
+    assertThat(match(in("c", 9, 1, 100), b)).isEqualTo(List.of(0, 2));
+    assertThat(match(in("c"), b)).isEqualTo(List.of());
+    assertThat(match(isNull("c"), b)).isEqualTo(List.of(3));
+    assertThat(match(isNotNull("c"), b)).isEqualTo(List.of(0, 1, 2, 4));
+    assertThat(match(Predicate.TRUE, b)).isEqualTo(List.of(0, 1, 2, 3, 4));
+    assertThat(match(Predicate.FALSE, b)).isEqualTo(List.of());
   }
 
   @Test
   void andOrNotCombine() {
     VectorSchemaRoot b = longs(1L, 5L, 9L, 12L);
-    assertEquals(List.of(1, 2), match(and(gt("c", 1), lt("c", 10)), b));
-    assertEquals(List.of(0, 3), match(or(lt("c", 2), gt("c", 10)), b));
-    assertEquals(List.of(0, 3), match(not(and(gt("c", 1), lt("c", 10))), b));
-    assertEquals(List.of(1), match(and(ge("c", 5), le("c", 5), in("c", 5, 6)), b));
+    assertThat(match(and(gt("c", 1), lt("c", 10)), b)).isEqualTo(List.of(1, 2));
+    assertThat(match(or(lt("c", 2), gt("c", 10)), b)).isEqualTo(List.of(0, 3));
+    assertThat(match(not(and(gt("c", 1), lt("c", 10))), b)).isEqualTo(List.of(0, 3));
+    assertThat(match(and(ge("c", 5), le("c", 5), in("c", 5, 6)), b)).isEqualTo(List.of(1));
   }
 
   // ------------------------------------------------------------------ three-valued logic
@@ -166,14 +164,14 @@ class PredicateEvaluatorTest {
   void aComparisonWithNullIsUnknownAndNotOfUnknownIsUnknown() {
     VectorSchemaRoot b = longs(1L, null);
     PredicateEvaluator.Result r = PredicateEvaluator.bind(eq("c", 1), b.getSchema()).evaluateThreeValued(b);
-    assertEquals(List.of(0), rows(r.trueRows()));
-    assertTrue(r.isUnknown(1));
+    assertThat(rows(r.trueRows())).isEqualTo(List.of(0));
+    assertThat(r.isUnknown(1)).isTrue();
     // NOT unknown is unknown: a null row matches neither c = 1 nor NOT (c = 1), nor c != 1.
-    assertEquals(List.of(), match(not(eq("c", 1)), b));
-    assertEquals(List.of(), match(ne("c", 1), b));
-    assertEquals(List.of(), match(not(in("c", 1, 2)), b));
+    assertThat(match(not(eq("c", 1)), b)).isEqualTo(List.of());
+    assertThat(match(ne("c", 1), b)).isEqualTo(List.of());
+    assertThat(match(not(in("c", 1, 2)), b)).isEqualTo(List.of());
     // IS NULL is never unknown.
-    assertEquals(List.of(0), match(not(isNull("c")), b));
+    assertThat(match(not(isNull("c")), b)).isEqualTo(List.of(0));
   }
 
   @Test
@@ -184,18 +182,18 @@ class PredicateEvaluatorTest {
     // unknown AND false = false; unknown AND true = unknown
     PredicateEvaluator.Result andFalse =
         PredicateEvaluator.bind(and(unknownOrValue, Predicate.FALSE), b.getSchema()).evaluateThreeValued(b);
-    assertEquals(List.of(0, 1, 2), rows(andFalse.falseRows()));
+    assertThat(rows(andFalse.falseRows())).isEqualTo(List.of(0, 1, 2));
     PredicateEvaluator.Result andTrue = PredicateEvaluator.bind(and(unknownOrValue, Predicate.TRUE), b.getSchema()).evaluateThreeValued(b);
-    assertTrue(andTrue.isUnknown(1));
+    assertThat(andTrue.isUnknown(1)).isTrue();
     // unknown OR true = true; unknown OR false = unknown
-    assertEquals(List.of(0, 1, 2), match(or(unknownOrValue, Predicate.TRUE), b));
+    assertThat(match(or(unknownOrValue, Predicate.TRUE), b)).isEqualTo(List.of(0, 1, 2));
     PredicateEvaluator.Result orFalse = PredicateEvaluator.bind(or(unknownOrValue, Predicate.FALSE), b.getSchema()).evaluateThreeValued(b);
-    assertTrue(orFalse.isUnknown(1));
-    assertEquals(List.of(2), rows(orFalse.falseRows()));
+    assertThat(orFalse.isUnknown(1)).isTrue();
+    assertThat(rows(orFalse.falseRows())).isEqualTo(List.of(2));
     // NOT (unknown OR false) keeps the null row out.
-    assertEquals(List.of(2), match(not(or(unknownOrValue, Predicate.FALSE)), b));
+    assertThat(match(not(or(unknownOrValue, Predicate.FALSE)), b)).isEqualTo(List.of(2));
     // ... but IS NULL OR ... brings it in.
-    assertEquals(List.of(0, 1), match(or(unknownOrValue, isNull("c")), b));
+    assertThat(match(or(unknownOrValue, isNull("c")), b)).isEqualTo(List.of(0, 1));
   }
 
   // ------------------------------------------------------------------ nesting
@@ -253,49 +251,49 @@ class PredicateEvaluatorTest {
   @Test
   void structMembersAreFoundByPathAndANullStructMakesItsMembersNull() {
     VectorSchemaRoot b = nested();
-    assertEquals(List.of(0), match(eq("s.x", 1), b), "row 2's stale x under a null struct is not a 1");
-    assertEquals(List.of(1, 2), match(isNull("s.x"), b));
-    assertEquals(List.of(2), match(isNull("s"), b));
-    assertEquals(List.of(0, 1, 3), match(isNotNull("s"), b));
-    assertEquals(List.of(0), match(eq("s.y", "a"), b));
-    assertEquals(List.of(0), match(eq("s.inner.z", 10), b));
-    assertEquals(List.of(1, 2, 3), match(isNull("s.inner.z"), b));
-    assertEquals(List.of(1, 2), match(isNull("s.inner"), b));
-    assertEquals(List.of(3), match(and(gt("s.x", 1), isNull("s.y")), b));
+    assertThat(match(eq("s.x", 1), b)).as("row 2's stale x under a null struct is not a 1").isEqualTo(List.of(0));
+    assertThat(match(isNull("s.x"), b)).isEqualTo(List.of(1, 2));
+    assertThat(match(isNull("s"), b)).isEqualTo(List.of(2));
+    assertThat(match(isNotNull("s"), b)).isEqualTo(List.of(0, 1, 3));
+    assertThat(match(eq("s.y", "a"), b)).isEqualTo(List.of(0));
+    assertThat(match(eq("s.inner.z", 10), b)).isEqualTo(List.of(0));
+    assertThat(match(isNull("s.inner.z"), b)).isEqualTo(List.of(1, 2, 3));
+    assertThat(match(isNull("s.inner"), b)).isEqualTo(List.of(1, 2));
+    assertThat(match(and(gt("s.x", 1), isNull("s.y")), b)).isEqualTo(List.of(3));
   }
 
   @Test
   void listsMapsAndStructsAreNotComparisonOperands() {
     VectorSchemaRoot b = nested();
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> match(eq("tags", 1), b));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("tags", 1), b)).actual();
     assertThat(e.getMessage()).contains("'tags'").contains("List").contains("IS NULL works on any column");
-    e = assertThrows(InvalidArgumentException.class, () -> match(eq("s", 1), b));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("s", 1), b)).actual();
     assertThat(e.getMessage()).contains("'s'").contains("Struct");
-    assertThrows(InvalidArgumentException.class, () -> match(in("tags"), b));
-    e = assertThrows(InvalidArgumentException.class, () -> match(eq("tags.item", 1), b));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(in("tags"), b));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("tags.item", 1), b)).actual();
     assertThat(e.getMessage()).contains("tags.item").contains("struct members");
     // IS NULL is fine on any column.
-    assertEquals(List.of(0, 1, 2, 3), match(isNull("tags"), b));
+    assertThat(match(isNull("tags"), b)).isEqualTo(List.of(0, 1, 2, 3));
   }
 
   @Test
   void unknownColumnsListTheBatchColumns() {
     VectorSchemaRoot b = nested();
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> match(eq("s.w", 1), b));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("s.w", 1), b)).actual();
     assertThat(e.getMessage()).contains("'s.w'").contains("[id, s, s.x, s.y, s.inner, s.inner.z, tags]");
-    e = assertThrows(InvalidArgumentException.class, () -> match(eq("s..x", 1), b));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("s..x", 1), b)).actual();
     assertThat(e.getMessage()).contains("malformed");
   }
 
   @Test
   void aBoundEvaluatorChecksTheBatchItIsGiven() {
     PredicateEvaluator ev = PredicateEvaluator.bind(eq("c", 5), longs(1L).getSchema());
-    assertEquals(List.of(0), rows(ev.evaluate(longs(5L))));
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> ev.evaluate(strings("5")));
+    assertThat(rows(ev.evaluate(longs(5L)))).isEqualTo(List.of(0));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ev.evaluate(strings("5"))).actual();
     assertThat(e.getMessage()).contains("Utf8").contains("Int(64, true)");
     VectorSchemaRoot other = column(nullable("d", new ArrowType.Int(64, true)),
         (BigIntVector v, Object[] a) -> v.setSafe((int) a[0], (Long) a[1]), 5L);
-    e = assertThrows(InvalidArgumentException.class, () -> ev.evaluate(other));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ev.evaluate(other)).actual();
     assertThat(e.getMessage()).contains("no column 'c'");
   }
 
@@ -303,7 +301,7 @@ class PredicateEvaluatorTest {
   void quotedNamesAreAddressable() {
     VectorSchemaRoot b = column(nullable("a.b", new ArrowType.Int(64, true)),
         (BigIntVector v, Object[] a) -> v.setSafe((int) a[0], (Long) a[1]), 1L, 2L);
-    assertEquals(List.of(1), match(eq("`a.b`", 2), b));
+    assertThat(match(eq("`a.b`", 2), b)).isEqualTo(List.of(1));
   }
 
   // ------------------------------------------------------------------ coercion: integers
@@ -317,51 +315,51 @@ class PredicateEvaluatorTest {
     VectorSchemaRoot i32 = column(nullable("c", new ArrowType.Int(32, true)),
         (IntVector v, Object[] a) -> v.setSafe((int) a[0], ((Number) a[1]).intValue()), -5, 0, 300);
     for (Object lit : List.<Object>of((byte) 0, (short) 0, 0, 0L, BigInteger.ZERO, new BigDecimal("0.00"), 0.0, 0.0f)) {
-      assertEquals(List.of(1), match(eq("c", lit), i8), "int8 = " + lit.getClass());
-      assertEquals(List.of(1), match(eq("c", lit), i16), "int16 = " + lit.getClass());
-      assertEquals(List.of(1), match(eq("c", lit), i32), "int32 = " + lit.getClass());
+      assertThat(match(eq("c", lit), i8)).as("int8 = " + lit.getClass()).isEqualTo(List.of(1));
+      assertThat(match(eq("c", lit), i16)).as("int16 = " + lit.getClass()).isEqualTo(List.of(1));
+      assertThat(match(eq("c", lit), i32)).as("int32 = " + lit.getClass()).isEqualTo(List.of(1));
     }
-    assertEquals(List.of(0), match(eq("c", -128L), i8));
-    assertEquals(List.of(2), match(eq("c", (byte) 127), i8));
+    assertThat(match(eq("c", -128L), i8)).isEqualTo(List.of(0));
+    assertThat(match(eq("c", (byte) 127), i8)).isEqualTo(List.of(2));
   }
 
   @Test
   void unsignedIntegersCompareAsUnsigned() {
     VectorSchemaRoot u8 = column(nullable("c", new ArrowType.Int(8, false)),
         (UInt1Vector v, Object[] a) -> v.setSafe((int) a[0], ((Number) a[1]).intValue()), 1, 200, 255);
-    assertEquals(List.of(1, 2), match(gt("c", 100), u8));
-    assertEquals(List.of(2), match(eq("c", 255), u8));
+    assertThat(match(gt("c", 100), u8)).isEqualTo(List.of(1, 2));
+    assertThat(match(eq("c", 255), u8)).isEqualTo(List.of(2));
     VectorSchemaRoot u16 = column(nullable("c", new ArrowType.Int(16, false)),
         (UInt2Vector v, Object[] a) -> v.setSafe((int) a[0], ((Number) a[1]).intValue()), 1, 65535);
-    assertEquals(List.of(1), match(gt("c", 40000), u16));
+    assertThat(match(gt("c", 40000), u16)).isEqualTo(List.of(1));
     VectorSchemaRoot u32 = column(nullable("c", new ArrowType.Int(32, false)),
         (UInt4Vector v, Object[] a) -> v.setSafe((int) a[0], ((Number) a[1]).intValue()), 1, (int) 4_000_000_000L);
-    assertEquals(List.of(1), match(eq("c", 4_000_000_000L), u32));
-    assertEquals(List.of(1), match(gt("c", Integer.MAX_VALUE), u32));
+    assertThat(match(eq("c", 4_000_000_000L), u32)).isEqualTo(List.of(1));
+    assertThat(match(gt("c", Integer.MAX_VALUE), u32)).isEqualTo(List.of(1));
     BigInteger max = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
     VectorSchemaRoot u64 = column(nullable("c", new ArrowType.Int(64, false)),
         (UInt8Vector v, Object[] a) -> v.setSafe((int) a[0], ((Number) a[1]).longValue()), 1L, -1L);
-    assertEquals(List.of(1), match(eq("c", max), u64), "-1L stored unsigned is 2^64 - 1");
-    assertEquals(List.of(1), match(gt("c", Long.MAX_VALUE), u64));
-    assertEquals(List.of(0, 1), match(gt("c", -1), u64), "every unsigned value is above -1");
-    assertEquals(List.of(), match(gt("c", max), u64));
+    assertThat(match(eq("c", max), u64)).as("-1L stored unsigned is 2^64 - 1").isEqualTo(List.of(1));
+    assertThat(match(gt("c", Long.MAX_VALUE), u64)).isEqualTo(List.of(1));
+    assertThat(match(gt("c", -1), u64)).as("every unsigned value is above -1").isEqualTo(List.of(0, 1));
+    assertThat(match(gt("c", max), u64)).isEqualTo(List.of());
   }
 
   @Test
   void integerLiteralsBetweenOrBeyondValuesCompareExactly() {
     VectorSchemaRoot b = longs(2L, 3L, Long.MAX_VALUE, Long.MIN_VALUE);
-    assertEquals(List.of(0, 3), match(lt("c", 2.5), b));
-    assertEquals(List.of(1, 2), match(gt("c", 2.5), b));
-    assertEquals(List.of(), match(eq("c", 2.5), b));
-    assertEquals(List.of(0, 1, 2, 3), match(ne("c", new BigDecimal("2.5")), b));
-    assertEquals(List.of(0, 3), match(le("c", 2.9999), b));
-    assertEquals(List.of(3), match(lt("c", -1.5), b));
+    assertThat(match(lt("c", 2.5), b)).isEqualTo(List.of(0, 3));
+    assertThat(match(gt("c", 2.5), b)).isEqualTo(List.of(1, 2));
+    assertThat(match(eq("c", 2.5), b)).isEqualTo(List.of());
+    assertThat(match(ne("c", new BigDecimal("2.5")), b)).isEqualTo(List.of(0, 1, 2, 3));
+    assertThat(match(le("c", 2.9999), b)).isEqualTo(List.of(0, 3));
+    assertThat(match(lt("c", -1.5), b)).isEqualTo(List.of(3));
     BigInteger huge = BigInteger.TWO.pow(70);
-    assertEquals(List.of(0, 1, 2, 3), match(lt("c", huge), b));
-    assertEquals(List.of(), match(gt("c", huge), b));
-    assertEquals(List.of(0, 1, 2, 3), match(gt("c", huge.negate()), b));
-    assertEquals(List.of(0, 1, 2, 3), match(lt("c", Double.POSITIVE_INFINITY), b));
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> match(eq("c", Double.NaN), b));
+    assertThat(match(lt("c", huge), b)).isEqualTo(List.of(0, 1, 2, 3));
+    assertThat(match(gt("c", huge), b)).isEqualTo(List.of());
+    assertThat(match(gt("c", huge.negate()), b)).isEqualTo(List.of(0, 1, 2, 3));
+    assertThat(match(lt("c", Double.POSITIVE_INFINITY), b)).isEqualTo(List.of(0, 1, 2, 3));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", Double.NaN), b)).actual();
     assertThat(e.getMessage()).contains("NaN");
   }
 
@@ -371,21 +369,21 @@ class PredicateEvaluatorTest {
   void floatingPointColumnsTakeAnyNumber() {
     VectorSchemaRoot f64 = column(nullable("c", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
         (Float8Vector v, Object[] a) -> v.setSafe((int) a[0], (Double) a[1]), 0.1, -0.0, Double.NaN, 3.0);
-    assertEquals(List.of(0), match(eq("c", 0.1), f64));
-    assertEquals(List.of(1), match(eq("c", 0), f64), "-0.0 equals 0");
-    assertEquals(List.of(3), match(eq("c", 3L), f64));
-    assertEquals(List.of(3), match(eq("c", new BigDecimal("3")), f64));
-    assertEquals(List.of(2), match(eq("c", Double.NaN), f64));
-    assertEquals(List.of(2), match(gt("c", 1e300), f64), "NaN sorts above every number");
+    assertThat(match(eq("c", 0.1), f64)).isEqualTo(List.of(0));
+    assertThat(match(eq("c", 0), f64)).as("-0.0 equals 0").isEqualTo(List.of(1));
+    assertThat(match(eq("c", 3L), f64)).isEqualTo(List.of(3));
+    assertThat(match(eq("c", new BigDecimal("3")), f64)).isEqualTo(List.of(3));
+    assertThat(match(eq("c", Double.NaN), f64)).isEqualTo(List.of(2));
+    assertThat(match(gt("c", 1e300), f64)).as("NaN sorts above every number").isEqualTo(List.of(2));
     VectorSchemaRoot f32 = column(nullable("c", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
         (Float4Vector v, Object[] a) -> v.setSafe((int) a[0], (Float) a[1]), 0.1f, 2.5f);
-    assertEquals(List.of(0), match(eq("c", 0.1), f32), "a double literal is compared at the column's precision");
-    assertEquals(List.of(1), match(gt("c", 2), f32));
+    assertThat(match(eq("c", 0.1), f32)).as("a double literal is compared at the column's precision").isEqualTo(List.of(0));
+    assertThat(match(gt("c", 2), f32)).isEqualTo(List.of(1));
     VectorSchemaRoot f16 = column(nullable("c", new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)),
         (Float2Vector v, Object[] a) -> v.setSafeWithPossibleTruncate((int) a[0], (Float) a[1]), 1.5f, -2f);
-    assertEquals(List.of(0), match(eq("c", 1.5), f16));
-    assertEquals(List.of(1), match(lt("c", 0), f16));
-    assertThrows(InvalidArgumentException.class, () -> match(eq("c", "1.5"), f64));
+    assertThat(match(eq("c", 1.5), f16)).isEqualTo(List.of(0));
+    assertThat(match(lt("c", 0), f16)).isEqualTo(List.of(1));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", "1.5"), f64));
   }
 
   @Test
@@ -393,51 +391,51 @@ class PredicateEvaluatorTest {
     VectorSchemaRoot d = column(nullable("c", new ArrowType.Decimal(10, 2, 128)),
         (DecimalVector v, Object[] a) -> v.setSafe((int) a[0], (BigDecimal) a[1]),
         new BigDecimal("12.50"), new BigDecimal("-1.00"));
-    assertEquals(List.of(0), match(eq("c", new BigDecimal("12.5")), d));
-    assertEquals(List.of(0), match(eq("c", 12.5), d));
-    assertEquals(List.of(1), match(eq("c", -1), d));
-    assertEquals(List.of(0), match(gt("c", BigInteger.TEN), d));
+    assertThat(match(eq("c", new BigDecimal("12.5")), d)).isEqualTo(List.of(0));
+    assertThat(match(eq("c", 12.5), d)).isEqualTo(List.of(0));
+    assertThat(match(eq("c", -1), d)).isEqualTo(List.of(1));
+    assertThat(match(gt("c", BigInteger.TEN), d)).isEqualTo(List.of(0));
     VectorSchemaRoot d256 = column(nullable("c", new ArrowType.Decimal(40, 0, 256)),
         (Decimal256Vector v, Object[] a) -> v.setSafe((int) a[0], (BigDecimal) a[1]),
         new BigDecimal("1234567890123456789012345678901234567890"));
-    assertEquals(List.of(0), match(gt("c", Long.MAX_VALUE), d256));
-    assertThrows(InvalidArgumentException.class, () -> match(eq("c", Double.NaN), d));
-    assertThrows(InvalidArgumentException.class, () -> match(eq("c", "12.5"), d));
+    assertThat(match(gt("c", Long.MAX_VALUE), d256)).isEqualTo(List.of(0));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", Double.NaN), d));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", "12.5"), d));
   }
 
   @Test
   void booleanColumns() {
     VectorSchemaRoot b = column(nullable("c", ArrowType.Bool.INSTANCE),
         (BitVector v, Object[] a) -> v.setSafe((int) a[0], (Boolean) a[1] ? 1 : 0), true, false, null);
-    assertEquals(List.of(0), match(eq("c", true), b));
-    assertEquals(List.of(1), match(ne("c", true), b));
-    assertEquals(List.of(0), match(gt("c", false), b));
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> match(eq("c", 1), b));
+    assertThat(match(eq("c", true), b)).isEqualTo(List.of(0));
+    assertThat(match(ne("c", true), b)).isEqualTo(List.of(1));
+    assertThat(match(gt("c", false), b)).isEqualTo(List.of(0));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", 1), b)).actual();
     assertThat(e.getMessage()).contains("Boolean");
   }
 
   @Test
   void stringColumnsCompareInCodePointOrder() {
     VectorSchemaRoot b = strings("apple", "banana", "", "é", "\uD83D\uDE00", null);
-    assertEquals(List.of(1), match(eq("c", "banana"), b));
-    assertEquals(List.of(0, 2), match(lt("c", "b"), b));
-    assertEquals(List.of(3, 4), match(gt("c", "z"), b), "code point order: é and the emoji sort after z");
-    assertEquals(List.of(4), match(gt("c", "\uFFFF"), b), "supplementary characters sort after U+FFFF");
-    assertEquals(List.of(0, 3), match(in("c", "é", "apple", "cherry"), b));
+    assertThat(match(eq("c", "banana"), b)).isEqualTo(List.of(1));
+    assertThat(match(lt("c", "b"), b)).isEqualTo(List.of(0, 2));
+    assertThat(match(gt("c", "z"), b)).as("code point order: é and the emoji sort after z").isEqualTo(List.of(3, 4));
+    assertThat(match(gt("c", "\uFFFF"), b)).as("supplementary characters sort after U+FFFF").isEqualTo(List.of(4));
+    assertThat(match(in("c", "é", "apple", "cherry"), b)).isEqualTo(List.of(0, 3));
     VectorSchemaRoot large = column(nullable("c", ArrowType.LargeUtf8.INSTANCE),
         (LargeVarCharVector v, Object[] a) -> v.setSafe((int) a[0], ((String) a[1]).getBytes(StandardCharsets.UTF_8)),
         "x", "y");
-    assertEquals(List.of(1), match(eq("c", "y"), large));
+    assertThat(match(eq("c", "y"), large)).isEqualTo(List.of(1));
   }
 
   @Test
   void comparingAStringColumnWithANumberIsAClearError() {
     VectorSchemaRoot b = strings("5");
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> match(eq("c", 5), b));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", 5), b)).actual();
     assertThat(e.getMessage()).contains("column 'c'").contains("Utf8").contains("5").contains("String");
-    assertThrows(InvalidArgumentException.class, () -> match(in("c", "a", 5), b));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(in("c", "a", 5), b));
     VectorSchemaRoot ints = longs(5L);
-    e = assertThrows(InvalidArgumentException.class, () -> match(eq("c", "5"), ints));
+    e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", "5"), ints)).actual();
     assertThat(e.getMessage()).contains("'5'").contains("Long");
   }
 
@@ -446,17 +444,17 @@ class PredicateEvaluatorTest {
     VectorSchemaRoot b = column(nullable("c", ArrowType.Binary.INSTANCE),
         (VarBinaryVector v, Object[] a) -> v.setSafe((int) a[0], (byte[]) a[1]),
         new byte[] {1, 2}, new byte[] {(byte) 0xff}, new byte[] {});
-    assertEquals(List.of(0), match(eq("c", new byte[] {1, 2}), b));
-    assertEquals(List.of(1), match(gt("c", new byte[] {1, 3}), b), "bytes compare unsigned");
-    assertEquals(List.of(2), match(lt("c", new byte[] {0}), b));
+    assertThat(match(eq("c", new byte[]{1, 2}), b)).isEqualTo(List.of(0));
+    assertThat(match(gt("c", new byte[]{1, 3}), b)).as("bytes compare unsigned").isEqualTo(List.of(1));
+    assertThat(match(lt("c", new byte[]{0}), b)).isEqualTo(List.of(2));
     VectorSchemaRoot large = column(nullable("c", ArrowType.LargeBinary.INSTANCE),
         (LargeVarBinaryVector v, Object[] a) -> v.setSafe((int) a[0], (byte[]) a[1]), new byte[] {7});
-    assertEquals(List.of(0), match(in("c", new byte[] {7}), large));
+    assertThat(match(in("c", new byte[]{7}), large)).isEqualTo(List.of(0));
     VectorSchemaRoot fixed = column(nullable("c", new ArrowType.FixedSizeBinary(2)),
         (FixedSizeBinaryVector v, Object[] a) -> v.setSafe((int) a[0], (byte[]) a[1]),
         new byte[] {1, 2}, new byte[] {(byte) 0x80, 0});
-    assertEquals(List.of(1), match(gt("c", new byte[] {1, 2}), fixed));
-    assertThrows(InvalidArgumentException.class, () -> match(eq("c", "12"), b));
+    assertThat(match(gt("c", new byte[]{1, 2}), fixed)).isEqualTo(List.of(1));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", "12"), b));
   }
 
   @Test
@@ -465,15 +463,15 @@ class PredicateEvaluatorTest {
     VectorSchemaRoot days = column(nullable("c", new ArrowType.Date(DateUnit.DAY)),
         (DateDayVector v, Object[] a) -> v.setSafe((int) a[0], (int) ((LocalDate) a[1]).toEpochDay()),
         d, d.plusDays(1), LocalDate.of(1960, 1, 1));
-    assertEquals(List.of(0), match(eq("c", d), days));
-    assertEquals(List.of(1), match(gt("c", d), days));
-    assertEquals(List.of(2), match(lt("c", LocalDate.EPOCH), days));
+    assertThat(match(eq("c", d), days)).isEqualTo(List.of(0));
+    assertThat(match(gt("c", d), days)).isEqualTo(List.of(1));
+    assertThat(match(lt("c", LocalDate.EPOCH), days)).isEqualTo(List.of(2));
     VectorSchemaRoot millis = column(nullable("c", new ArrowType.Date(DateUnit.MILLISECOND)),
         (DateMilliVector v, Object[] a) -> v.setSafe((int) a[0], ((LocalDate) a[1]).toEpochDay() * 86_400_000L),
         d, d.plusDays(1));
-    assertEquals(List.of(1), match(eq("c", d.plusDays(1)), millis));
+    assertThat(match(eq("c", d.plusDays(1)), millis)).isEqualTo(List.of(1));
     InvalidArgumentException e =
-        assertThrows(InvalidArgumentException.class, () -> match(eq("c", "2024-02-29"), days));
+        assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", "2024-02-29"), days)).actual();
     assertThat(e.getMessage()).contains("LocalDate");
   }
 
@@ -483,21 +481,20 @@ class PredicateEvaluatorTest {
     VectorSchemaRoot secs = column(nullable("c", new ArrowType.Timestamp(TimeUnit.SECOND, null)),
         (TimeStampSecVector v, Object[] a) -> v.setSafe((int) a[0], ((Instant) a[1]).getEpochSecond()),
         t, t.plusSeconds(1), Instant.parse("1969-12-31T23:59:59Z"));
-    assertEquals(List.of(0), match(eq("c", t), secs));
-    assertEquals(List.of(0), match(eq("c", LocalDateTime.of(2024, 1, 2, 3, 4, 5)), secs));
-    assertEquals(List.of(), match(eq("c", t.plusMillis(500)), secs), "between two seconds: equals neither");
-    assertEquals(List.of(1), match(gt("c", t.plusMillis(500)), secs));
-    assertEquals(List.of(0, 2), match(lt("c", t.plusMillis(500)), secs));
-    assertEquals(List.of(2), match(lt("c", Instant.EPOCH.minusMillis(500)), secs), "floor below zero");
+    assertThat(match(eq("c", t), secs)).isEqualTo(List.of(0));
+    assertThat(match(eq("c", LocalDateTime.of(2024, 1, 2, 3, 4, 5)), secs)).isEqualTo(List.of(0));
+    assertThat(match(eq("c", t.plusMillis(500)), secs)).as("between two seconds: equals neither").isEqualTo(List.of());
+    assertThat(match(gt("c", t.plusMillis(500)), secs)).isEqualTo(List.of(1));
+    assertThat(match(lt("c", t.plusMillis(500)), secs)).isEqualTo(List.of(0, 2));
+    assertThat(match(lt("c", Instant.EPOCH.minusMillis(500)), secs)).as("floor below zero").isEqualTo(List.of(2));
     VectorSchemaRoot micros = column(nullable("c", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
         (TimeStampMicroTZVector v, Object[] a) -> v.setSafe((int) a[0], (Long) a[1]),
         t.getEpochSecond() * 1_000_000L + 7, t.getEpochSecond() * 1_000_000L + 8);
-    assertEquals(List.of(0), match(eq("c", t.plusNanos(7_000)), micros));
-    assertEquals(List.of(1), match(gt("c", t.plusNanos(7_001)), micros));
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-        () -> match(eq("c", LocalDateTime.of(2024, 1, 2, 3, 4, 5)), micros));
+    assertThat(match(eq("c", t.plusNanos(7_000)), micros)).isEqualTo(List.of(0));
+    assertThat(match(gt("c", t.plusNanos(7_001)), micros)).isEqualTo(List.of(1));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", LocalDateTime.of(2024, 1, 2, 3, 4, 5)), micros)).actual();
     assertThat(e.getMessage()).contains("time zone UTC").contains("Instant");
-    assertThrows(InvalidArgumentException.class, () -> match(eq("c", 5L), micros));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", 5L), micros));
   }
 
   @Test
@@ -505,7 +502,7 @@ class PredicateEvaluatorTest {
     VectorSchemaRoot time = VectorSchemaRoot.create(
         new Schema(List.of(nullable("c", new ArrowType.Time(TimeUnit.MILLISECOND, 32)))), allocator);
     toClose.add(time);
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> match(eq("c", 5), time));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> match(eq("c", 5), time)).actual();
     assertThat(e.getMessage()).contains("Time").contains("comparisons work on");
   }
 }

@@ -1,9 +1,7 @@
 package io.quiver.internal.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.RetryableConflictException;
@@ -91,28 +89,28 @@ class ConflictMatrixTest {
     List<CommittedTransaction> committed = List.of(new CommittedTransaction(2, theirsHot));
     switch (code) {
       case 'C' -> {
-        assertTrue(resolver.check(oursHot, committed).isCompatible());
-        assertTrue(resolver.check(oursCold, committed).isCompatible());
+        assertThat(resolver.check(oursHot, committed).isCompatible()).isTrue();
+        assertThat(resolver.check(oursCold, committed).isCompatible()).isTrue();
       }
       case 'X' -> {
         IncompatibleTransactionException e =
-            assertThrows(IncompatibleTransactionException.class, () -> resolver.check(oursHot, committed));
+            assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> resolver.check(oursHot, committed)).actual();
         assertThat(e.getMessage()).contains("version 2").contains("Nothing was committed");
-        assertThrows(IncompatibleTransactionException.class, () -> resolver.check(oursCold, committed));
+        assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> resolver.check(oursCold, committed));
       }
       case 'R' -> {
         RetryableConflictException e =
-            assertThrows(RetryableConflictException.class, () -> resolver.check(oursHot, committed));
+            assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(oursHot, committed)).actual();
         assertThat(e.getMessage()).contains("version 2").contains("Nothing was committed");
-        assertThrows(RetryableConflictException.class, () -> resolver.check(oursCold, committed));
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(oursCold, committed));
       }
       case 'r', 'k' -> {
-        assertThrows(RetryableConflictException.class, () -> resolver.check(oursHot, committed));
-        assertTrue(resolver.check(oursCold, committed).isCompatible());
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(oursHot, committed));
+        assertThat(resolver.check(oursCold, committed).isCompatible()).isTrue();
       }
       case 'B' -> {
-        assertEquals(Set.of(1L), resolver.check(oursHot, committed).deletionRebaseFragments());
-        assertTrue(resolver.check(oursCold, committed).isCompatible());
+        assertThat(resolver.check(oursHot, committed).deletionRebaseFragments()).isEqualTo(Set.of(1L));
+        assertThat(resolver.check(oursCold, committed).isCompatible()).isTrue();
       }
       default -> throw new AssertionError("unknown code " + code);
     }
@@ -126,8 +124,7 @@ class ConflictMatrixTest {
     String end = "<!-- END GENERATED MATRIX -->";
     assertThat(text).contains(begin).contains(end);
     String body = text.substring(text.indexOf(begin) + begin.length(), text.indexOf(end));
-    assertEquals(ConflictResolver.markdown(), body,
-        "docs/conflict-matrix.md is out of date: paste ConflictResolver.markdown() between its markers");
+    assertThat(body).as("docs/conflict-matrix.md is out of date: paste ConflictResolver.markdown() between its markers").isEqualTo(ConflictResolver.markdown());
   }
 
   @Test
@@ -149,7 +146,7 @@ class ConflictMatrixTest {
         List.of(new CommittedTransaction(2, txn(op(Kind.APPEND, true))),
             new CommittedTransaction(3, txn(op(Kind.ADD_COLUMNS, true))),
             new CommittedTransaction(4, txn(op(Kind.OVERWRITE, true))));
-    RetryableConflictException e = assertThrows(RetryableConflictException.class, () -> resolver.check(ours, history));
+    RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(ours, history)).actual();
     assertThat(e.getMessage()).contains("add-columns committed as version 3");
   }
 

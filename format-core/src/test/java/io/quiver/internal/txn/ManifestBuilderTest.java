@@ -1,8 +1,7 @@
 package io.quiver.internal.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.InvalidArgumentException;
@@ -51,13 +50,13 @@ class ManifestBuilderTest {
   @Test
   void creatingATableMakesVersionOneWithFragmentIdsFromZero() {
     Manifest m = create();
-    assertEquals(1, m.version());
-    assertEquals(List.of(0L), m.fragments().stream().map(Fragment::id).toList());
-    assertEquals(OptionalLong.of(0), m.maxFragmentId());
-    assertEquals(2, m.maxFieldId());
-    assertEquals(Map.of("a", "1"), m.config());
-    assertEquals(5, m.liveRows());
-    assertEquals(T, m.timestamp());
+    assertThat(m.version()).isEqualTo(1);
+    assertThat(m.fragments().stream().map(Fragment::id).toList()).isEqualTo(List.of(0L));
+    assertThat(m.maxFragmentId()).isEqualTo(OptionalLong.of(0));
+    assertThat(m.maxFieldId()).isEqualTo(2);
+    assertThat(m.config()).isEqualTo(Map.of("a", "1"));
+    assertThat(m.liveRows()).isEqualTo(5);
+    assertThat(m.timestamp()).isEqualTo(T);
   }
 
   @Test
@@ -69,10 +68,10 @@ class ManifestBuilderTest {
     // b read version 1 but is built on version 2: its fragment gets the next free id, not a duplicate.
     resolver.check(b, List.of(new CommittedTransaction(2, a)));
     Manifest v3 = builder.build(Optional.of(v2), b, T);
-    assertEquals(List.of(0L, 1L, 2L, 3L), v3.fragments().stream().map(Fragment::id).toList());
-    assertEquals(5 + 3 + 4 + 7, v3.liveRows());
-    assertEquals(b.uuid(), v3.transactionUuid());
-    assertEquals(b.path(), v3.transactionPath());
+    assertThat(v3.fragments().stream().map(Fragment::id).toList()).isEqualTo(List.of(0L, 1L, 2L, 3L));
+    assertThat(v3.liveRows()).isEqualTo(5 + 3 + 4 + 7);
+    assertThat(v3.transactionUuid()).isEqualTo(b.uuid());
+    assertThat(v3.transactionPath()).isEqualTo(b.path());
   }
 
   @Test
@@ -85,23 +84,21 @@ class ManifestBuilderTest {
             new FieldIdAllocator(v1.maxFieldId()));
     Fragment f = Fragment.of(0, List.of(DataFile.of("data/x.arrow", List.of(3), 10)), 2);
     Manifest v2 = builder.build(Optional.of(v1), txn(1, new Operation.Overwrite(other, List.of(f), Map.of("b", "2"))), T);
-    assertEquals(List.of(1L), v2.fragments().stream().map(Fragment::id).toList());
-    assertEquals(3, v2.maxFieldId());
-    assertEquals(Map.of("a", "1", "b", "2"), v2.config());
+    assertThat(v2.fragments().stream().map(Fragment::id).toList()).isEqualTo(List.of(1L));
+    assertThat(v2.maxFieldId()).isEqualTo(3);
+    assertThat(v2.config()).isEqualTo(Map.of("a", "1", "b", "2"));
   }
 
   @Test
   void appendingToNothingIsAClearError() {
-    assertThrows(InvalidArgumentException.class,
-        () -> builder.build(Optional.empty(), txn(0, new Operation.Append(List.of())), T));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> builder.build(Optional.empty(), txn(0, new Operation.Append(List.of())), T));
   }
 
   @Test
   void appendOfFieldsTheSchemaNoLongerHasIsIncompatible() {
     Manifest v1 = create();
     Fragment stale = Fragment.of(0, List.of(DataFile.of("data/s.arrow", List.of(1, 99), 10)), 2);
-    IncompatibleTransactionException e = assertThrows(IncompatibleTransactionException.class,
-        () -> builder.build(Optional.of(v1), txn(1, new Operation.Append(List.of(stale))), T));
+    IncompatibleTransactionException e = assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> builder.build(Optional.of(v1), txn(1, new Operation.Append(List.of(stale))), T)).actual();
     assertThat(e.getMessage()).contains("field id 99");
   }
 
@@ -114,9 +111,8 @@ class ManifestBuilderTest {
 
   @Test
   void appendAfterOverwriteIsIncompatible() {
-    IncompatibleTransactionException e = assertThrows(IncompatibleTransactionException.class,
-        () -> resolver.check(txn(1, new Operation.Append(List.of())),
-            List.of(new CommittedTransaction(2, txn(1, new Operation.Overwrite(SCHEMA, List.of(), Map.of()))))));
+    IncompatibleTransactionException e = assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> resolver.check(txn(1, new Operation.Append(List.of())),
+        List.of(new CommittedTransaction(2, txn(1, new Operation.Overwrite(SCHEMA, List.of(), Map.of())))))).actual();
     assertThat(e.getMessage()).contains("version 2");
   }
 
@@ -124,9 +120,8 @@ class ManifestBuilderTest {
   void overwriteAfterAnythingIsRetryable() {
     for (Operation theirs : List.<Operation>of(new Operation.Append(List.of()),
         new Operation.Overwrite(SCHEMA, List.of(), Map.of()))) {
-      RetryableConflictException e = assertThrows(RetryableConflictException.class,
-          () -> resolver.check(txn(1, new Operation.Overwrite(SCHEMA, List.of(), Map.of())),
-              List.of(new CommittedTransaction(2, txn(1, theirs)))));
+      RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(txn(1, new Operation.Overwrite(SCHEMA, List.of(), Map.of())),
+          List.of(new CommittedTransaction(2, txn(1, theirs))))).actual();
       assertThat(e.getMessage()).contains(theirs.name()).contains("version 2");
       assertThat(e.isRetryable()).isTrue();
     }
@@ -164,8 +159,7 @@ class ManifestBuilderTest {
   void aChangeThatReadADroppedFieldIsNotBuilt() {
     Manifest v2 = withNameDropped(create());
     for (Operation op : changesThatRead(2)) {
-      RetryableConflictException e = assertThrows(RetryableConflictException.class,
-          () -> builder.build(Optional.of(v2), txn(1, op), T), op.name());
+      RetryableConflictException e = assertThatExceptionOfType(RetryableConflictException.class).as(op.name()).isThrownBy(() -> builder.build(Optional.of(v2), txn(1, op), T)).actual();
       assertThat(e.getMessage()).contains("read field id 2").contains("Nothing was committed");
     }
   }
@@ -175,7 +169,7 @@ class ManifestBuilderTest {
     Manifest v2 = withNameDropped(create());
     Operation delete = changesThatRead(1).get(0);
     Manifest v3 = builder.build(Optional.of(v2), txn(1, delete), T);
-    assertEquals(4, v3.liveRows());
+    assertThat(v3.liveRows()).isEqualTo(4);
   }
 
   @Test
@@ -184,17 +178,17 @@ class ManifestBuilderTest {
     Transaction drop = txn(1, Operation.Project.between(SCHEMA, SCHEMA.project(List.of(1))));
     List<CommittedTransaction> since = List.of(new CommittedTransaction(2, drop));
     for (Operation op : changesThatRead(2)) {
-      assertThrows(RetryableConflictException.class, () -> resolver.check(txn(1, op), since), op.name());
+      assertThatExceptionOfType(RetryableConflictException.class).as(op.name()).isThrownBy(() -> resolver.check(txn(1, op), since));
     }
     // The same changes reading only the kept field: the delete, update and replacement go through.
     for (Operation op : changesThatRead(1)) {
       if (op instanceof Operation.AddColumns) {
         // add-columns against a projection is retryable whatever it read: the schema it extends changed.
-        assertThrows(RetryableConflictException.class, () -> resolver.check(txn(1, op), since));
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(txn(1, op), since));
       } else {
         assertThat(resolver.check(txn(1, op), since).isCompatible()).as(op.name()).isTrue();
       }
     }
-    assertEquals(1, v1.version());
+    assertThat(v1.version()).isEqualTo(1);
   }
 }

@@ -1,7 +1,6 @@
 package io.quiver.internal.write;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.SampleTable;
 import io.quiver.schema.FieldIdAllocator;
@@ -30,8 +29,8 @@ class RowDigestTest {
   void sameRowsInAnyBatchesOrOrderGiveTheSameDigestOtherRowsAnother() {
     try (RootAllocator allocator = new RootAllocator()) {
       String whole = digest(allocator, new long[][] {{0, 100}});
-      assertEquals(whole, digest(allocator, new long[][] {{0, 37}, {37, 63}}));
-      assertEquals(whole, digest(allocator, new long[][] {{50, 50}, {0, 50}}));
+      assertThat(digest(allocator, new long[][]{{0, 37}, {37, 63}})).isEqualTo(whole);
+      assertThat(digest(allocator, new long[][]{{50, 50}, {0, 50}})).isEqualTo(whole);
       RowDigest a = new RowDigest();
       RowDigest b = new RowDigest();
       try (VectorSchemaRoot x = SampleTable.batch(allocator, 0, 60); VectorSchemaRoot y = SampleTable.batch(allocator, 60, 40)) {
@@ -39,15 +38,15 @@ class RowDigestTest {
         b.add(y);
       }
       a.add(b);
-      assertEquals(whole, a.hex("append", SCHEMA), "partial digests add up");
-      assertNotEquals(whole, digest(allocator, new long[][] {{0, 99}}));
-      assertNotEquals(whole, digest(allocator, new long[][] {{1, 100}}));
-      assertNotEquals(whole, digest(allocator, new long[][] {{0, 100}, {5, 1}}), "a duplicated row counts");
+      assertThat(a.hex("append", SCHEMA)).as("partial digests add up").isEqualTo(whole);
+      assertThat(digest(allocator, new long[][]{{0, 99}})).isNotEqualTo(whole);
+      assertThat(digest(allocator, new long[][]{{1, 100}})).isNotEqualTo(whole);
+      assertThat(digest(allocator, new long[][]{{0, 100}, {5, 1}})).as("a duplicated row counts").isNotEqualTo(whole);
       RowDigest same = new RowDigest();
       try (VectorSchemaRoot x = SampleTable.batch(allocator, 0, 100)) {
         same.add(x);
       }
-      assertNotEquals(whole, same.hex("overwrite", SCHEMA), "the kind is part of the digest");
+      assertThat(same.hex("overwrite", SCHEMA)).as("the kind is part of the digest").isNotEqualTo(whole);
     }
   }
 
@@ -65,16 +64,16 @@ class RowDigestTest {
           changed++;
         }
       }
-      assertNotEquals(0, changed, "the sample has null structs");
+      assertThat(changed).as("the sample has null structs").isNotEqualTo(0);
       RowDigest dx = new RowDigest();
       dx.add(x);
       RowDigest dy = new RowDigest();
       dy.add(y);
-      assertEquals(dx.hex("append", SCHEMA), dy.hex("append", SCHEMA));
+      assertThat(dy.hex("append", SCHEMA)).isEqualTo(dx.hex("append", SCHEMA));
       member.setSafe(firstNonNull(s), 777);
       RowDigest dz = new RowDigest();
       dz.add(y);
-      assertNotEquals(dx.hex("append", SCHEMA), dz.hex("append", SCHEMA));
+      assertThat(dz.hex("append", SCHEMA)).isNotEqualTo(dx.hex("append", SCHEMA));
     }
   }
 

@@ -1,8 +1,7 @@
 package io.quiver.store.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.CommitStateUnknownException;
 import io.quiver.exceptions.QuiverException;
@@ -49,7 +48,7 @@ class ConditionalPutTest {
 
     @Override
     public Answer send(String token) {
-      assertEquals(TOKEN, token, "every send carries the call's one token");
+      assertThat(token).as("every send carries the call's one token").isEqualTo(TOKEN);
       calls.add("send");
       Object step = sends.removeFirst();
       if (step instanceof RuntimeException e) {
@@ -96,49 +95,46 @@ class ConditionalPutTest {
 
   @Test
   void createdAndALostRaceAreAnsweredAtOnce() {
-    assertEquals(PutResult.CREATED, run(new Script().send(Answer.CREATED), 3));
+    assertThat(run(new Script().send(Answer.CREATED), 3)).isEqualTo(PutResult.CREATED);
     Script lost = new Script().send(Answer.EXISTS);
-    assertEquals(PutResult.ALREADY_EXISTS, run(lost, 3));
-    assertEquals(List.of("send"), lost.calls, "no read-back without doubt");
+    assertThat(run(lost, 3)).isEqualTo(PutResult.ALREADY_EXISTS);
+    assertThat(lost.calls).as("no read-back without doubt").isEqualTo(List.of("send"));
   }
 
   @Test
   void aLostAcknowledgementIsSettledByTheTokenWhenTheResendAnswersExists() {
     Script ours = new Script().send(fail(Failure.TRANSIENT), Answer.EXISTS).read(Optional.of(TOKEN));
-    assertEquals(PutResult.CREATED, run(ours, 3));
-    assertEquals(List.of("send", "send", "read"), ours.calls);
+    assertThat(run(ours, 3)).isEqualTo(PutResult.CREATED);
+    assertThat(ours.calls).isEqualTo(List.of("send", "send", "read"));
     Script rival = new Script().send(fail(Failure.TRANSIENT), Answer.EXISTS).read(Optional.of("their-token"));
-    assertEquals(PutResult.ALREADY_EXISTS, run(rival, 3));
+    assertThat(run(rival, 3)).isEqualTo(PutResult.ALREADY_EXISTS);
     Script written = new Script().send(fail(Failure.TRANSIENT), Answer.EXISTS).read(Optional.of(""));
-    assertEquals(PutResult.ALREADY_EXISTS, run(written, 3), "an object without a token is another writer's");
+    assertThat(run(written, 3)).as("an object without a token is another writer's").isEqualTo(PutResult.ALREADY_EXISTS);
   }
 
   @Test
   void nothingCreatedAfterDoubtIsSimplyCreatedByTheResend() {
     Script retried = new Script().send(fail(Failure.TRANSIENT), Answer.CREATED);
-    assertEquals(PutResult.CREATED, run(retried, 3));
-    assertEquals(List.of("send", "send"), retried.calls, "nothing is read when nothing says exists");
+    assertThat(run(retried, 3)).isEqualTo(PutResult.CREATED);
+    assertThat(retried.calls).as("nothing is read when nothing says exists").isEqualTo(List.of("send", "send"));
   }
 
   @Test
   void existsAnsweredToAResendIsSettledByToken() {
-    assertEquals(PutResult.CREATED, run(new Script().send(Answer.EXISTS_AFTER_RESEND).read(Optional.of(TOKEN)), 3));
-    assertEquals(PutResult.ALREADY_EXISTS,
-        run(new Script().send(Answer.EXISTS_AFTER_RESEND).read(Optional.of("x")), 3));
+    assertThat(run(new Script().send(Answer.EXISTS_AFTER_RESEND).read(Optional.of(TOKEN)), 3)).isEqualTo(PutResult.CREATED);
+    assertThat(run(new Script().send(Answer.EXISTS_AFTER_RESEND).read(Optional.of("x")), 3)).isEqualTo(PutResult.ALREADY_EXISTS);
   }
 
   @Test
   void anObjectGoneWhenReadIsSentAgain() {
     Script script = new Script().send(fail(Failure.TRANSIENT), Answer.EXISTS, Answer.CREATED).read(Optional.empty());
-    assertEquals(PutResult.CREATED, run(script, 3));
+    assertThat(run(script, 3)).isEqualTo(PutResult.CREATED);
   }
 
   @Test
   void refusalsAreRetriedAndTheLastIsReportedTransient() {
-    assertEquals(PutResult.CREATED,
-        run(new Script().send(fail(Failure.REFUSED), fail(Failure.UNREACHABLE), Answer.CREATED), 3));
-    StoreException e = assertThrows(StoreException.class,
-        () -> run(new Script().send(fail(Failure.REFUSED), fail(Failure.REFUSED)), 2));
+    assertThat(run(new Script().send(fail(Failure.REFUSED), fail(Failure.UNREACHABLE), Answer.CREATED), 3)).isEqualTo(PutResult.CREATED);
+    StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> run(new Script().send(fail(Failure.REFUSED), fail(Failure.REFUSED)), 2)).actual();
     assertThat(e).isNotInstanceOf(CommitStateUnknownException.class);
     assertThat(e.isTransient()).as("nothing was created").isTrue();
   }
@@ -146,14 +142,14 @@ class ConditionalPutTest {
   @Test
   void aFinalFailureWithoutDoubtIsTheAdaptersException() {
     Script denied = new Script().send(fail(Failure.REFUSED), fail(Failure.ACCESS_DENIED));
-    assertThrows(StoreAccessDeniedException.class, () -> run(denied, 3));
-    assertEquals(List.of("send", "send"), denied.calls);
+    assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(() -> run(denied, 3));
+    assertThat(denied.calls).isEqualTo(List.of("send", "send"));
   }
 
   @Test
   void aFinalFailureAfterDoubtIsAnUnknownOutcome() {
     Script script = new Script().send(fail(Failure.TRANSIENT), fail(Failure.PERMANENT));
-    CommitStateUnknownException e = assertThrows(CommitStateUnknownException.class, () -> run(script, 3));
+    CommitStateUnknownException e = assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> run(script, 3)).actual();
     assertThat(e.key()).contains("k");
     assertThat(e.getCause()).hasMessage("PERMANENT");
     assertThat(e.getSuppressed()).hasSize(1);
@@ -162,9 +158,9 @@ class ConditionalPutTest {
   @Test
   void oneAttemptThatMayHaveActedIsAnUnknownOutcome() {
     Script script = new Script().send(fail(Failure.TRANSIENT));
-    CommitStateUnknownException e = assertThrows(CommitStateUnknownException.class, () -> run(script, 1));
-    assertEquals(List.of("send"), script.calls, "one attempt: nothing is sent again, nothing is read");
-    assertEquals("mem://s", e.location());
+    CommitStateUnknownException e = assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> run(script, 1)).actual();
+    assertThat(script.calls).as("one attempt: nothing is sent again, nothing is read").isEqualTo(List.of("send"));
+    assertThat(e.location()).isEqualTo("mem://s");
     assertThat(e.key()).contains("k");
     assertThat(e.version()).isEmpty();
     assertThat(e.transactionUuid()).isEmpty();
@@ -175,14 +171,14 @@ class ConditionalPutTest {
   @Test
   void doubtLeftWhenAttemptsRunOutNamesTheFailedReadBack() {
     Script script = new Script().send(fail(Failure.TRANSIENT), Answer.EXISTS).read(fail(Failure.TRANSIENT));
-    CommitStateUnknownException e = assertThrows(CommitStateUnknownException.class, () -> run(script, 2));
+    CommitStateUnknownException e = assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> run(script, 2)).actual();
     assertThat(e.getMessage()).contains("2 attempts").contains("reading the object's token back failed");
   }
 
   @Test
   void anObjectThatKeepsAppearingAndVanishingIsAnUnknownOutcome() {
     Script script = new Script().send(Answer.EXISTS_AFTER_RESEND, Answer.EXISTS).read(Optional.empty(), Optional.empty());
-    CommitStateUnknownException e = assertThrows(CommitStateUnknownException.class, () -> run(script, 2));
+    CommitStateUnknownException e = assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> run(script, 2)).actual();
     assertThat(e.getMessage()).contains("there and gone again");
   }
 

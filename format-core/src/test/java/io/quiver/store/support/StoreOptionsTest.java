@@ -2,7 +2,6 @@ package io.quiver.store.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import java.time.Duration;
@@ -19,18 +18,18 @@ class StoreOptionsTest {
   @Test
   void blankIsAbsentAndValuesAreTrimmed() {
     StoreOptions o = StoreOptions.of(Map.of("x.a", "  ", "x.b", " v "));
-    assertEquals(Optional.empty(), o.string("x.a"));
-    assertEquals(Optional.of("v"), o.string("x.b"));
-    assertEquals(Optional.of("v"), o.firstOf("x.a", "x.b"));
-    assertEquals(7, StoreOptions.of(null).number("x.n", 7, 0, 10));
+    assertThat(o.string("x.a")).isEqualTo(Optional.empty());
+    assertThat(o.string("x.b")).isEqualTo(Optional.of("v"));
+    assertThat(o.firstOf("x.a", "x.b")).isEqualTo(Optional.of("v"));
+    assertThat(StoreOptions.of(null).number("x.n", 7, 0, 10)).isEqualTo(7);
   }
 
   @Test
   void typedValuesParse() {
     assertThat(of("x.f", "TRUE").bool("x.f", false)).isTrue();
-    assertEquals(12, of("x.n", "12").integer("x.n", 1, 0, 100));
-    assertEquals(Duration.ofMillis(250), of("x.t", "250").millis("x.t", 1, 1, 1000));
-    assertEquals("b", of("x.c", "B-SIDE").choice("x.c", "a", Map.of("b-side", "b"), List.of("b-side")));
+    assertThat(of("x.n", "12").integer("x.n", 1, 0, 100)).isEqualTo(12);
+    assertThat(of("x.t", "250").millis("x.t", 1, 1, 1000)).isEqualTo(Duration.ofMillis(250));
+    assertThat(of("x.c", "B-SIDE").choice("x.c", "a", Map.of("b-side", "b"), List.of("b-side"))).isEqualTo("b");
   }
 
   @Test

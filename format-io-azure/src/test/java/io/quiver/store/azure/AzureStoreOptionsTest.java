@@ -1,9 +1,8 @@
 package io.quiver.store.azure;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.ObjectStore;
@@ -11,6 +10,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** URI and option parsing; no service is contacted. */
@@ -24,89 +24,86 @@ class AzureStoreOptionsTest {
   @Test
   void azUriTakesTheAccountFromOptions() {
     AzureStoreOptions c = config("az://tables/a/b/", Map.of("azure.account-name", "acct", "azure.account-key", KEY));
-    assertEquals("tables", c.container());
-    assertEquals("a/b/", c.rootPrefix());
-    assertEquals("az://tables/a/b", c.location());
-    assertEquals(Optional.of("https://acct.blob.core.windows.net"), c.endpoint());
-    assertEquals("account key", c.credentialKind());
+    assertThat(c.container()).isEqualTo("tables");
+    assertThat(c.rootPrefix()).isEqualTo("a/b/");
+    assertThat(c.location()).isEqualTo("az://tables/a/b");
+    assertThat(c.endpoint()).isEqualTo(Optional.of("https://acct.blob.core.windows.net"));
+    assertThat(c.credentialKind()).isEqualTo("account key");
   }
 
   @Test
   void containerRootHasAnEmptyPrefix() {
     AzureStoreOptions c = config("az://tables", Map.of("azure.account-name", "acct"));
-    assertEquals("", c.rootPrefix());
-    assertEquals("az://tables", c.location());
-    assertEquals("", config("az://tables/", Map.of("azure.account-name", "acct")).rootPrefix());
+    assertThat(c.rootPrefix()).isEqualTo("");
+    assertThat(c.location()).isEqualTo("az://tables");
+    assertThat(config("az://tables/", Map.of("azure.account-name", "acct")).rootPrefix()).isEqualTo("");
   }
 
   @Test
   void abfssUriMapsToTheBlobEndpointOfItsAccount() {
     AzureStoreOptions c = config("abfss://data@myacct.dfs.core.windows.net/warehouse/t1", Map.of("azure.sas-token", "?sv=x&sig=y"));
-    assertEquals("data", c.container());
-    assertEquals("warehouse/t1/", c.rootPrefix());
-    assertEquals(Optional.of("myacct"), c.accountName());
-    assertEquals(Optional.of("https://myacct.blob.core.windows.net"), c.endpoint());
-    assertEquals("abfss://data@myacct.dfs.core.windows.net/warehouse/t1", c.location());
-    assertEquals(Optional.of("sv=x&sig=y"), c.sasToken(), "leading '?' dropped");
-    assertEquals(
-        Optional.of("https://a.blob.core.chinacloudapi.cn"),
-        config("abfs://c@a.dfs.core.chinacloudapi.cn/p", Map.of()).endpoint());
-    assertEquals(Optional.of("https://a.blob.core.windows.net"), config("abfss://c@a/p", Map.of()).endpoint());
+    assertThat(c.container()).isEqualTo("data");
+    assertThat(c.rootPrefix()).isEqualTo("warehouse/t1/");
+    assertThat(c.accountName()).isEqualTo(Optional.of("myacct"));
+    assertThat(c.endpoint()).isEqualTo(Optional.of("https://myacct.blob.core.windows.net"));
+    assertThat(c.location()).isEqualTo("abfss://data@myacct.dfs.core.windows.net/warehouse/t1");
+    assertThat(c.sasToken()).as("leading '?' dropped").isEqualTo(Optional.of("sv=x&sig=y"));
+    assertThat(config("abfs://c@a.dfs.core.chinacloudapi.cn/p", Map.of()).endpoint()).isEqualTo(Optional.of("https://a.blob.core.chinacloudapi.cn"));
+    assertThat(config("abfss://c@a/p", Map.of()).endpoint()).isEqualTo(Optional.of("https://a.blob.core.windows.net"));
   }
 
   @Test
   void endpointOptionWinsAndNamesTheEmulatorAccount() {
     AzureStoreOptions c = config("abfss://c@real.dfs.core.windows.net/p", Map.of("azure.endpoint", "http://127.0.0.1:10000/devstoreaccount1/"));
-    assertEquals(Optional.of("http://127.0.0.1:10000/devstoreaccount1"), c.endpoint());
+    assertThat(c.endpoint()).isEqualTo(Optional.of("http://127.0.0.1:10000/devstoreaccount1"));
     AzureStoreOptions emulator = config("az://c", Map.of("azure.endpoint", "http://127.0.0.1:10000/devstoreaccount1", "azure.account-key", KEY));
-    assertEquals(Optional.of("devstoreaccount1"), emulator.accountName());
+    assertThat(emulator.accountName()).isEqualTo(Optional.of("devstoreaccount1"));
   }
 
   @Test
   void connectionStringSuppliesTheEndpoint() {
     AzureStoreOptions c = config("az://c", Map.of("azure.connection-string", "AccountName=a;AccountKey=" + KEY));
-    assertEquals(Optional.empty(), c.endpoint());
-    assertEquals("connection string", c.credentialKind());
+    assertThat(c.endpoint()).isEqualTo(Optional.empty());
+    assertThat(c.credentialKind()).isEqualTo("connection string");
   }
 
   @Test
   void transferAndRetryOptionsHaveDefaultsAndBounds() {
     AzureStoreOptions d = config("az://c", Map.of("azure.account-name", "a"));
-    assertEquals(8 << 20, d.blockSize());
-    assertEquals(8 << 20, d.maxSingleUpload());
-    assertEquals(4, d.maxConcurrency());
-    assertEquals(3, d.maxRetries());
-    assertEquals(Optional.empty(), d.tryTimeout());
+    assertThat(d.blockSize()).isEqualTo(8 << 20);
+    assertThat(d.maxSingleUpload()).isEqualTo(8 << 20);
+    assertThat(d.maxConcurrency()).isEqualTo(4);
+    assertThat(d.maxRetries()).isEqualTo(3);
+    assertThat(d.tryTimeout()).isEqualTo(Optional.empty());
     AzureStoreOptions c = config("az://c", Map.of(
         "azure.account-name", "a", "azure.block-size-bytes", "1048576", "azure.max-single-upload-bytes", "0",
         "azure.max-concurrency", "16", "azure.max-retries", "0", "azure.try-timeout-ms", "5000",
         "azure.connect-timeout-ms", "100", "azure.unknown-option", "ignored", "s3.endpoint", "ignored"));
-    assertEquals(1 << 20, c.blockSize());
-    assertEquals(0, c.maxSingleUpload());
-    assertEquals(16, c.maxConcurrency());
-    assertEquals(0, c.maxRetries());
-    assertEquals(Optional.of(Duration.ofSeconds(5)), c.tryTimeout());
-    assertEquals(Duration.ofMillis(100), c.connectTimeout());
+    assertThat(c.blockSize()).isEqualTo(1 << 20);
+    assertThat(c.maxSingleUpload()).isEqualTo(0);
+    assertThat(c.maxConcurrency()).isEqualTo(16);
+    assertThat(c.maxRetries()).isEqualTo(0);
+    assertThat(c.tryTimeout()).isEqualTo(Optional.of(Duration.ofSeconds(5)));
+    assertThat(c.connectTimeout()).isEqualTo(Duration.ofMillis(100));
     for (Map.Entry<String, String> bad : Map.of(
         "azure.block-size-bytes", "0", "azure.max-concurrency", "many", "azure.max-retries", "-1",
         "azure.max-single-upload-bytes", "99999999999").entrySet()) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-          () -> config("az://c", Map.of("azure.account-name", "a", bad.getKey(), bad.getValue())));
-      assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
+      InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> config("az://c", Map.of("azure.account-name", "a", bad.getKey(), bad.getValue()))).actual();
+      assertThat(e.getMessage().contains(bad.getKey())).as(e.getMessage()).isTrue();
     }
   }
 
   @Test
   void badUrisSayWhatToWrite() {
-    assertTrue(assertThrows(InvalidArgumentException.class, () -> config("az://c/p", Map.of()))
-        .getMessage().contains("azure.account-name"));
-    assertTrue(assertThrows(InvalidArgumentException.class, () -> config("abfss://c/p", Map.of()))
-        .getMessage().contains("container@account"));
-    assertThrows(InvalidArgumentException.class, () -> config("az://c/a/../b", Map.of("azure.account-name", "a")));
-    assertThrows(InvalidArgumentException.class, () -> config("az://c/a//b", Map.of("azure.account-name", "a")));
-    assertThrows(InvalidArgumentException.class, () -> config("az:///p", Map.of("azure.account-name", "a")));
-    assertTrue(assertThrows(InvalidArgumentException.class, () -> config("az://c", Map.of("azure.account-key", KEY)))
-        .getMessage().contains("azure.account-name"));
+    assertThatThrownBy(() -> config("az://c/p", Map.of())).isInstanceOf(InvalidArgumentException.class)
+        .message().contains("azure.account-name");
+    assertThatThrownBy(() -> config("abfss://c/p", Map.of())).isInstanceOf(InvalidArgumentException.class)
+        .message().contains("container@account");
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> config("az://c/a/../b", Map.of("azure.account-name", "a")));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> config("az://c/a//b", Map.of("azure.account-name", "a")));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> config("az:///p", Map.of("azure.account-name", "a")));
+    assertThatThrownBy(() -> config("az://c", Map.of("azure.account-key", KEY))).isInstanceOf(InvalidArgumentException.class)
+        .message().contains("azure.account-name");
   }
 
   @Test
@@ -119,22 +116,20 @@ class AzureStoreOptionsTest {
         Map.of("azure.connection-string", connection),
         Map.of("azure.endpoint", "https://a.blob.core.windows.net?" + sas))) {
       String text = config("az://c/p", options).toString();
-      assertFalse(text.contains(KEY) || text.contains("SECRETSIGNATURE"), text);
+      assertThat(text.contains(KEY) || text.contains("SECRETSIGNATURE")).as(text).isFalse();
       try (ObjectStore store = new AzureObjectStoreProvider().open(URI.create("az://c/p"), options)) {
-        assertFalse(store.toString().contains(KEY) || store.toString().contains("SECRETSIGNATURE"), store.toString());
-        assertEquals("az://c/p", store.location());
+        assertThat(store.toString().contains(KEY) || store.toString().contains("SECRETSIGNATURE")).as(store.toString()).isFalse();
+        assertThat(store.location()).isEqualTo("az://c/p");
       }
     }
-    InvalidArgumentException bad = assertThrows(InvalidArgumentException.class,
-        () -> new AzureObjectStoreProvider().open(URI.create("az://c/p"), Map.of("azure.connection-string", "AccountKey=" + KEY + ";nonsense")));
-    assertFalse(bad.getMessage().contains(KEY), bad.getMessage());
-    assertTrue(bad.getMessage().contains("az://c/p"), bad.getMessage());
+    InvalidArgumentException bad = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new AzureObjectStoreProvider().open(URI.create("az://c/p"), Map.of("azure.connection-string", "AccountKey=" + KEY + ";nonsense"))).actual();
+    assertThat(bad.getMessage().contains(KEY)).as(bad.getMessage()).isFalse();
+    assertThat(bad.getMessage().contains("az://c/p")).as(bad.getMessage()).isTrue();
   }
 
   @Test
   void withoutCredentialsOpeningFailsUnlessAzureIdentityIsPresent() {
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-        () -> new AzureObjectStoreProvider().open(URI.create("az://c/p"), Map.of("azure.account-name", "a")));
-    assertTrue(e.getMessage().contains("azure-identity") && e.getMessage().contains("azure.sas-token"), e.getMessage());
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new AzureObjectStoreProvider().open(URI.create("az://c/p"), Map.of("azure.account-name", "a"))).actual();
+    assertThat(e.getMessage().contains("azure-identity") && e.getMessage().contains("azure.sas-token")).as(e.getMessage()).isTrue();
   }
 }

@@ -1,9 +1,7 @@
 package io.quiver.store.gcs;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.ObjectStore;
@@ -21,16 +19,16 @@ class GcsStoreOptionsTest {
   @Test
   void defaults() {
     GcsStoreOptions o = GcsStoreOptions.parse(Map.of());
-    assertEquals(8 << 20, o.writeThreshold());
-    assertEquals(8 << 20, o.resumableChunk());
-    assertEquals(6, o.maxAttempts());
+    assertThat(o.writeThreshold()).isEqualTo(8 << 20);
+    assertThat(o.resumableChunk()).isEqualTo(8 << 20);
+    assertThat(o.maxAttempts()).isEqualTo(6);
   }
 
   @Test
   void chunkSizeRoundsUpTo256KiB() {
-    assertEquals(256 * 1024, GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1")).resumableChunk());
-    assertEquals(512 * 1024, GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "300000")).resumableChunk());
-    assertEquals(1 << 20, GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1048576")).resumableChunk());
+    assertThat(GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1")).resumableChunk()).isEqualTo(256 * 1024);
+    assertThat(GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "300000")).resumableChunk()).isEqualTo(512 * 1024);
+    assertThat(GcsStoreOptions.parse(Map.of("gcs.resumable-chunk-bytes", "1048576")).resumableChunk()).isEqualTo(1 << 20);
   }
 
   @Test
@@ -42,52 +40,52 @@ class GcsStoreOptionsTest {
         Map.of("gcs.no-auth", "yes"),
         Map.of("gcs.endpoint", "127.0.0.1:4443"),
         Map.of("gcs.no-auth", "true", "gcs.oauth2-token", "t"))) {
-      InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> GcsStoreOptions.parse(bad));
-      assertTrue(bad.keySet().stream().anyMatch(e.getMessage()::contains), e.getMessage());
+      InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> GcsStoreOptions.parse(bad)).actual();
+      assertThat(bad.keySet().stream().anyMatch(e.getMessage()::contains)).as(e.getMessage()).isTrue();
     }
   }
 
   @Test
   void unknownKeysAreIgnored() {
-    assertEquals(6, GcsStoreOptions.parse(Map.of("s3.endpoint", "x", "gcs.nonsense", "y")).maxAttempts());
+    assertThat(GcsStoreOptions.parse(Map.of("s3.endpoint", "x", "gcs.nonsense", "y")).maxAttempts()).isEqualTo(6);
   }
 
   @Test
   void tokenNeverAppearsInToString() {
     String secret = "ya29.SECRET";
     GcsStoreOptions o = GcsStoreOptions.parse(Map.of("gcs.oauth2-token", secret));
-    assertFalse(o.toString().contains(secret), o.toString());
-    assertFalse(GcsStoreOptions.parse(Map.of("gcs.oauth2.token", secret)).toString().contains(secret));
-    assertFalse(new GcsStoreOptions.StaticTokenCredentials(secret).toString().contains(secret));
+    assertThat(o.toString().contains(secret)).as(o.toString()).isFalse();
+    assertThat(GcsStoreOptions.parse(Map.of("gcs.oauth2.token", secret)).toString().contains(secret)).isFalse();
+    assertThat(new GcsStoreOptions.StaticTokenCredentials(secret).toString().contains(secret)).isFalse();
   }
 
   @Test
   void uriRootsTheStore() {
     GcsObjectStoreProvider provider = new GcsObjectStoreProvider();
     try (ObjectStore s = provider.open(URI.create("gs://my-bucket/a/b/"), EMULATOR)) {
-      assertEquals("gs://my-bucket/a/b", s.location());
-      assertEquals("gs://my-bucket/a/b/k", s.locationOf("k"));
-      assertEquals("GcsObjectStore[gs://my-bucket/a/b]", s.toString());
+      assertThat(s.location()).isEqualTo("gs://my-bucket/a/b");
+      assertThat(s.locationOf("k")).isEqualTo("gs://my-bucket/a/b/k");
+      assertThat(s.toString()).isEqualTo("GcsObjectStore[gs://my-bucket/a/b]");
     }
     try (ObjectStore s = provider.open(URI.create("gs://my-bucket"), EMULATOR)) {
-      assertEquals("gs://my-bucket", s.location());
+      assertThat(s.location()).isEqualTo("gs://my-bucket");
     }
     for (String bad : List.of("gs:///x", "gs://B/x", "gs://ab/x", "gs://b-1/x//y", "gs://b-1/./y", "gs://b-1/x#f")) {
-      assertThrows(InvalidArgumentException.class, () -> provider.open(URI.create(bad), EMULATOR), bad);
+      assertThatExceptionOfType(InvalidArgumentException.class).as(bad).isThrownBy(() -> provider.open(URI.create(bad), EMULATOR));
     }
   }
 
   @Test
   void registeredForTheGsScheme() {
-    assertTrue(ObjectStores.defaultRegistry().schemes().contains("gs"));
+    assertThat(ObjectStores.defaultRegistry().schemes().contains("gs")).isTrue();
     try (ObjectStore s = ObjectStores.defaultRegistry().open("GS://my-bucket/t", EMULATOR)) {
-      assertTrue(s instanceof GcsObjectStore);
+      assertThat(s).isInstanceOf(GcsObjectStore.class);
     }
   }
 
   @Test
   void startOffsetOfABoundWithANulStopsBeforeIt() {
-    assertEquals("a/b", GcsObjectStore.startOffsetAfter("a/b"));
-    assertEquals("a/b\u0001", GcsObjectStore.startOffsetAfter("a/b\u0000\u0000x"));
+    assertThat(GcsObjectStore.startOffsetAfter("a/b")).isEqualTo("a/b");
+    assertThat(GcsObjectStore.startOffsetAfter("a/b\u0000\u0000x")).isEqualTo("a/b\u0001");
   }
 }

@@ -1,7 +1,6 @@
 package io.quiver.store.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore.ObjectWriter;
@@ -37,7 +36,7 @@ class LocalTemporariesTest {
   }
 
   @Test
-  void abandonedTempFilesAreFoundAndDeletedOnlyOnceOld() throws IOException {
+  void abandonedTempFilesAreFoundAndDeletedOnlyOnceOld() throws Exception {
     LocalObjectStore store = new LocalObjectStore(dir.resolve("t"), false);
     store.write("data/kept.arrow", new byte[3]);
     Path old = killedWriter(store, "data/a.arrow", 100_000);
@@ -48,18 +47,18 @@ class LocalTemporariesTest {
 
     Instant window = now.minus(Duration.ofHours(1));
     List<ObjectInfo> found = store.abandonedTemporaries(window);
-    assertEquals(1, found.size());
-    assertEquals("data/" + old.getFileName(), found.get(0).key());
-    assertEquals(oldSize, found.get(0).size());
+    assertThat(found.size()).isEqualTo(1);
+    assertThat(found.get(0).key()).isEqualTo("data/" + old.getFileName());
+    assertThat(found.get(0).size()).isEqualTo(oldSize);
     assertThat(store.listAll("").stream().map(ObjectInfo::key)).containsExactly("data/kept.arrow");
 
-    assertEquals(found, store.deleteAbandonedTemporaries(window));
+    assertThat(store.deleteAbandonedTemporaries(window)).isEqualTo(found);
     assertThat(old).doesNotExist();
     assertThat(young).exists();
-    assertEquals(List.of(), store.abandonedTemporaries(window));
+    assertThat(store.abandonedTemporaries(window)).isEqualTo(List.of());
 
     // Later, the young one is old too.
-    assertEquals(1, store.deleteAbandonedTemporaries(now.plus(Duration.ofMinutes(1))).size());
+    assertThat(store.deleteAbandonedTemporaries(now.plus(Duration.ofMinutes(1))).size()).isEqualTo(1);
     assertThat(young).doesNotExist();
     assertThat(store.root().resolve("data/kept.arrow")).exists();
   }
@@ -67,7 +66,7 @@ class LocalTemporariesTest {
   @Test
   void aStoreWithoutARootHasNoTemporaries() {
     LocalObjectStore store = new LocalObjectStore(dir.resolve("never-written"));
-    assertEquals(List.of(), store.abandonedTemporaries(Instant.now()));
-    assertEquals(List.of(), store.deleteAbandonedTemporaries(Instant.now()));
+    assertThat(store.abandonedTemporaries(Instant.now())).isEqualTo(List.of());
+    assertThat(store.deleteAbandonedTemporaries(Instant.now())).isEqualTo(List.of());
   }
 }

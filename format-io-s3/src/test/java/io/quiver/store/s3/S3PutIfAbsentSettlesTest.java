@@ -2,8 +2,7 @@ package io.quiver.store.s3;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -138,9 +137,8 @@ class S3PutIfAbsentSettlesTest {
   void aLostAnswerToOurCreateIsCreated() {
     try (S3ObjectStore s = open()) {
       fault(Fault.CREATE_THEN_500);
-      assertEquals(PutResult.CREATED, s.putIfAbsent("_versions/1", "mine".getBytes(UTF_8)));
-      assertEquals(List.of("PUT /bucket/t/_versions/1", "PUT /bucket/t/_versions/1", "HEAD /bucket/t/_versions/1"),
-          requests, "the resend answers 412, and the token says whose object it is");
+      assertThat(s.putIfAbsent("_versions/1", "mine".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
+      assertThat(requests).as("the resend answers 412, and the token says whose object it is").isEqualTo(List.of("PUT /bucket/t/_versions/1", "PUT /bucket/t/_versions/1", "HEAD /bucket/t/_versions/1"));
       assertThat(objects.get("/bucket/t/_versions/1").token()).isNotBlank();
     }
   }
@@ -150,7 +148,7 @@ class S3PutIfAbsentSettlesTest {
     try (S3ObjectStore s = open()) {
       objects.put("/bucket/t/k", new Stored("theirs".getBytes(UTF_8), null));
       fault(Fault.REFUSE_500);
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("k", "mine".getBytes(UTF_8)));
+      assertThat(s.putIfAbsent("k", "mine".getBytes(UTF_8))).isEqualTo(PutResult.ALREADY_EXISTS);
       assertThat(new String(objects.get("/bucket/t/k").body(), UTF_8)).isEqualTo("theirs");
     }
   }
@@ -159,11 +157,11 @@ class S3PutIfAbsentSettlesTest {
   void nothingCreatedIsSentAgainAndAPlainLossIsAnsweredAtOnce() {
     try (S3ObjectStore s = open()) {
       fault(Fault.REFUSE_500);
-      assertEquals(PutResult.CREATED, s.putIfAbsent("k", "mine".getBytes(UTF_8)));
-      assertEquals(List.of("PUT /bucket/t/k", "PUT /bucket/t/k"), requests);
+      assertThat(s.putIfAbsent("k", "mine".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
+      assertThat(requests).isEqualTo(List.of("PUT /bucket/t/k", "PUT /bucket/t/k"));
       requests.clear();
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("k", "again".getBytes(UTF_8)));
-      assertEquals(List.of("PUT /bucket/t/k"), requests, "a 412 without doubt needs no read-back");
+      assertThat(s.putIfAbsent("k", "again".getBytes(UTF_8))).isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(requests).as("a 412 without doubt needs no read-back").isEqualTo(List.of("PUT /bucket/t/k"));
     }
   }
 
@@ -172,8 +170,8 @@ class S3PutIfAbsentSettlesTest {
     try (S3ObjectStore s = open()) {
       fault(Fault.REFUSE_500, Fault.REFUSE_500, Fault.REFUSE_500);
       CommitStateUnknownException e =
-          assertThrows(CommitStateUnknownException.class, () -> s.putIfAbsent("k", "mine".getBytes(UTF_8)));
-      assertEquals("s3://bucket/t", e.location());
+          assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> s.putIfAbsent("k", "mine".getBytes(UTF_8))).actual();
+      assertThat(e.location()).isEqualTo("s3://bucket/t");
       assertThat(e.key()).contains("k");
       assertThat(e.isTransient()).isFalse();
       assertThat(e.getMessage()).contains("s3://bucket/t/k").contains("outcome is unknown").contains("3 attempts")
@@ -187,7 +185,7 @@ class S3PutIfAbsentSettlesTest {
       headFails = true;
       fault(Fault.CREATE_THEN_500);
       CommitStateUnknownException e =
-          assertThrows(CommitStateUnknownException.class, () -> s.putIfAbsent("k", "mine".getBytes(UTF_8)));
+          assertThatExceptionOfType(CommitStateUnknownException.class).isThrownBy(() -> s.putIfAbsent("k", "mine".getBytes(UTF_8))).actual();
       assertThat(e.getMessage()).contains("reading the object's token back failed");
       assertThat(objects).containsKey("/bucket/t/k");
     }
