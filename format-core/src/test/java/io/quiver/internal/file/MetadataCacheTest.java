@@ -49,7 +49,8 @@ class MetadataCacheTest {
     assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> cache.get("a", loc -> {
       throw new CorruptFileException(loc, "bad");
     }));
-    assertThat((Object) cache.get("a", loc -> new Blob(7)).estimatedBytes()).isEqualTo(7);
+    long bytes = cache.get("a", loc -> new Blob(7)).estimatedBytes();
+    assertThat(bytes).isEqualTo(7);
   }
 
   @Test
