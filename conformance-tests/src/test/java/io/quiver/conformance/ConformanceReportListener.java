@@ -31,10 +31,10 @@ import org.junit.platform.launcher.TestPlan;
  * Writes the conformance report (suite × store, and scenario id × store × result) from the matrix tests
  * that ran.
  *
- * <p>Registered through {@code META-INF/services}, it records the outcome of every test that ran inside a
- * store invocation of an {@link OnStores} class (the matrix of {@code io.quiver.conformance.matrix}), under
- * that invocation's store name and the suite of {@link StoreConformance#SUITES} the test belongs to, except
- * the broken variants of {@code io.quiver.conformance.broken}; a skipped test keeps its reason (the
+ * <p>Registered through {@code META-INF/services}, it records the outcome of every test of the matrix
+ * ({@code io.quiver.conformance.matrix}: {@link OnStores} classes, never the broken variants of {@code
+ * io.quiver.conformance.broken} nor the adapter guide's example) under the store of its class invocation and
+ * the suite of {@link StoreConformance#SUITES} it belongs to; a skipped test keeps its reason (the
  * capability the store lacks). At the end of the run it merges them into {@code
  * target/conformance/<store>.tsv} (one file per store, so the surefire run of memory and local and the
  * failsafe run of the emulators both contribute), then renders every store's file into {@code
@@ -46,8 +46,8 @@ public final class ConformanceReportListener implements TestExecutionListener {
   private static final Pattern SCENARIO = Pattern.compile("^([a-z])(\\d+)_\\w+$");
   private static final List<String> STORE_ORDER =
       List.of("memory", "local", "local-nofsync", "s3", "gcs", "azure", "azure-abfss");
-  /** Suites run against deliberately broken variants (expected to fail): never conformance results. */
-  private static final String BROKEN_VARIANTS = "io.quiver.conformance.broken.";
+  /** The matrix: only its classes are conformance results (not the broken variants, not the example). */
+  private static final String MATRIX = "io.quiver.conformance.matrix.";
   private static final String INVOCATION = "class-template-invocation";
 
   private final Map<String, Map<String, String>> resultsByStore = new TreeMap<>();
@@ -83,7 +83,7 @@ public final class ConformanceReportListener implements TestExecutionListener {
       return;
     }
     MethodSource source = (MethodSource) id.getSource().get();
-    if (source.getClassName().startsWith(BROKEN_VARIANTS)) {
+    if (!source.getClassName().startsWith(MATRIX)) {
       return;
     }
     storeOf(id).ifPresent(store -> {
