@@ -1,5 +1,6 @@
 package io.quiver.conformance;
 
+import io.quiver.testing.ConformanceDepth;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -138,7 +139,7 @@ public final class ConformanceReportListener implements TestExecutionListener {
     Path dir = module.resolve("target").resolve("conformance");
     try {
       Files.createDirectories(dir);
-      String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+      String now = Instant.now().truncatedTo(ChronoUnit.SECONDS) + " (depth " + ConformanceDepth.depth().label() + ")";
       for (Map.Entry<String, Map<String, String>> e : resultsByStore.entrySet()) {
         Path file = dir.resolve(e.getKey() + ".tsv");
         Map<String, String> merged = file.toFile().isFile() ? read(file) : new TreeMap<>();
