@@ -1,19 +1,25 @@
 package io.quiver.conformance;
 
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
 
-/** The local file system adapter, tables under one temporary directory per JVM (deleted at exit). */
-public final class LocalStoreFixture implements StoreFixture {
-  public static final LocalStoreFixture INSTANCE = new LocalStoreFixture();
+/**
+ * The local file system adapter, tables and stores under one temporary directory per fixture (so per test
+ * class), deleted when the fixture is closed.
+ */
+public class LocalStoreFixture implements StoreFixture {
   private Path root;
-
-  private LocalStoreFixture() {}
 
   private synchronized Path root() {
     if (root == null) {
@@ -22,8 +28,6 @@ public final class LocalStoreFixture implements StoreFixture {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      Path dir = root;
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir)));
     }
     return root;
   }
@@ -32,7 +36,7 @@ public final class LocalStoreFixture implements StoreFixture {
     try (Stream<Path> paths = Files.walk(dir)) {
       paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
-      // best effort at exit
+      // best effort
     }
   }
 
@@ -44,5 +48,38 @@ public final class LocalStoreFixture implements StoreFixture {
   @Override
   public String newTableUri() {
     return root().resolve("table-" + UUID.randomUUID()).toUri().toString();
+  }
+
+  @Override
+  public ObjectStore newStore(String name, Map<String, String> extraOptions) {
+    Map<String, String> options = new HashMap<>(storeOptions());
+    options.putAll(extraOptions);
+    return ObjectStores.defaultRegistry().open(root().resolve(name).toString(), options);
+  }
+
+  @Override
+  public Optional<String> lacks(Capability capability) {
+    if (capability == Capability.NON_ASCII_KEYS) {
+      String encoding = System.getProperty("sun.jnu.encoding", "UTF-8");
+      boolean encodable = Charset.isSupported(encoding)
+          && Charset.forName(encoding).newEncoder().canEncode("\u00e9\ue000\uD83D\uDE00");
+      if (!encodable) {
+        return Optional.of("file names are encoded in " + encoding + ", which cannot encode every key outside ASCII");
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public Latency latency() {
+    return Latency.LOCAL;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (root != null) {
+      deleteTree(root);
+      root = null;
+    }
   }
 }

@@ -2,19 +2,15 @@ package io.quiver.conformance.broken;
 
 import io.quiver.conformance.CatalogueScenarios;
 import io.quiver.conformance.MemoryStoreFixture;
-import io.quiver.conformance.StoreFixture;
+import io.quiver.conformance.OnStores;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The catalogue scenarios on the memory fixture, for {@link BrokenWitnessCheckIsCaughtTest} to run with
  * and without the witness check. Named so that surefire does not pick it up, and disabled unless that test
- * runs it through the JUnit launcher ({@link BrokenSuites}); the memory store's own run is
- * {@code MemoryScenariosTest}.
+ * runs it through the JUnit launcher ({@link BrokenSuites}); the memory store's own run is the matrix's
+ * {@code CatalogueScenariosTest}.
  */
 @EnabledIf("io.quiver.conformance.broken.BrokenSuites#launching")
-public class WitnessCheckSkippedScenarios extends CatalogueScenarios {
-  @Override
-  protected StoreFixture fixture() {
-    return MemoryStoreFixture.INSTANCE;
-  }
-}
+@OnStores(MemoryStoreFixture.class)
+public class WitnessCheckSkippedScenarios extends CatalogueScenarios {}
