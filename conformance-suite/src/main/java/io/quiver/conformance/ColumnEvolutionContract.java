@@ -1,8 +1,6 @@
 package io.quiver.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.ColumnFunction;
 import io.quiver.dataset.Dataset;
@@ -82,19 +80,19 @@ public abstract class ColumnEvolutionContract extends StoreJourney {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      assertEquals(40, seen.size());
-      assertEquals("1005/-5", seen.get(5L));
-      assertEquals("1006/null", seen.get(6L));
-      assertFalse(ds.schema().findTopLevel("name").isPresent());
+      assertThat(seen.size()).isEqualTo(40);
+      assertThat(seen.get(5L)).isEqualTo("1005/-5");
+      assertThat(seen.get(6L)).isEqualTo("1006/null");
+      assertThat(ds.schema().findTopLevel("name").isPresent()).isFalse();
       try (VectorSchemaRoot rows = ds.take(new long[] {RowAddress.of(2, 3), RowAddress.of(0, 1)}, List.of("t"))) {
         StructVector t = (StructVector) rows.getVector("t");
-        assertEquals(1035L, t.getChild("sum").getObject(0));
-        assertEquals(-1, t.getChild("minus").getObject(1));
+        assertThat(t.getChild("sum").getObject(0)).isEqualTo(1035L);
+        assertThat(t.getChild("minus").getObject(1)).isEqualTo(-1);
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(SampleTable.range(0, 40), SampleTable.scanIds(v1.newScan().open()));
+        assertThat(SampleTable.scanIds(v1.newScan().open())).isEqualTo(SampleTable.range(0, 40));
       }
-      assertTrue(ds.validate().isValid(), ds.validate().toString());
+      assertThat(ds.validate().isValid()).as(ds.validate().toString()).isTrue();
     }
   }
 }

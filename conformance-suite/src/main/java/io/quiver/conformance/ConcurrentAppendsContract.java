@@ -1,7 +1,6 @@
 package io.quiver.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
@@ -57,7 +56,7 @@ public abstract class ConcurrentAppendsContract extends StoreSuite {
                       .withBackoff(Duration.ofMillis(1), Duration.ofMillis(50)))
               .build();
       try (Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(), options)) {
-        assertEquals(1, ds.version());
+        assertThat(ds.version()).isEqualTo(1);
       }
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);
       CountDownLatch start = new CountDownLatch(1);
@@ -92,13 +91,13 @@ public abstract class ConcurrentAppendsContract extends StoreSuite {
       }
       try (Dataset ds = Dataset.open(uri, options)) {
         int total = THREADS * APPENDS_PER_THREAD;
-        assertEquals(total + 1, ds.version());
+        assertThat(ds.version()).isEqualTo(total + 1);
         List<VersionInfo> versions = ds.versions();
-        assertEquals(total + 1, versions.size());
+        assertThat(versions.size()).isEqualTo(total + 1);
         assertThat(versions.stream().filter(v -> v.operation().equals("append")).count()).isEqualTo(total);
         List<Long> ids = SampleTable.scanIds(ds.newScan().open());
         assertThat(ids).containsExactlyInAnyOrderElementsOf(SampleTable.range(0, (long) total * ROWS_PER_APPEND));
-        assertEquals((long) total * ROWS_PER_APPEND, ds.countRows());
+        assertThat(ds.countRows()).isEqualTo((long) total * ROWS_PER_APPEND);
       }
     }
   }

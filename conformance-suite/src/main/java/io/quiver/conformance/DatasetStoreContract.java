@@ -2,7 +2,7 @@ package io.quiver.conformance;
 
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.CommitOptions;
 import io.quiver.dataset.Dataset;
@@ -43,20 +43,20 @@ public abstract class DatasetStoreContract extends StoreJourney {
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 10);
         Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
       for (int v = 2; v <= 6; v++) {
-        assertEquals(v, append(ds, (v - 1) * 10L, 10));
+        assertThat(append(ds, (v - 1) * 10L, 10)).isEqualTo(v);
       }
       try (VectorSchemaRoot replacement = SampleTable.batch(allocator, 1000, 5)) {
-        assertEquals(7, ds.overwrite(SampleTable.SCHEMA, List.of(replacement)));
+        assertThat(ds.overwrite(SampleTable.SCHEMA, List.of(replacement))).isEqualTo(7);
       }
     }
     try (Dataset ds = Dataset.open(uri, options())) {
       for (long v = 1; v <= 6; v++) {
         try (Dataset old = ds.checkout(v)) {
-          assertEquals(range(0, v * 10), scanIds(old.newScan().open()), "version " + v);
+          assertThat(scanIds(old.newScan().open())).as("version " + v).isEqualTo(range(0, v * 10));
         }
       }
-      assertEquals(range(1000, 1005), scanIds(ds.newScan().open()));
-      assertEquals(7, ds.versions().size());
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(1000, 1005));
+      assertThat(ds.versions().size()).isEqualTo(7);
     }
   }
 
@@ -65,7 +65,7 @@ public abstract class DatasetStoreContract extends StoreJourney {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 10);
         Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
-      assertEquals(1, ds.version());
+      assertThat(ds.version()).isEqualTo(1);
     }
     // Wrap the real adapter: the manifest put for version 2 happens, then the client sees an error.
     FaultInjectingObjectStore[] faulty = new FaultInjectingObjectStore[1];
@@ -89,14 +89,14 @@ public abstract class DatasetStoreContract extends StoreJourney {
             .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
             .build();
     try (Dataset ds = Dataset.open(uri, withFaults)) {
-      assertEquals(2, append(ds, 10, 5));
-      assertEquals(0, faulty[0].pendingFaults(), "the fault fired");
+      assertThat(append(ds, 10, 5)).isEqualTo(2);
+      assertThat(faulty[0].pendingFaults()).as("the fault fired").isEqualTo(0);
     }
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(2, ds.version());
+      assertThat(ds.version()).isEqualTo(2);
       List<VersionInfo> versions = ds.versions();
-      assertEquals(List.of(2L, 1L), versions.stream().map(VersionInfo::version).toList());
-      assertEquals(range(0, 15), scanIds(ds.newScan().open()));
+      assertThat(versions.stream().map(VersionInfo::version).toList()).isEqualTo(List.of(2L, 1L));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 15));
     }
   }
 }

@@ -7,8 +7,7 @@ import static io.quiver.predicate.Predicate.ge;
 import static io.quiver.predicate.Predicate.isNull;
 import static io.quiver.predicate.Predicate.lt;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
@@ -73,25 +72,25 @@ public abstract class DeleteContract extends StoreJourney {
     try (Dataset ds = create(uri)) {
       // s.x is null when the struct is null (id % 11 == 5) or x is (id % 5 == 1).
       DeleteResult r = ds.delete(isNull("s.x"));
-      assertEquals(2, r.version());
-      assertEquals(100 - idsWhere(id -> id % 11 != 5 && id % 5 != 1).size(), r.deletedRows());
+      assertThat(r.version()).isEqualTo(2);
+      assertThat(r.deletedRows()).isEqualTo(100 - idsWhere(id -> id % 11 != 5 && id % 5 != 1).size());
       Map<Long, Long> addressOf = addresses(ds);
       doomed = new long[] {addressOf.get(0L), addressOf.get(42L), addressOf.get(99L)};
-      assertEquals(new DeleteResult(3, 3), ds.delete(doomed));
+      assertThat(ds.delete(doomed)).isEqualTo(new DeleteResult(3, 3));
       for (Fragment f : ds.manifest().fragments()) {
         assertThat(f.deletionFile().orElseThrow().path()).startsWith("_deletions/" + f.id() + "-2-");
       }
     }
     List<Long> kept = idsWhere(id -> id % 11 != 5 && id % 5 != 1 && id != 0 && id != 42 && id != 99);
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(kept, scanIds(ds.newScan().open()));
-      assertEquals(kept.size(), ds.countRows());
-      assertThrows(NotFoundException.class, () -> ds.take(new long[] {doomed[1]}, List.of()).close());
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(kept);
+      assertThat(ds.countRows()).isEqualTo(kept.size());
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.take(new long[]{doomed[1]}, List.of()).close());
       try (VectorSchemaRoot rows = ds.take(new long[] {RowAddress.of(2, 3), RowAddress.of(0, 2)}, List.of())) {
-        assertEquals(List.of(83L, 2L), SampleTable.checkRows(rows));
+        assertThat(SampleTable.checkRows(rows)).isEqualTo(List.of(83L, 2L));
       }
       try (Dataset v1 = ds.checkout(1)) {
-        assertEquals(range(0, 100), scanIds(v1.newScan().open()));
+        assertThat(scanIds(v1.newScan().open())).isEqualTo(range(0, 100));
       }
     }
   }
@@ -100,11 +99,11 @@ public abstract class DeleteContract extends StoreJourney {
   void b5_deletesOfDisjointRowsInOneFragmentAreBothKept() {
     String uri = newTableUri();
     try (Dataset a = create(uri); Dataset b = Dataset.open(uri, options())) {
-      assertEquals(new DeleteResult(2, 5), a.delete(lt("id", 5)));
-      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 30), lt("id", 35))));
+      assertThat(a.delete(lt("id", 5))).isEqualTo(new DeleteResult(2, 5));
+      assertThat(b.delete(and(ge("id", 30), lt("id", 35)))).isEqualTo(new DeleteResult(3, 5));
     }
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(idsWhere(id -> id >= 5 && (id < 30 || id >= 35)), scanIds(ds.newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(idsWhere(id -> id >= 5 && (id < 30 || id >= 35)));
     }
   }
 
@@ -113,12 +112,12 @@ public abstract class DeleteContract extends StoreJourney {
     String uri = newTableUri();
     try (Dataset a = create(uri); Dataset b = Dataset.open(uri, options()); Dataset c = Dataset.open(uri, options())) {
       a.delete(lt("id", 10));
-      assertEquals(new DeleteResult(3, 5), b.delete(and(ge("id", 5), lt("id", 15))));
-      assertEquals(new DeleteResult(4, 5), c.delete(lt("id", 20)));
+      assertThat(b.delete(and(ge("id", 5), lt("id", 15)))).isEqualTo(new DeleteResult(3, 5));
+      assertThat(c.delete(lt("id", 20))).isEqualTo(new DeleteResult(4, 5));
     }
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(range(20, 100), scanIds(ds.newScan().open()));
-      assertEquals(80, ds.countRows());
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(20, 100));
+      assertThat(ds.countRows()).isEqualTo(80);
     }
   }
 
@@ -127,9 +126,9 @@ public abstract class DeleteContract extends StoreJourney {
     String uri = newTableUri();
     try (Dataset a = create(uri); Dataset b = Dataset.open(uri, options())) {
       a.delete(lt("id", 50)); // v2
-      assertThrows(io.quiver.exceptions.RetryableConflictException.class, () -> b.restore(1));
-      assertEquals(3, a.restore(1));
-      assertEquals(range(0, 100), scanIds(a.newScan().open()));
+      assertThatExceptionOfType(io.quiver.exceptions.RetryableConflictException.class).isThrownBy(() -> b.restore(1));
+      assertThat(a.restore(1)).isEqualTo(3);
+      assertThat(scanIds(a.newScan().open())).isEqualTo(range(0, 100));
     }
   }
 }

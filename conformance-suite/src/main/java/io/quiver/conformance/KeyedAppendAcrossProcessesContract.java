@@ -2,8 +2,6 @@ package io.quiver.conformance;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.Dataset;
@@ -40,8 +38,8 @@ public abstract class KeyedAppendAcrossProcessesContract extends StoreSuite {
     fixture().storeOptions().forEach((k, v) -> command.add(k + "=" + v));
     Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
     String out = new String(p.getInputStream().readAllBytes(), UTF_8).trim();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child did not exit");
-    assertEquals(0, p.exitValue(), () -> "child failed: " + read(err));
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child did not exit").isTrue();
+    assertThat(p.exitValue()).as(() -> "child failed: " + read(err)).isEqualTo(0);
     return out.lines().reduce((a, b) -> b).orElse("");
   }
 
@@ -64,12 +62,12 @@ public abstract class KeyedAppendAcrossProcessesContract extends StoreSuite {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
         Dataset.create(uri, SampleTable.SCHEMA, List.of(b), options).close();
       }
-      assertEquals("VERSION 2", child(uri, 10, 12, "job-x/1"));
-      assertEquals("VERSION 2", child(uri, 10, 12, "job-x/1"), "the retry from a new process is recognised");
-      assertEquals("CONFLICT 2", child(uri, 50, 3, "job-x/1"), "the key reused for other rows");
+      assertThat(child(uri, 10, 12, "job-x/1")).isEqualTo("VERSION 2");
+      assertThat(child(uri, 10, 12, "job-x/1")).as("the retry from a new process is recognised").isEqualTo("VERSION 2");
+      assertThat(child(uri, 50, 3, "job-x/1")).as("the key reused for other rows").isEqualTo("CONFLICT 2");
       try (Dataset ds = Dataset.open(uri, options)) {
-        assertEquals(2, ds.latestVersion());
-        assertEquals(2, ds.distributed().findCommit("job-x/1", 0).version());
+        assertThat(ds.latestVersion()).isEqualTo(2);
+        assertThat(ds.distributed().findCommit("job-x/1", 0).version()).isEqualTo(2);
         for (int i = 0; i < 20; i++) {
           try (VectorSchemaRoot b = SampleTable.batch(allocator, 100 + i, 1)) {
             ds.append(List.of(b));
@@ -77,12 +75,12 @@ public abstract class KeyedAppendAcrossProcessesContract extends StoreSuite {
         }
         // Everything but the latest version goes (files younger than the window stay, versions do not).
         ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
-        assertEquals(1, ds.versions().size());
+        assertThat(ds.versions().size()).isEqualTo(1);
       }
-      assertEquals("VERSION 2", child(uri, 10, 12, "job-x/1"), "recognised after 20 commits and a cleanup");
+      assertThat(child(uri, 10, 12, "job-x/1")).as("recognised after 20 commits and a cleanup").isEqualTo("VERSION 2");
       try (Dataset ds = Dataset.open(uri, options)) {
-        assertEquals(22, ds.latestVersion());
-        assertTrue(ds.validate().isValid());
+        assertThat(ds.latestVersion()).isEqualTo(22);
+        assertThat(ds.validate().isValid()).isTrue();
         List<Long> expected = new ArrayList<>(SampleTable.range(0, 22));
         expected.addAll(SampleTable.range(100, 120));
         assertThat(SampleTable.scanIds(ds.newScan().open())).containsExactlyInAnyOrderElementsOf(expected);

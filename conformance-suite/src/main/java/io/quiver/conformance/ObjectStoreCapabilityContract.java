@@ -1,9 +1,8 @@
 package io.quiver.conformance;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.store.Keys;
@@ -103,14 +102,14 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
         w.write(data, pos, n);
       }
       pos += n;
-      assertEquals(pos, w.position());
+      assertThat(w.position()).isEqualTo(pos);
     }
   }
 
   // ---- large objects
 
   @Test
-  void largeStreamingWriteGoesInPartsAndRoundTripsByteExact() throws IOException {
+  void largeStreamingWriteGoesInPartsAndRoundTripsByteExact() throws Exception {
     LargeObjects large = large();
     int part = large.partSize();
     byte[] data = random(large.threshold() + 2 * part + 12_345, 11);
@@ -119,14 +118,13 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
       ObjectWriter w = s.openWriter("big/object.bin");
       writeInOddChunks(w, data);
       watch.assertUploading("big/object.bin");
-      assertEquals(Optional.empty(), s.head("big/object.bin"), "nothing is visible before close");
+      assertThat(s.head("big/object.bin")).as("nothing is visible before close").isEqualTo(Optional.empty());
       w.close();
       watch.assertNothingPending();
       watch.assertWrittenInParts("big/object.bin", data.length);
-      assertEquals(data.length, s.head("big/object.bin").orElseThrow().size());
-      assertArrayEquals(data, s.read("big/object.bin"));
-      assertArrayEquals(Arrays.copyOfRange(data, part - 5, 2 * part + 7), s.readRange("big/object.bin", part - 5, part + 12),
-          "a range across part boundaries");
+      assertThat(s.head("big/object.bin").orElseThrow().size()).isEqualTo(data.length);
+      assertThat(s.read("big/object.bin")).containsExactly(data);
+      assertThat(s.readRange("big/object.bin", part - 5, part + 12)).as("a range across part boundaries").containsExactly(Arrays.copyOfRange(data, part - 5, 2 * part + 7));
     }
   }
 
@@ -139,16 +137,16 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
       LargeObjects.Watch watch = large.watch(s);
       s.write("a.bin", data);
       watch.assertWrittenInParts("a.bin", data.length);
-      assertArrayEquals(data, s.read("a.bin"));
+      assertThat(s.read("a.bin")).containsExactly(data);
       s.write("a.bin", smaller);
       watch.assertWrittenInParts("a.bin", smaller.length);
-      assertArrayEquals(smaller, s.read("a.bin"));
+      assertThat(s.read("a.bin")).containsExactly(smaller);
       watch.assertNothingPending();
     }
   }
 
   @Test
-  void abortedLargeWriterLeavesNothingAndKeepsThePreviousObject() throws IOException {
+  void abortedLargeWriterLeavesNothingAndKeepsThePreviousObject() throws Exception {
     LargeObjects large = large();
     try (ObjectStore s = largeStore(large)) {
       LargeObjects.Watch watch = large.watch(s);
@@ -158,7 +156,7 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
       watch.assertUploading("keep");
       replacing.abort();
       replacing.close();
-      assertArrayEquals(bytes("old"), s.read("keep"), "an aborted upload replaced the object");
+      assertThat(s.read("keep")).as("an aborted upload replaced the object").containsExactly(bytes("old"));
 
       ObjectWriter fresh = s.openWriter("aborted/big");
       writeInOddChunks(fresh, random(large.threshold() + 3 * large.partSize() + 17, 15));
@@ -166,15 +164,15 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
       fresh.abort();
       fresh.close();
       watch.assertNothingPending();
-      assertEquals(Optional.empty(), s.head("aborted/big"));
-      assertThrows(ObjectNotFoundException.class, () -> s.read("aborted/big"));
-      assertEquals(List.of("keep"), keys(s, ""));
-      assertThrows(IllegalStateException.class, () -> fresh.write(1));
+      assertThat(s.head("aborted/big")).isEqualTo(Optional.empty());
+      assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> s.read("aborted/big"));
+      assertThat(keys(s, "")).isEqualTo(List.of("keep"));
+      assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> fresh.write(1));
     }
   }
 
   @Test
-  void largeWriterReplacesAnExistingObjectOnlyOnClose() throws IOException {
+  void largeWriterReplacesAnExistingObjectOnlyOnClose() throws Exception {
     LargeObjects large = large();
     byte[] data = random(large.threshold() + large.partSize() + 99, 16);
     try (ObjectStore s = largeStore(large)) {
@@ -182,15 +180,15 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
       s.write("k", new byte[] {7});
       ObjectWriter w = s.openWriter("k");
       writeInOddChunks(w, data);
-      assertArrayEquals(new byte[] {7}, s.read("k"));
+      assertThat(s.read("k")).containsExactly(new byte[]{7});
       w.close();
       watch.assertWrittenInParts("k", data.length);
-      assertArrayEquals(data, s.read("k"));
+      assertThat(s.read("k")).containsExactly(data);
     }
   }
 
   @Test
-  void putIfAbsentNeverOverwritesALargeObjectNorWritesOneOverAnObject() throws IOException {
+  void putIfAbsentNeverOverwritesALargeObjectNorWritesOneOverAnObject() throws Exception {
     LargeObjects large = large();
     int above = large.threshold() + large.partSize() + 5;
     try (ObjectStore s = largeStore(large)) {
@@ -200,22 +198,22 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
         w.write(streamed);
       }
       watch.assertWrittenInParts("streamed", streamed.length);
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("streamed", new byte[] {1}), "small over large");
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("streamed", random(above + 1, 18)), "large over large");
-      assertArrayEquals(streamed, s.read("streamed"));
+      assertThat(s.putIfAbsent("streamed", new byte[]{1})).as("small over large").isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(s.putIfAbsent("streamed", random(above + 1, 18))).as("large over large").isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(s.read("streamed")).containsExactly(streamed);
 
       byte[] first = random(above, 19);
-      assertEquals(PutResult.CREATED, s.putIfAbsent("once", first));
+      assertThat(s.putIfAbsent("once", first)).isEqualTo(PutResult.CREATED);
       if (large.partedPutIfAbsent()) {
         watch.assertWrittenInParts("once", first.length);
       }
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("once", random(above + 7, 20)));
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("once", new byte[10]), "small over large");
-      assertArrayEquals(first, s.read("once"));
+      assertThat(s.putIfAbsent("once", random(above + 7, 20))).isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(s.putIfAbsent("once", new byte[10])).as("small over large").isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(s.read("once")).containsExactly(first);
 
       s.write("written", new byte[3]);
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("written", random(above, 21)), "large over small");
-      assertArrayEquals(new byte[3], s.read("written"));
+      assertThat(s.putIfAbsent("written", random(above, 21))).as("large over small").isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(s.read("written")).containsExactly(new byte[3]);
       watch.assertNothingPending();
     }
   }
@@ -253,8 +251,8 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
             winners.add(t);
           }
         }
-        assertEquals(1, winners.size(), "round " + round + " winners " + winners);
-        assertArrayEquals(random(size, round * 100L + winners.get(0)), s.read(key));
+        assertThat(winners.size()).as("round " + round + " winners " + winners).isEqualTo(1);
+        assertThat(s.read(key)).containsExactly(random(size, round * 100L + winners.get(0)));
         watch.assertWrittenInParts(key, size);
       }
     } finally {
@@ -272,12 +270,12 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
       store.write(k, k.getBytes(UTF_8));
     }
     for (String k : keys) {
-      assertArrayEquals(k.getBytes(UTF_8), store.read(k), k);
-      assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent(k, new byte[1]), k);
+      assertThat(store.read(k)).as(k).containsExactly(k.getBytes(UTF_8));
+      assertThat(store.putIfAbsent(k, new byte[1])).as(k).isEqualTo(PutResult.ALREADY_EXISTS);
     }
-    assertEquals(new HashSet<>(keys), new HashSet<>(keys(store, "u/")));
-    assertEquals(List.of(), store.deleteAll(keys));
-    assertEquals(List.of(), store.listAll(""));
+    assertThat(new HashSet<>(keys(store, "u/"))).isEqualTo(new HashSet<>(keys));
+    assertThat(store.deleteAll(keys)).isEqualTo(List.of());
+    assertThat(store.listAll("")).isEqualTo(List.of());
   }
 
   /**
@@ -294,8 +292,8 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
     }
     List<String> utf8 = new ArrayList<>(written);
     utf8.sort(Keys.ORDER);
-    assertEquals(List.of("m/a", "m/z", "m/\u00e9", "m/\ue000", "m/\ue000x", "m/\ufffd", "m/\uD83D\uDE00", "m/\uD83D\uDE00a"), utf8);
-    assertEquals(utf8, keys(store, "").stream().filter(k -> k.startsWith("m/")).toList());
+    assertThat(utf8).isEqualTo(List.of("m/a", "m/z", "m/\u00e9", "m/\ue000", "m/\ue000x", "m/\ufffd", "m/\uD83D\uDE00", "m/\uD83D\uDE00a"));
+    assertThat(keys(store, "").stream().filter(k -> k.startsWith("m/")).toList()).isEqualTo(utf8);
     for (int pageSize : new int[] {1, 2, 3}) {
       List<String> paged = new ArrayList<>();
       Optional<String> after = Optional.empty();
@@ -307,9 +305,8 @@ public abstract class ObjectStoreCapabilityContract extends StoreSuite {
         }
         after = Optional.of(paged.get(paged.size() - 1));
       }
-      assertEquals(utf8, paged, "page size " + pageSize);
+      assertThat(paged).as("page size " + pageSize).isEqualTo(utf8);
     }
-    assertEquals(List.of("m/\uD83D\uDE00", "m/\uD83D\uDE00a"),
-        store.list("m/", Optional.of("m/\ufffd"), 10).objects().stream().map(ObjectInfo::key).toList());
+    assertThat(store.list("m/", Optional.of("m/\ufffd"), 10).objects().stream().map(ObjectInfo::key).toList()).isEqualTo(List.of("m/\uD83D\uDE00", "m/\uD83D\uDE00a"));
   }
 }

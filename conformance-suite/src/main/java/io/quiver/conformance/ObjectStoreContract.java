@@ -1,12 +1,9 @@
 package io.quiver.conformance;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
@@ -19,7 +16,6 @@ import io.quiver.store.ObjectStore.ObjectWriter;
 import io.quiver.store.ObjectStore.PutResult;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStoreCommitStore;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -83,9 +79,9 @@ public abstract class ObjectStoreContract extends StoreSuite {
   void writeThenReadRoundTrips() {
     byte[] data = random(10_000, 1);
     store.write("dir/sub/obj.bin", data);
-    assertArrayEquals(data, store.read("dir/sub/obj.bin"));
+    assertThat(store.read("dir/sub/obj.bin")).containsExactly(data);
     store.write("empty", new byte[0]);
-    assertArrayEquals(new byte[0], store.read("empty"));
+    assertThat(store.read("empty")).containsExactly(new byte[0]);
   }
 
   @Test
@@ -93,34 +89,34 @@ public abstract class ObjectStoreContract extends StoreSuite {
     byte[] data = bytes("abc");
     store.write("k", data);
     data[0] = 'x';
-    assertArrayEquals(bytes("abc"), store.read("k"));
+    assertThat(store.read("k")).containsExactly(bytes("abc"));
   }
 
   @Test
   void readOfMissingKeyNamesTheKey() {
-    ObjectNotFoundException e = assertThrows(ObjectNotFoundException.class, () -> store.read("no/such/key"));
-    assertTrue(e.getMessage().contains("no/such/key"), e.getMessage());
-    assertEquals(store.locationOf("no/such/key"), e.location());
-    assertThrows(ObjectNotFoundException.class, () -> store.readRange("no/such/key", 0, 10));
+    ObjectNotFoundException e = assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> store.read("no/such/key")).actual();
+    assertThat(e.getMessage().contains("no/such/key")).as(e.getMessage()).isTrue();
+    assertThat(e.location()).isEqualTo(store.locationOf("no/such/key"));
+    assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> store.readRange("no/such/key", 0, 10));
   }
 
   @Test
   void headReportsSizeOrEmpty() {
-    assertEquals(Optional.empty(), store.head("h"));
+    assertThat(store.head("h")).isEqualTo(Optional.empty());
     store.write("h", random(1234, 2));
     ObjectInfo info = store.head("h").orElseThrow();
-    assertEquals("h", info.key());
-    assertEquals(1234, info.size());
-    assertTrue(info.lastModified().toEpochMilli() > 0);
+    assertThat(info.key()).isEqualTo("h");
+    assertThat(info.size()).isEqualTo(1234);
+    assertThat(info.lastModified().toEpochMilli() > 0).isTrue();
   }
 
   @Test
   void writeReplaces() {
     store.write("k", bytes("first, and longer"));
     store.write("k", bytes("second"));
-    assertArrayEquals(bytes("second"), store.read("k"));
-    assertEquals(6, store.head("k").orElseThrow().size());
-    assertEquals(List.of("k"), keys(""));
+    assertThat(store.read("k")).containsExactly(bytes("second"));
+    assertThat(store.head("k").orElseThrow().size()).isEqualTo(6);
+    assertThat(keys("")).isEqualTo(List.of("k"));
   }
 
   // ---- readRange
@@ -129,15 +125,15 @@ public abstract class ObjectStoreContract extends StoreSuite {
   void readRangeCoversStartMiddleEndAndBeyond() {
     byte[] data = random(1000, 3);
     store.write("r", data);
-    assertArrayEquals(Arrays.copyOfRange(data, 0, 10), store.readRange("r", 0, 10));
-    assertArrayEquals(Arrays.copyOfRange(data, 500, 620), store.readRange("r", 500, 120));
-    assertArrayEquals(Arrays.copyOfRange(data, 990, 1000), store.readRange("r", 990, 10), "exactly to the end");
-    assertArrayEquals(Arrays.copyOfRange(data, 900, 1000), store.readRange("r", 900, Integer.MAX_VALUE));
-    assertArrayEquals(data, store.readRange("r", 0, Integer.MAX_VALUE));
-    assertArrayEquals(new byte[0], store.readRange("r", 1000, 10), "offset at the end");
-    assertArrayEquals(new byte[0], store.readRange("r", 5000, 10), "offset past the end");
-    assertArrayEquals(new byte[0], store.readRange("r", Long.MAX_VALUE - 1, Integer.MAX_VALUE));
-    assertArrayEquals(new byte[0], store.readRange("r", 10, 0), "zero length");
+    assertThat(store.readRange("r", 0, 10)).containsExactly(Arrays.copyOfRange(data, 0, 10));
+    assertThat(store.readRange("r", 500, 120)).containsExactly(Arrays.copyOfRange(data, 500, 620));
+    assertThat(store.readRange("r", 990, 10)).as("exactly to the end").containsExactly(Arrays.copyOfRange(data, 990, 1000));
+    assertThat(store.readRange("r", 900, Integer.MAX_VALUE)).containsExactly(Arrays.copyOfRange(data, 900, 1000));
+    assertThat(store.readRange("r", 0, Integer.MAX_VALUE)).containsExactly(data);
+    assertThat(store.readRange("r", 1000, 10)).as("offset at the end").containsExactly(new byte[0]);
+    assertThat(store.readRange("r", 5000, 10)).as("offset past the end").containsExactly(new byte[0]);
+    assertThat(store.readRange("r", Long.MAX_VALUE - 1, Integer.MAX_VALUE)).containsExactly(new byte[0]);
+    assertThat(store.readRange("r", 10, 0)).as("zero length").containsExactly(new byte[0]);
   }
 
   @Test
@@ -146,31 +142,31 @@ public abstract class ObjectStoreContract extends StoreSuite {
     store.write("r", data);
     java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(130);
     direct.position(10);
-    assertEquals(120, store.readRangeInto("r", 500, direct));
-    assertEquals(130, direct.position(), "the position advances by the bytes read");
+    assertThat(store.readRangeInto("r", 500, direct)).isEqualTo(120);
+    assertThat(direct.position()).as("the position advances by the bytes read").isEqualTo(130);
     byte[] got = new byte[120];
     direct.position(10);
     direct.get(got);
-    assertArrayEquals(Arrays.copyOfRange(data, 500, 620), got);
+    assertThat(got).containsExactly(Arrays.copyOfRange(data, 500, 620));
 
     java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocateDirect(100);
-    assertEquals(10, store.readRangeInto("r", 990, tail), "fewer bytes when the object ends first");
-    assertEquals(0, store.readRangeInto("r", 1000, java.nio.ByteBuffer.allocate(10)), "offset at the end");
-    assertThrows(ObjectNotFoundException.class, () -> store.readRangeInto("no/such/key", 0, java.nio.ByteBuffer.allocate(4)));
-    assertThrows(InvalidArgumentException.class, () -> store.readRangeInto("r", -1, java.nio.ByteBuffer.allocate(4)));
+    assertThat(store.readRangeInto("r", 990, tail)).as("fewer bytes when the object ends first").isEqualTo(10);
+    assertThat(store.readRangeInto("r", 1000, java.nio.ByteBuffer.allocate(10))).as("offset at the end").isEqualTo(0);
+    assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> store.readRangeInto("no/such/key", 0, java.nio.ByteBuffer.allocate(4)));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRangeInto("r", -1, java.nio.ByteBuffer.allocate(4)));
   }
 
   @Test
   void readRangeRejectsNegativeArguments() {
     store.write("r", random(10, 4));
-    assertThrows(InvalidArgumentException.class, () -> store.readRange("r", -1, 5));
-    assertThrows(InvalidArgumentException.class, () -> store.readRange("r", 0, -5));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRange("r", -1, 5));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRange("r", 0, -5));
   }
 
   // ---- streaming writer
 
   @Test
-  void writerStreamsMultipleMebibytesByteExact() throws IOException {
+  void writerStreamsMultipleMebibytesByteExact() throws Exception {
     byte[] data = random(5 * 1024 * 1024 + 17, 5);
     int[] chunks = {1, 7, 4093, 65_537, 13, 1_000_003, 3};
     try (ObjectWriter w = store.openWriter("big/stream.bin")) {
@@ -184,55 +180,55 @@ public abstract class ObjectStoreContract extends StoreSuite {
           w.write(data, pos, n);
         }
         pos += n;
-        assertEquals(pos, w.position());
+        assertThat(w.position()).isEqualTo(pos);
       }
     }
-    assertEquals(data.length, store.head("big/stream.bin").orElseThrow().size());
-    assertArrayEquals(data, store.read("big/stream.bin"));
+    assertThat(store.head("big/stream.bin").orElseThrow().size()).isEqualTo(data.length);
+    assertThat(store.read("big/stream.bin")).containsExactly(data);
   }
 
   @Test
-  void writerPublishesNothingBeforeClose() throws IOException {
+  void writerPublishesNothingBeforeClose() throws Exception {
     ObjectWriter w = store.openWriter("pending/obj");
     w.write(random(100_000, 6));
     w.flush();
-    assertEquals(Optional.empty(), store.head("pending/obj"));
-    assertEquals(List.of(), keys(""));
+    assertThat(store.head("pending/obj")).isEqualTo(Optional.empty());
+    assertThat(keys("")).isEqualTo(List.of());
     w.close();
-    assertEquals(100_000, store.head("pending/obj").orElseThrow().size());
+    assertThat(store.head("pending/obj").orElseThrow().size()).isEqualTo(100_000);
     w.close(); // idempotent
   }
 
   @Test
-  void writerOfEmptyObject() throws IOException {
+  void writerOfEmptyObject() throws Exception {
     store.openWriter("zero").close();
-    assertArrayEquals(new byte[0], store.read("zero"));
+    assertThat(store.read("zero")).containsExactly(new byte[0]);
   }
 
   @Test
-  void abortLeavesNothingAndCloseAfterAbortDoesNothing() throws IOException {
+  void abortLeavesNothingAndCloseAfterAbortDoesNothing() throws Exception {
     ObjectWriter w = store.openWriter("aborted/obj");
     w.write(random(300_000, 7));
     w.abort();
     w.close();
-    assertEquals(Optional.empty(), store.head("aborted/obj"));
-    assertEquals(List.of(), keys(""));
-    assertThrows(IllegalStateException.class, () -> w.write(1));
+    assertThat(store.head("aborted/obj")).isEqualTo(Optional.empty());
+    assertThat(keys("")).isEqualTo(List.of());
+    assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> w.write(1));
   }
 
   @Test
-  void abortKeepsThePreviousObject() throws IOException {
+  void abortKeepsThePreviousObject() throws Exception {
     store.write("k", bytes("old"));
     ObjectWriter w = store.openWriter("k");
     w.write(bytes("new"));
     w.abort();
-    assertArrayEquals(bytes("old"), store.read("k"));
+    assertThat(store.read("k")).containsExactly(bytes("old"));
   }
 
   @Test
   void failedProducerNeverPublishesAPartialObject() {
     // The usual pattern: abort in the catch, then try-with-resources closes the writer.
-    assertThrows(IllegalStateException.class, () -> {
+    assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> {
       try (ObjectWriter w = store.openWriter("partial")) {
         try {
           w.write(random(50_000, 8));
@@ -243,42 +239,42 @@ public abstract class ObjectStoreContract extends StoreSuite {
         }
       }
     });
-    assertEquals(Optional.empty(), store.head("partial"));
-    assertEquals(List.of(), keys(""));
+    assertThat(store.head("partial")).isEqualTo(Optional.empty());
+    assertThat(keys("")).isEqualTo(List.of());
   }
 
   @Test
-  void writerReplacesLikeWrite() throws IOException {
+  void writerReplacesLikeWrite() throws Exception {
     store.write("k", bytes("old"));
     try (ObjectWriter w = store.openWriter("k")) {
       w.write(bytes("newer"));
     }
-    assertArrayEquals(bytes("newer"), store.read("k"));
+    assertThat(store.read("k")).containsExactly(bytes("newer"));
   }
 
   // ---- putIfAbsent
 
   @Test
   void putIfAbsentCreatesOnceAndLeavesContentUntouched() {
-    assertEquals(PutResult.CREATED, store.putIfAbsent("once", bytes("winner")));
-    assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent("once", bytes("loser, longer bytes")));
-    assertArrayEquals(bytes("winner"), store.read("once"));
-    assertEquals(List.of("once"), keys(""));
+    assertThat(store.putIfAbsent("once", bytes("winner"))).isEqualTo(PutResult.CREATED);
+    assertThat(store.putIfAbsent("once", bytes("loser, longer bytes"))).isEqualTo(PutResult.ALREADY_EXISTS);
+    assertThat(store.read("once")).containsExactly(bytes("winner"));
+    assertThat(keys("")).isEqualTo(List.of("once"));
   }
 
   @Test
   void putIfAbsentSeesObjectsFromWrite() {
     store.write("w", bytes("x"));
-    assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent("w", bytes("y")));
-    assertArrayEquals(bytes("x"), store.read("w"));
+    assertThat(store.putIfAbsent("w", bytes("y"))).isEqualTo(PutResult.ALREADY_EXISTS);
+    assertThat(store.read("w")).containsExactly(bytes("x"));
   }
 
   @Test
   void putIfAbsentAfterDeleteCreatesAgain() {
-    assertEquals(PutResult.CREATED, store.putIfAbsent("d", bytes("1")));
+    assertThat(store.putIfAbsent("d", bytes("1"))).isEqualTo(PutResult.CREATED);
     store.delete("d");
-    assertEquals(PutResult.CREATED, store.putIfAbsent("d", bytes("2")));
-    assertArrayEquals(bytes("2"), store.read("d"));
+    assertThat(store.putIfAbsent("d", bytes("2"))).isEqualTo(PutResult.CREATED);
+    assertThat(store.read("d")).containsExactly(bytes("2"));
   }
 
   @Test
@@ -308,29 +304,29 @@ public abstract class ObjectStoreContract extends StoreSuite {
             winners.add(t);
           }
         }
-        assertEquals(1, winners.size(), "round " + round + " winners " + winners);
-        assertArrayEquals(bytes("thread-" + winners.get(0) + "-round-" + round), store.read(key));
+        assertThat(winners.size()).as("round " + round + " winners " + winners).isEqualTo(1);
+        assertThat(store.read(key)).containsExactly(bytes("thread-" + winners.get(0) + "-round-" + round));
       }
     } finally {
       pool.shutdownNow();
     }
-    assertEquals(rounds, keys("race/").size());
+    assertThat(keys("race/").size()).isEqualTo(rounds);
   }
 
   // ---- listing
 
   @Test
   void listOfEmptyStoreOrUnknownPrefixIsEmpty() {
-    assertEquals(new ListPage(List.of(), false), store.list("", Optional.empty(), 10));
+    assertThat(store.list("", Optional.empty(), 10)).isEqualTo(new ListPage(List.of(), false));
     store.write("a/b", bytes("x"));
-    assertEquals(new ListPage(List.of(), false), store.list("nothing/", Optional.empty(), 10));
-    assertEquals(new ListPage(List.of(), false), store.list("a/b/", Optional.empty(), 10));
-    assertEquals(new ListPage(List.of(), false), store.list("", Optional.of("a/b"), 10));
+    assertThat(store.list("nothing/", Optional.empty(), 10)).isEqualTo(new ListPage(List.of(), false));
+    assertThat(store.list("a/b/", Optional.empty(), 10)).isEqualTo(new ListPage(List.of(), false));
+    assertThat(store.list("", Optional.of("a/b"), 10)).isEqualTo(new ListPage(List.of(), false));
   }
 
   @Test
   void listRejectsNonPositiveMaxKeys() {
-    assertThrows(InvalidArgumentException.class, () -> store.list("", Optional.empty(), 0));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.list("", Optional.empty(), 0));
   }
 
   @Test
@@ -338,8 +334,8 @@ public abstract class ObjectStoreContract extends StoreSuite {
     store.write("s/one", random(1, 9));
     store.write("s/three", random(3, 9));
     List<ObjectInfo> all = store.listAll("s/");
-    assertEquals(List.of("s/one", "s/three"), all.stream().map(ObjectInfo::key).toList());
-    assertEquals(List.of(1L, 3L), all.stream().map(ObjectInfo::size).toList());
+    assertThat(all.stream().map(ObjectInfo::key).toList()).isEqualTo(List.of("s/one", "s/three"));
+    assertThat(all.stream().map(ObjectInfo::size).toList()).isEqualTo(List.of(1L, 3L));
   }
 
   /** Names chosen so that '/'-aware order differs from per-segment order: '-' and '.' sort before '/'. */
@@ -351,12 +347,12 @@ public abstract class ObjectStoreContract extends StoreSuite {
     }
     List<String> expected = new ArrayList<>(written);
     expected.sort(Keys.ORDER);
-    assertEquals(List.of("P", "p-r", "p.r", "p/a", "p/r-s", "p/r.s", "p/r/t", "p/r0", "p/z/y", "p0", "q"), expected);
-    assertEquals(expected, keys(""));
-    assertEquals(pageThrough("", 1), expected);
-    assertEquals(List.of("p/a", "p/r-s", "p/r.s", "p/r/t", "p/r0", "p/z/y"), keys("p/"));
-    assertEquals(List.of("p/r-s", "p/r.s", "p/r/t", "p/r0"), keys("p/r"), "a prefix that is not a directory");
-    assertEquals(List.of("p-r", "p.r", "p/a", "p/r-s", "p/r.s", "p/r/t", "p/r0", "p/z/y", "p0"), keys("p"));
+    assertThat(expected).isEqualTo(List.of("P", "p-r", "p.r", "p/a", "p/r-s", "p/r.s", "p/r/t", "p/r0", "p/z/y", "p0", "q"));
+    assertThat(keys("")).isEqualTo(expected);
+    assertThat(expected).isEqualTo(pageThrough("", 1));
+    assertThat(keys("p/")).isEqualTo(List.of("p/a", "p/r-s", "p/r.s", "p/r/t", "p/r0", "p/z/y"));
+    assertThat(keys("p/r")).as("a prefix that is not a directory").isEqualTo(List.of("p/r-s", "p/r.s", "p/r/t", "p/r0"));
+    assertThat(keys("p")).isEqualTo(List.of("p-r", "p.r", "p/a", "p/r-s", "p/r.s", "p/r/t", "p/r0", "p/z/y", "p0"));
   }
 
   @Test
@@ -368,8 +364,8 @@ public abstract class ObjectStoreContract extends StoreSuite {
     for (String k : List.of("u/\uD83D\uDE00", "u/\ue000", "u/z", "u/\u00e9")) {
       store.write(k, bytes(k));
     }
-    assertEquals(expected, keys("u/"));
-    assertEquals(List.of("u/\uD83D\uDE00"), store.list("u/", Optional.of("u/\ue000"), 10).objects().stream().map(ObjectInfo::key).toList());
+    assertThat(keys("u/")).isEqualTo(expected);
+    assertThat(store.list("u/", Optional.of("u/\ue000"), 10).objects().stream().map(ObjectInfo::key).toList()).isEqualTo(List.of("u/\uD83D\uDE00"));
   }
 
   @Test
@@ -385,24 +381,24 @@ public abstract class ObjectStoreContract extends StoreSuite {
     expected.sort(Keys.ORDER);
     List<String> underT = expected.stream().filter(k -> k.startsWith("t/")).toList();
 
-    assertEquals(underT, pageThrough("t/", 1000));
-    assertEquals(underT, pageThrough("t/", 7));
-    assertEquals(underT, pageThrough("t/", 1));
-    assertEquals(expected, pageThrough("", 1000));
-    assertEquals(expected.subList(0, expected.size() - 1), keys("t"));
+    assertThat(pageThrough("t/", 1000)).isEqualTo(underT);
+    assertThat(pageThrough("t/", 7)).isEqualTo(underT);
+    assertThat(pageThrough("t/", 1)).isEqualTo(underT);
+    assertThat(pageThrough("", 1000)).isEqualTo(expected);
+    assertThat(keys("t")).isEqualTo(expected.subList(0, expected.size() - 1));
     List<String> underT3 = underT.stream().filter(k -> k.startsWith("t/3/k1")).toList();
-    assertEquals(underT3, pageThrough("t/3/k1", 7));
+    assertThat(pageThrough("t/3/k1", 7)).isEqualTo(underT3);
 
     // startAfter: strictly after, whether or not the key exists, and may sort before the prefix.
     String mid = underT.get(1234);
-    assertEquals(underT.subList(1235, 1245), names(store.list("t/", Optional.of(mid), 10)));
-    assertEquals(underT.subList(0, 5), names(store.list("t/", Optional.of("a"), 5)));
-    assertEquals(underT.subList(0, 5), names(store.list("t/", Optional.of("t/"), 5)));
-    assertEquals(underT.subList(1235, 1240), names(store.list("t/", Optional.of(mid + "\u0000"), 5)));
+    assertThat(names(store.list("t/", Optional.of(mid), 10))).isEqualTo(underT.subList(1235, 1245));
+    assertThat(names(store.list("t/", Optional.of("a"), 5))).isEqualTo(underT.subList(0, 5));
+    assertThat(names(store.list("t/", Optional.of("t/"), 5))).isEqualTo(underT.subList(0, 5));
+    assertThat(names(store.list("t/", Optional.of(mid + "\u0000"), 5))).isEqualTo(underT.subList(1235, 1240));
     ListPage last = store.list("t/", Optional.of(underT.get(underT.size() - 2)), 5);
-    assertEquals(List.of(underT.get(underT.size() - 1)), names(last));
-    assertFalse(last.hasMore());
-    assertEquals(new ListPage(List.of(), false), store.list("t/", Optional.of("t0"), 5));
+    assertThat(names(last)).isEqualTo(List.of(underT.get(underT.size() - 1)));
+    assertThat(last.hasMore()).isFalse();
+    assertThat(store.list("t/", Optional.of("t0"), 5)).isEqualTo(new ListPage(List.of(), false));
   }
 
   private static List<String> names(ListPage page) {
@@ -415,12 +411,12 @@ public abstract class ObjectStoreContract extends StoreSuite {
     Optional<String> after = Optional.empty();
     while (true) {
       ListPage page = store.list(prefix, after, pageSize);
-      assertTrue(page.objects().size() <= pageSize);
+      assertThat(page.objects().size() <= pageSize).isTrue();
       all.addAll(names(page));
       if (!page.hasMore()) {
         return all;
       }
-      assertFalse(page.objects().isEmpty(), "hasMore with an empty page");
+      assertThat(page.objects().isEmpty()).as("hasMore with an empty page").isFalse();
       after = Optional.of(all.get(all.size() - 1));
     }
   }
@@ -447,7 +443,7 @@ public abstract class ObjectStoreContract extends StoreSuite {
     for (String prefix : List.of("../", "..", "/", "./")) {
       try {
         ListPage page = store.list(prefix, Optional.empty(), 10);
-        assertEquals(List.of(), page.objects(), "prefix " + prefix);
+        assertThat(page.objects()).as("prefix " + prefix).isEqualTo(List.of());
       } catch (InvalidArgumentException expected) {
         // also acceptable
       }
@@ -460,11 +456,11 @@ public abstract class ObjectStoreContract extends StoreSuite {
   void deleteRemovesAndMissingKeyIsFine() {
     store.write("x/y", bytes("1"));
     store.delete("x/y");
-    assertEquals(Optional.empty(), store.head("x/y"));
-    assertThrows(ObjectNotFoundException.class, () -> store.read("x/y"));
+    assertThat(store.head("x/y")).isEqualTo(Optional.empty());
+    assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> store.read("x/y"));
     store.delete("x/y");
     store.delete("never/existed");
-    assertEquals(List.of(), keys(""));
+    assertThat(keys("")).isEqualTo(List.of());
   }
 
   @Test
@@ -472,9 +468,9 @@ public abstract class ObjectStoreContract extends StoreSuite {
     for (String k : List.of("a/1", "a/2", "b/3", "keep")) {
       store.write(k, bytes(k));
     }
-    assertEquals(List.of(), store.deleteAll(List.of("a/1", "missing", "b/3", "a/2", "also/missing")));
-    assertEquals(List.of("keep"), keys(""));
-    assertEquals(List.of(), store.deleteAll(List.of()));
+    assertThat(store.deleteAll(List.of("a/1", "missing", "b/3", "a/2", "also/missing"))).isEqualTo(List.of());
+    assertThat(keys("")).isEqualTo(List.of("keep"));
+    assertThat(store.deleteAll(List.of())).isEqualTo(List.of());
   }
 
   // ---- key validation
@@ -491,7 +487,7 @@ public abstract class ObjectStoreContract extends StoreSuite {
       rejects(bad, "delete", () -> store.delete(bad));
       rejects(bad, "deleteAll", () -> store.deleteAll(List.of(bad)));
     }
-    assertEquals(List.of(), keys(""));
+    assertThat(keys("")).isEqualTo(List.of());
   }
 
   private static void rejects(String key, String method, org.junit.jupiter.api.function.Executable call) {
@@ -499,7 +495,7 @@ public abstract class ObjectStoreContract extends StoreSuite {
       call.execute();
       fail(method + " accepted invalid key '" + key + "'");
     } catch (InvalidArgumentException expected) {
-      assertTrue(expected.getMessage().contains("invalid object key"), expected.getMessage());
+      assertThat(expected.getMessage().contains("invalid object key")).as(expected.getMessage()).isTrue();
     } catch (Throwable other) {
       fail(method + " threw " + other + " instead of InvalidArgumentException for '" + key + "'", other);
     }
@@ -532,8 +528,8 @@ public abstract class ObjectStoreContract extends StoreSuite {
     refuses("deleteAll([k, null])", () -> store.deleteAll(Arrays.asList("k", null)));
     refuses("abandonedTemporaries(null)", () -> store.abandonedTemporaries(null));
     refuses("deleteAbandonedTemporaries(null)", () -> store.deleteAbandonedTemporaries(null));
-    assertArrayEquals(bytes("x"), store.read("k"), "a refused call changed nothing");
-    assertEquals(List.of("k"), keys(""));
+    assertThat(store.read("k")).as("a refused call changed nothing").containsExactly(bytes("x"));
+    assertThat(keys("")).isEqualTo(List.of("k"));
   }
 
   /** Negative offsets and lengths and a {@code maxKeys} below 1 are {@link InvalidArgumentException}s. */
@@ -562,9 +558,9 @@ public abstract class ObjectStoreContract extends StoreSuite {
       refuses("list prefix '" + bad + "'", () -> store.list(bad, Optional.empty(), 10));
       refuses("listAll prefix '" + bad + "'", () -> store.listAll(bad));
     }
-    assertEquals(List.of("a/.b"), keys("a/."));
-    assertEquals(List.of("a/.b"), keys("a"));
-    assertEquals(List.of(), keys(".."), "keys such as '..x' would match; there are none");
+    assertThat(keys("a/.")).isEqualTo(List.of("a/.b"));
+    assertThat(keys("a")).isEqualTo(List.of("a/.b"));
+    assertThat(keys("..")).as("keys such as '..x' would match; there are none").isEqualTo(List.of());
   }
 
   @Test
@@ -572,15 +568,15 @@ public abstract class ObjectStoreContract extends StoreSuite {
     store.write("a/1", bytes("1"));
     store.write("a/2", bytes("2"));
     InvalidArgumentException e =
-        assertThrows(InvalidArgumentException.class, () -> store.deleteAll(List.of("a/1", "../escape", "a/2")));
-    assertTrue(e.getMessage().contains("invalid object key '../escape'"), e.getMessage());
-    assertEquals(List.of("a/1", "a/2"), keys("a/"), "nothing was deleted");
+        assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.deleteAll(List.of("a/1", "../escape", "a/2"))).actual();
+    assertThat(e.getMessage().contains("invalid object key '../escape'")).as(e.getMessage()).isTrue();
+    assertThat(keys("a/")).as("nothing was deleted").isEqualTo(List.of("a/1", "a/2"));
   }
 
   @Test
   void zeroLengthReadOfAMissingKeyIsNotFound() {
-    assertThrows(ObjectNotFoundException.class, () -> store.readRange("no/such", 0, 0));
-    assertThrows(ObjectNotFoundException.class, () -> store.readRangeInto("no/such", 0, java.nio.ByteBuffer.allocate(0)));
+    assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> store.readRange("no/such", 0, 0));
+    assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> store.readRangeInto("no/such", 0, java.nio.ByteBuffer.allocate(0)));
   }
 
   private static void refuses(String call, org.junit.jupiter.api.function.Executable executable) {
@@ -588,7 +584,7 @@ public abstract class ObjectStoreContract extends StoreSuite {
       executable.execute();
       fail(call + " was accepted");
     } catch (InvalidArgumentException expected) {
-      assertFalse(expected.getMessage() == null || expected.getMessage().isBlank(), call + ": no message");
+      assertThat(expected.getMessage() == null || expected.getMessage().isBlank()).as(call + ": no message").isFalse();
     } catch (Throwable other) {
       fail(call + " threw " + other + " instead of InvalidArgumentException", other);
     }
@@ -598,7 +594,7 @@ public abstract class ObjectStoreContract extends StoreSuite {
 
   /** Writes that finished, failed or were aborted leave no temporary behind: only a killed writer does. */
   @Test
-  void finishedWritesLeaveNoTemporaries() throws IOException {
+  void finishedWritesLeaveNoTemporaries() throws Exception {
     store.write("t/written", random(1000, 11));
     store.putIfAbsent("t/put", random(10, 12));
     store.putIfAbsent("t/put", random(10, 13));
@@ -609,9 +605,9 @@ public abstract class ObjectStoreContract extends StoreSuite {
     aborted.write(random(70_000, 15));
     aborted.abort();
     java.time.Instant future = java.time.Instant.now().plusSeconds(3600);
-    assertEquals(List.of(), store.abandonedTemporaries(future));
-    assertEquals(List.of(), store.deleteAbandonedTemporaries(future));
-    assertEquals(List.of("t/put", "t/streamed", "t/written"), keys("t/"));
+    assertThat(store.abandonedTemporaries(future)).isEqualTo(List.of());
+    assertThat(store.deleteAbandonedTemporaries(future)).isEqualTo(List.of());
+    assertThat(keys("t/")).isEqualTo(List.of("t/put", "t/streamed", "t/written"));
   }
 
   // ---- commit store on top
@@ -619,37 +615,37 @@ public abstract class ObjectStoreContract extends StoreSuite {
   @Test
   void commitStoreClaimsAndListsVersions() {
     CommitStore commits = new ObjectStoreCommitStore(store);
-    assertEquals(Optional.empty(), commits.latestVersion());
-    assertEquals(List.of(), commits.listVersions(10));
+    assertThat(commits.latestVersion()).isEqualTo(Optional.empty());
+    assertThat(commits.listVersions(10)).isEqualTo(List.of());
     for (long v = 0; v <= 12; v++) {
-      assertEquals(ClaimResult.CLAIMED, commits.claim(v, bytes("manifest " + v)));
+      assertThat(commits.claim(v, bytes("manifest " + v))).isEqualTo(ClaimResult.CLAIMED);
     }
-    assertEquals(ClaimResult.ALREADY_CLAIMED, commits.claim(7, bytes("rival")));
-    assertArrayEquals(bytes("manifest 7"), commits.read(7).orElseThrow());
-    assertEquals(Optional.empty(), commits.read(13));
-    assertEquals(Optional.of(12L), commits.latestVersion());
-    assertEquals(List.of(12L, 11L, 10L), commits.listVersions(3));
-    assertEquals(13, commits.listVersions(100).size());
-    assertEquals(List.of(10L, 11L, 12L), commits.versionsAfter(9));
-    assertEquals(List.of(), commits.versionsAfter(12));
+    assertThat(commits.claim(7, bytes("rival"))).isEqualTo(ClaimResult.ALREADY_CLAIMED);
+    assertThat(commits.read(7).orElseThrow()).containsExactly(bytes("manifest 7"));
+    assertThat(commits.read(13)).isEqualTo(Optional.empty());
+    assertThat(commits.latestVersion()).isEqualTo(Optional.of(12L));
+    assertThat(commits.listVersions(3)).isEqualTo(List.of(12L, 11L, 10L));
+    assertThat(commits.listVersions(100).size()).isEqualTo(13);
+    assertThat(commits.versionsAfter(9)).isEqualTo(List.of(10L, 11L, 12L));
+    assertThat(commits.versionsAfter(12)).isEqualTo(List.of());
 
     store.write("_versions/not-a-manifest", bytes("noise"));
     commits.claim(1_000_000_000_000L, bytes("big"));
-    assertEquals(Optional.of(1_000_000_000_000L), commits.latestVersion());
+    assertThat(commits.latestVersion()).isEqualTo(Optional.of(1_000_000_000_000L));
     commits.remove(3);
-    assertEquals(Optional.empty(), commits.read(3));
-    assertEquals(List.of(0L, 1L, 2L, 4L), commits.versionsAfter(-1).subList(0, 4));
+    assertThat(commits.read(3)).isEqualTo(Optional.empty());
+    assertThat(commits.versionsAfter(-1).subList(0, 4)).isEqualTo(List.of(0L, 1L, 2L, 4L));
   }
 
   /** Messages and caches name a version by the commit store's location of it: under the store, one per version. */
   @Test
   void commitStoreLocatesEachVersionUnderTheStore() {
     CommitStore commits = CommitStore.of(store);
-    assertTrue(commits.location().startsWith(store.location()), commits.location());
-    assertTrue(commits.locationOf(7).startsWith(commits.location()), commits.locationOf(7));
-    assertFalse(commits.locationOf(7).equals(commits.locationOf(8)));
+    assertThat(commits.location().startsWith(store.location())).as(commits.location()).isTrue();
+    assertThat(commits.locationOf(7).startsWith(commits.location())).as(commits.locationOf(7)).isTrue();
+    assertThat(commits.locationOf(8)).isNotEqualTo(commits.locationOf(7));
     commits.claim(7, bytes("m"));
-    assertEquals(1, keys("").size());
-    assertEquals(store.locationOf(keys("").get(0)), commits.locationOf(7));
+    assertThat(keys("").size()).isEqualTo(1);
+    assertThat(commits.locationOf(7)).isEqualTo(store.locationOf(keys("").get(0)));
   }
 }

@@ -1,8 +1,7 @@
 package io.quiver.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.CompactionResult;
@@ -73,11 +72,10 @@ public abstract class UpdateStoreContract extends StoreJourney {
       try (VectorSchemaRoot more = SampleTable.batch(allocator, 200, 100)) {
         ds.append(List.of(more));
       }
-      assertEquals(new UpdateResult(3, 20),
-          ds.update(Predicate.and(Predicate.ge("id", 190), Predicate.lt("id", 210)), Map.of("name", "u", "s.x", 1)));
+      assertThat(ds.update(Predicate.and(Predicate.ge("id", 190), Predicate.lt("id", 210)), Map.of("name", "u", "s.x", 1))).isEqualTo(new UpdateResult(3, 20));
       Map<String, Object> nullName = new HashMap<>();
       nullName.put("name", null);
-      assertEquals(new UpdateResult(4, 2), ds.update(new long[] {RowAddress.of(0, 5), RowAddress.of(1, 0)}, nullName));
+      assertThat(ds.update(new long[]{RowAddress.of(0, 5), RowAddress.of(1, 0)}, nullName)).isEqualTo(new UpdateResult(4, 2));
     }
     Map<Long, List<Object>> want = new HashMap<>();
     for (long id = 0; id < 300; id++) {
@@ -91,21 +89,21 @@ public abstract class UpdateStoreContract extends StoreJourney {
     want.get(5L).set(0, null); // by address: only the name of rows 5 and 200 became null
     want.get(200L).set(0, null);
     try (Dataset ds = Dataset.open(uri, options())) {
-      assertEquals(4, ds.version());
-      assertEquals(want, cells(ds.newScan().open()));
+      assertThat(ds.version()).isEqualTo(4);
+      assertThat(cells(ds.newScan().open())).isEqualTo(want);
       try (VectorSchemaRoot taken = ds.take(new long[] {RowAddress.of(1, 0), 5, 195}, List.of())) {
         Map<Long, List<Object>> got = cells(taken);
-        assertEquals(want.get(200L), got.get(200L));
-        assertEquals(want.get(5L), got.get(5L));
-        assertEquals(want.get(195L), got.get(195L));
+        assertThat(got.get(200L)).isEqualTo(want.get(200L));
+        assertThat(got.get(5L)).isEqualTo(want.get(5L));
+        assertThat(got.get(195L)).isEqualTo(want.get(195L));
       }
       CompactionResult compacted = ds.compact(CompactionOptions.defaults());
-      assertEquals(new CompactionResult(5, 2, 1, 300), compacted);
-      assertEquals(want, cells(ds.newScan().open()));
-      assertTrue(ds.manifest().fragments().get(0).overlays().isEmpty());
-      assertThrows(NotFoundException.class, () -> ds.take(new long[] {RowAddress.of(1, 0)}, List.of()).close());
+      assertThat(compacted).isEqualTo(new CompactionResult(5, 2, 1, 300));
+      assertThat(cells(ds.newScan().open())).isEqualTo(want);
+      assertThat(ds.manifest().fragments().get(0).overlays().isEmpty()).isTrue();
+      assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.take(new long[]{RowAddress.of(1, 0)}, List.of()).close());
       try (Dataset old = ds.checkout(4)) {
-        assertEquals(want, cells(old.newScan().open()));
+        assertThat(cells(old.newScan().open())).isEqualTo(want);
       }
     }
   }

@@ -1,6 +1,6 @@
 package io.quiver.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.models.BlockListType;
@@ -97,8 +97,7 @@ public class AzureStoreFixture extends EmulatedStoreFixture<AzuriteEmulator> {
           public void assertWrittenInParts(String key, long size) {
             int blocks = container.getBlobClient(blobName(key)).getBlockBlobClient()
                 .listBlocks(BlockListType.COMMITTED).getCommittedBlocks().size();
-            assertEquals((size + partSize() - 1) / partSize(), blocks,
-                key + ": " + size + " bytes in " + partSize() + "-byte blocks: the block path was taken");
+            assertThat(blocks).as(key + ": " + size + " bytes in " + partSize() + "-byte blocks: the block path was taken").isEqualTo((size + partSize() - 1) / partSize());
           }
 
           @Override
@@ -106,8 +105,7 @@ public class AzureStoreFixture extends EmulatedStoreFixture<AzuriteEmulator> {
             List<String> committed = new ArrayList<>();
             container.listBlobs(new ListBlobsOptions().setPrefix(blobName("")), null)
                 .forEach(b -> committed.add(b.getName().substring(blobName("").length())));
-            assertEquals(store.listAll("").stream().map(ObjectInfo::key).toList(), committed,
-                "the service holds no committed blob the adapter does not list");
+            assertThat(committed).as("the service holds no committed blob the adapter does not list").isEqualTo(store.listAll("").stream().map(ObjectInfo::key).toList());
           }
         };
       }

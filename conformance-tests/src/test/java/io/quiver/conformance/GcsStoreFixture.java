@@ -1,6 +1,6 @@
 package io.quiver.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.conformance.emulator.EmulatedStoreFixture;
 import io.quiver.conformance.emulator.FakeGcsEmulator;
@@ -74,7 +74,7 @@ public final class GcsStoreFixture extends EmulatedStoreFixture<FakeGcsEmulator>
       @Override
       public Watch watch(ObjectStore store) {
         GcsObjectStore gcs = (GcsObjectStore) store;
-        assertEquals(partSize(), gcs.options().resumableChunk(), "the resumable chunk size");
+        assertThat(gcs.options().resumableChunk()).as("the resumable chunk size").isEqualTo(partSize());
         return new Watch() {
           /** Resumable uploads accounted for: begun (seen uploading) or committed. */
           private long accounted = gcs.resumableUploadsStarted();
@@ -82,7 +82,7 @@ public final class GcsStoreFixture extends EmulatedStoreFixture<FakeGcsEmulator>
 
           @Override
           public void assertUploading(String key) {
-            assertEquals(accounted + 1, gcs.resumableUploadsStarted(), key + " began a resumable upload before close");
+            assertThat(gcs.resumableUploadsStarted()).as(key + " began a resumable upload before close").isEqualTo(accounted + 1);
             accounted++;
             uploading.add(key);
           }
@@ -90,10 +90,10 @@ public final class GcsStoreFixture extends EmulatedStoreFixture<FakeGcsEmulator>
           @Override
           public void assertWrittenInParts(String key, long size) {
             if (uploading.remove(key)) {
-              assertEquals(accounted, gcs.resumableUploadsStarted(), key + " was written by the upload seen under way");
+              assertThat(gcs.resumableUploadsStarted()).as(key + " was written by the upload seen under way").isEqualTo(accounted);
               return;
             }
-            assertEquals(accounted + 1, gcs.resumableUploadsStarted(), key + " went through a resumable upload");
+            assertThat(gcs.resumableUploadsStarted()).as(key + " went through a resumable upload").isEqualTo(accounted + 1);
             accounted++;
           }
         };

@@ -1,7 +1,6 @@
 package io.quiver.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quiver.dataset.CleanupOptions;
 import io.quiver.dataset.CleanupReport;
@@ -39,7 +38,7 @@ class LocalCleanupTemporariesTest {
   }
 
   @Test
-  void cleanupRemovesAKilledWritersTempFileOnlyAfterTheSafetyWindow() throws IOException {
+  void cleanupRemovesAKilledWritersTempFileOnlyAfterTheSafetyWindow() throws Exception {
     Path table = dir.resolve("t");
     String uri = table.toUri().toString();
     try (RootAllocator allocator = new RootAllocator();
@@ -60,20 +59,20 @@ class LocalCleanupTemporariesTest {
       assertThat(killedBytes).isPositive();
       CleanupOptions window = CleanupOptions.builder().safetyWindow(Duration.ofHours(1)).build();
       CleanupReport dryRun = ds.cleanup(CleanupOptions.builder().safetyWindow(Duration.ofHours(1)).dryRun(true).build());
-      assertEquals(1, dryRun.temporaryFilesRemoved());
+      assertThat(dryRun.temporaryFilesRemoved()).isEqualTo(1);
       assertThat(killedTemp).exists();
 
       CleanupReport report = ds.cleanup(window);
-      assertEquals(1, report.temporaryFilesRemoved());
-      assertEquals(killedBytes, report.bytesFreed());
+      assertThat(report.temporaryFilesRemoved()).isEqualTo(1);
+      assertThat(report.bytesFreed()).isEqualTo(killedBytes);
       assertThat(killedTemp).doesNotExist();
       assertThat(runningTemp).exists();
-      assertEquals(0, ds.cleanup(window).temporaryFilesRemoved(), "the running writer's file is young");
+      assertThat(ds.cleanup(window).temporaryFilesRemoved()).as("the running writer's file is young").isEqualTo(0);
 
       running.close();
       assertThat(runningTemp).doesNotExist();
       assertThat(table.resolve("_transactions/running.txn")).exists();
-      assertEquals(10, ds.countRows());
+      assertThat(ds.countRows()).isEqualTo(10);
       killed.abort();
     }
   }

@@ -1,9 +1,8 @@
 package io.quiver.conformance;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.quiver.store.local.LocalObjectStore;
 import java.io.BufferedReader;
@@ -64,7 +63,7 @@ class LocalPutIfAbsentProcessRaceTest {
             fail("child " + id + " reported " + line);
           }
         }
-        assertEquals(1, created.size(), "round " + round + ": children that reported CREATED " + created);
+        assertThat(created.size()).as("round " + round + ": children that reported CREATED " + created).isEqualTo(1);
         winners[round] = created.get(0);
       }
       for (int id = 0; id < CHILDREN; id++) {
@@ -76,11 +75,9 @@ class LocalPutIfAbsentProcessRaceTest {
 
       try (LocalObjectStore store = new LocalObjectStore(root)) {
         for (int round = 0; round < ROUNDS; round++) {
-          assertArrayEquals(
-              PutIfAbsentRaceChild.payload(winners[round], round), store.read("race/key-" + round),
-              "round " + round + " must hold the bytes of its winner, child " + winners[round]);
+          assertThat(store.read("race/key-" + round)).as("round " + round + " must hold the bytes of its winner, child " + winners[round]).containsExactly(PutIfAbsentRaceChild.payload(winners[round], round));
         }
-        assertEquals(ROUNDS, store.listAll("race/").size());
+        assertThat(store.listAll("race/").size()).isEqualTo(ROUNDS);
       }
     } finally {
       children.forEach(Process::destroyForcibly);

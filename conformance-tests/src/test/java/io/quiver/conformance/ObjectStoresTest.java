@@ -1,13 +1,8 @@
 package io.quiver.conformance;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.MemoryObjectStore;
@@ -20,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,39 +26,42 @@ class ObjectStoresTest {
 
   @Test
   void serviceLoaderFindsMemoryAndFile() {
-    assertTrue(registry.schemes().containsAll(Set.of("memory", "file")), registry.schemes().toString());
-    assertSame(registry, ObjectStores.defaultRegistry(), "loaded once");
+    assertThat(registry.schemes().containsAll(Set.of("memory", "file"))).as(registry.schemes().toString()).isTrue();
+    assertThat(ObjectStores.defaultRegistry()).as("loaded once").isSameAs(registry);
   }
 
   @Test
   void plainAndFileUriPathsOpenTheLocalStore() {
     ObjectStore byPath = registry.open(tempDir.resolve("t").toString(), Map.of());
-    LocalObjectStore local = assertInstanceOf(LocalObjectStore.class, byPath);
-    assertEquals(tempDir.resolve("t").toAbsolutePath(), local.root());
+    assertThat(byPath).isInstanceOf(LocalObjectStore.class);
+    LocalObjectStore local = (LocalObjectStore) byPath;
+    assertThat(local.root()).isEqualTo(tempDir.resolve("t").toAbsolutePath());
     byPath.write("k", "v".getBytes(UTF_8));
 
     ObjectStore byUri = registry.open(tempDir.resolve("t").toUri().toString(), null);
-    assertArrayEquals("v".getBytes(UTF_8), byUri.read("k"));
+    assertThat(byUri.read("k")).containsExactly("v".getBytes(UTF_8));
 
-    LocalObjectStore relative = assertInstanceOf(LocalObjectStore.class, registry.open("relative/dir", Map.of()));
-    assertEquals(Path.of("relative/dir").toAbsolutePath().normalize(), relative.root());
-    assertTrue(relative.location().startsWith("file:/"), relative.location());
+    ObjectStore relativeStore = registry.open("relative/dir", Map.of());
+    assertThat(relativeStore).isInstanceOf(LocalObjectStore.class);
+    LocalObjectStore relative = (LocalObjectStore) relativeStore;
+    assertThat(relative.root()).isEqualTo(Path.of("relative/dir").toAbsolutePath().normalize());
+    assertThat(relative.location().startsWith("file:/")).as(relative.location()).isTrue();
   }
 
   @Test
   void windowsDriveLetterIsAPathNotAScheme() {
     ObjectStore store = registry.open("C:\\tables\\t", Map.of());
-    assertTrue(store.location().startsWith("file:"), store.location());
+    assertThat(store.location().startsWith("file:")).as(store.location()).isTrue();
   }
 
   @Test
   void memoryUrisShareDataAcrossOpens() {
     String uri = "memory://shared-" + UUID.randomUUID() + "/table";
     registry.open(uri, Map.of()).write("k", "v".getBytes(UTF_8));
-    assertArrayEquals("v".getBytes(UTF_8), registry.open(uri + "/", Map.of()).read("k"));
-    assertArrayEquals("v".getBytes(UTF_8), registry.open(uri.replace("memory:", "MEMORY:"), Map.of()).read("k"));
-    assertTrue(registry.open(uri + "-other", Map.of()).listAll("").isEmpty());
-    assertThrows(InvalidArgumentException.class, () -> registry.open("memory:", Map.of()));
+    assertThat(registry.open(uri + "/", Map.of()).read("k")).containsExactly("v".getBytes(UTF_8));
+    assertThat(registry.open(uri.replace("memory:", "MEMORY:"), Map.of()).read("k")).containsExactly("v".getBytes(UTF_8));
+    assertThat(registry.open(uri + "-other", Map.of()).listAll("").isEmpty()).isTrue();
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> registry.open("memory:", Map.of()));
   }
 
   /** Memory and local only, as an application without the cloud modules sees it. */
@@ -73,29 +72,29 @@ class ObjectStoresTest {
 
   @Test
   void everyAdapterOnTheClasspathIsFoundByScheme() {
-    assertTrue(registry.schemes().containsAll(java.util.Set.of("memory", "file", "s3", "gs", "az", "abfs", "abfss")),
-        registry.schemes().toString());
+    assertThat(registry.schemes().containsAll(java.util.Set.of("memory", "file", "s3", "gs", "az", "abfs", "abfss"))).as(registry.schemes().toString()).isTrue();
   }
 
   @Test
   void unknownSchemeNamesTheModuleToAdd() {
     InvalidArgumentException s3 =
-        assertThrows(InvalidArgumentException.class, () -> LOCAL_ONLY.open("s3://bucket/table", Map.of()));
-    assertTrue(s3.getMessage().contains("'s3'"), s3.getMessage());
-    assertTrue(s3.getMessage().contains("format-io-s3"), s3.getMessage());
-    assertTrue(s3.getMessage().contains("file") && s3.getMessage().contains("memory"), s3.getMessage());
-    assertTrue(message("gs://b/t").contains("format-io-gcs"));
-    assertTrue(message("abfss://c@a.dfs.core.windows.net/t").contains("format-io-azure"));
-    assertTrue(message("az://c/t").contains("format-io-azure"));
-    assertTrue(message("hdfs://nn/t").contains("'hdfs'"));
-    assertTrue(ObjectStores.empty().schemes().isEmpty());
+        assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> LOCAL_ONLY.open("s3://bucket/table", Map.of())).actual();
+    assertThat(s3.getMessage().contains("'s3'")).as(s3.getMessage()).isTrue();
+    assertThat(s3.getMessage().contains("format-io-s3")).as(s3.getMessage()).isTrue();
+    assertThat(s3.getMessage().contains("file") && s3.getMessage().contains("memory")).as(s3.getMessage()).isTrue();
+    assertThat(message("gs://b/t").contains("format-io-gcs")).isTrue();
+    assertThat(message("abfss://c@a.dfs.core.windows.net/t").contains("format-io-azure")).isTrue();
+    assertThat(message("az://c/t").contains("format-io-azure")).isTrue();
+    assertThat(message("hdfs://nn/t").contains("'hdfs'")).isTrue();
+    assertThat(ObjectStores.empty().schemes().isEmpty()).isTrue();
     InvalidArgumentException file =
-        assertThrows(InvalidArgumentException.class, () -> ObjectStores.empty().open("/tmp/t", Map.of()));
-    assertTrue(file.getMessage().contains("format-io-local"), file.getMessage());
+        assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ObjectStores.empty().open("/tmp/t", Map.of())).actual();
+    assertThat(file.getMessage().contains("format-io-local")).as(file.getMessage()).isTrue();
   }
 
   private String message(String uri) {
-    return assertThrows(InvalidArgumentException.class, () -> LOCAL_ONLY.open(uri, Map.of())).getMessage();
+    return assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> LOCAL_ONLY.open(uri, Map.of()))
+        .actual().getMessage();
   }
 
   @Test
@@ -109,15 +108,15 @@ class ObjectStoresTest {
 
       @Override
       public ObjectStore open(URI uri, Map<String, String> options) {
-        assertEquals("fake", uri.getScheme());
-        assertEquals(Map.of("region", "x"), options);
+        assertThat(uri.getScheme()).isEqualTo("fake");
+        assertThat(options).isEqualTo(Map.of("region", "x"));
         return fake;
       }
     };
     ObjectStores withFake = registry.register(s3);
-    assertNotSame(registry, withFake);
-    assertSame(fake, withFake.open("FAKE://bucket/t", Map.of("region", "x")));
-    assertTrue(withFake.schemes().contains("fake"));
-    assertTrue(!registry.schemes().contains("fake"));
+    Assertions.assertThat(withFake).isNotSameAs(registry);
+    assertThat(withFake.open("FAKE://bucket/t", Map.of("region", "x"))).isSameAs(fake);
+    assertThat(withFake.schemes().contains("fake")).isTrue();
+    assertThat(registry.schemes().contains("fake")).isFalse();
   }
 }

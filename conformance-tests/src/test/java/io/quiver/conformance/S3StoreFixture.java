@@ -1,7 +1,6 @@
 package io.quiver.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.conformance.emulator.EmulatedStoreFixture;
 import io.quiver.conformance.emulator.S3ProxyEmulator;
@@ -111,18 +110,18 @@ public final class S3StoreFixture extends EmulatedStoreFixture<S3ProxyEmulator> 
           @Override
           public void assertUploading(String key) {
             List<MultipartUpload> inProgress = uploadsUnder(prefix + key);
-            assertEquals(1, inProgress.size(), "a multipart upload of " + key + " is under way before close: " + inProgress);
+            assertThat(inProgress.size()).as("a multipart upload of " + key + " is under way before close: " + inProgress).isEqualTo(1);
           }
 
           @Override
           public void assertWrittenInParts(String key, long size) {
             String etag = raw().headObject(r -> r.bucket(bucket).key(prefix + key)).eTag();
-            assertTrue(etag.contains("-"), "a multipart ETag ends in -<parts>: " + etag);
+            assertThat(etag.contains("-")).as("a multipart ETag ends in -<parts>: " + etag).isTrue();
           }
 
           @Override
           public void assertNothingPending() {
-            assertEquals(List.of(), uploadsUnder(prefix), "every multipart upload was completed or aborted");
+            assertThat(uploadsUnder(prefix)).as("every multipart upload was completed or aborted").isEqualTo(List.of());
           }
         };
       }

@@ -1,13 +1,9 @@
 package io.quiver.conformance.azure;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.azure.core.http.HttpPipelineCallContext;
 import com.azure.core.http.HttpPipelineNextPolicy;
@@ -45,6 +41,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -190,40 +187,40 @@ class AzureAdapterIT {
   void resentPutIfAbsentRecognisesItsOwnCreation() {
     byte[] data = "mine".getBytes(UTF_8);
     try (ObjectStore s = storeLosingFirstResponse("lost/ours", Map.of())) {
-      assertEquals(PutResult.CREATED, s.putIfAbsent("lost/ours", data), "the resend's 409 is our own blob");
-      assertTrue(fault.fired(), "the first response was lost");
+      assertThat(s.putIfAbsent("lost/ours", data)).as("the resend's 409 is our own blob").isEqualTo(PutResult.CREATED);
+      assertThat(fault.fired()).as("the first response was lost").isTrue();
     }
-    assertArrayEquals(data, store.read("lost/ours"));
+    assertThat(store.read("lost/ours")).containsExactly(data);
   }
 
   @Test
   void resentLargePutIfAbsentRecognisesItsOwnCreation() {
     byte[] data = random(3 * MIB, 20);
     try (ObjectStore s = storeLosingFirstResponse("lost/large", SMALL_BLOCKS)) {
-      assertEquals(PutResult.CREATED, s.putIfAbsent("lost/large", data));
-      assertTrue(fault.fired(), "the first response was lost");
+      assertThat(s.putIfAbsent("lost/large", data)).isEqualTo(PutResult.CREATED);
+      assertThat(fault.fired()).as("the first response was lost").isTrue();
     }
-    assertArrayEquals(data, store.read("lost/large"));
+    assertThat(store.read("lost/large")).containsExactly(data);
   }
 
   @Test
   void putIfAbsentWithoutRetriesResolvesALostResponseByItsToken() {
     byte[] data = "mine".getBytes(UTF_8);
     try (ObjectStore s = storeLosingFirstResponse("lost/no-retry", Map.of("azure.max-retries", "0"))) {
-      assertEquals(PutResult.CREATED, s.putIfAbsent("lost/no-retry", data));
-      assertTrue(fault.fired(), "the first response was lost");
+      assertThat(s.putIfAbsent("lost/no-retry", data)).isEqualTo(PutResult.CREATED);
+      assertThat(fault.fired()).as("the first response was lost").isTrue();
     }
-    assertArrayEquals(data, store.read("lost/no-retry"));
+    assertThat(store.read("lost/no-retry")).containsExactly(data);
   }
 
   @Test
   void resentPutIfAbsentStillLosesToAnotherWriter() {
     store.write("lost/theirs", "theirs".getBytes(UTF_8));
     try (ObjectStore s = storeLosingFirstResponse("lost/theirs", Map.of())) {
-      assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("lost/theirs", "mine".getBytes(UTF_8)));
-      assertTrue(fault.fired(), "the first response was lost");
+      assertThat(s.putIfAbsent("lost/theirs", "mine".getBytes(UTF_8))).isEqualTo(PutResult.ALREADY_EXISTS);
+      assertThat(fault.fired()).as("the first response was lost").isTrue();
     }
-    assertArrayEquals("theirs".getBytes(UTF_8), store.read("lost/theirs"));
+    assertThat(store.read("lost/theirs")).containsExactly("theirs".getBytes(UTF_8));
   }
 
   // ---- listing order
@@ -246,12 +243,12 @@ class AzureAdapterIT {
         .forEach(b -> serviceOrder.add(b.getName().substring(root.length())));
     List<String> utf16 = new ArrayList<>(written);
     utf16.sort(String::compareTo);
-    assertEquals(utf16, serviceOrder, "Azurite's own order");
+    assertThat(serviceOrder).as("Azurite's own order").isEqualTo(utf16);
 
     List<String> utf8 = new ArrayList<>(written);
     utf8.sort(io.quiver.store.Keys.ORDER);
-    assertNotEquals(utf16, utf8, "the two orders differ on these keys");
-    assertEquals(utf8, keys(store).stream().filter(k -> k.startsWith("m/")).toList());
+    assertThat(utf8).as("the two orders differ on these keys").isNotEqualTo(utf16);
+    assertThat(keys(store).stream().filter(k -> k.startsWith("m/")).toList()).isEqualTo(utf8);
   }
 
   // ---- batch deletes
@@ -303,9 +300,9 @@ class AzureAdapterIT {
       List<String> doomed = new ArrayList<>(present);
       doomed.add(100, "batch/missing-1");
       doomed.add("batch/missing-2");
-      assertEquals(List.of(), s.deleteAll(doomed));
-      assertEquals(List.of("keep"), keys(s));
-      assertEquals(List.of(202, 202), watch.statuses, "two batches (256 + 46), none refused");
+      assertThat(s.deleteAll(doomed)).isEqualTo(List.of());
+      assertThat(keys(s)).isEqualTo(List.of("keep"));
+      assertThat(watch.statuses).as("two batches (256 + 46), none refused").isEqualTo(List.of(202, 202));
     }
   }
 
@@ -316,11 +313,11 @@ class AzureAdapterIT {
     try (ObjectStore root = freshContainerStore(Map.of())) {
       String name = root.location().substring("az://".length());
       root.write("a/b", "x".getBytes(UTF_8));
-      assertEquals(List.of("a/b"), keys(root));
+      assertThat(keys(root)).isEqualTo(List.of("a/b"));
       try (ObjectStore abfss = open("abfss://" + name + "@" + AzuriteEmulator.ACCOUNT + ".dfs.core.windows.net/a", Map.of())) {
-        assertEquals("abfss://" + name + "@" + AzuriteEmulator.ACCOUNT + ".dfs.core.windows.net/a", abfss.location());
-        assertArrayEquals("x".getBytes(UTF_8), abfss.read("b"));
-        assertEquals(List.of("b"), keys(abfss));
+        assertThat(abfss.location()).isEqualTo("abfss://" + name + "@" + AzuriteEmulator.ACCOUNT + ".dfs.core.windows.net/a");
+        assertThat(abfss.read("b")).containsExactly("x".getBytes(UTF_8));
+        assertThat(keys(abfss)).isEqualTo(List.of("b"));
       }
     }
   }
@@ -332,28 +329,28 @@ class AzureAdapterIT {
     Map<String, String> byConnectionString = Map.of("azure.connection-string", azurite.connectionString());
     try (ObjectStore s = ObjectStores.defaultRegistry().open("az://" + blobContainer + "/p", byConnectionString)) {
       s.write("k", "v".getBytes(UTF_8));
-      assertTrue(s.toString().contains(blobContainer));
-      assertFalse(s.toString().contains(AzuriteEmulator.KEY));
+      assertThat(s.toString().contains(blobContainer)).isTrue();
+      assertThat(s.toString().contains(AzuriteEmulator.KEY)).isFalse();
     }
     String sas = c.generateSas(new BlobServiceSasSignatureValues(
         OffsetDateTime.now().plusHours(1), BlobContainerSasPermission.parse("racwdl")));
     Map<String, String> bySas = Map.of("azure.endpoint", azurite.endpoint(), "azure.sas-token", sas);
     try (ObjectStore s = ObjectStores.defaultRegistry().open("az://" + blobContainer + "/p", bySas)) {
-      assertArrayEquals("v".getBytes(UTF_8), s.read("k"));
-      assertEquals(PutResult.CREATED, s.putIfAbsent("new", new byte[1]));
-      assertEquals(List.of("k", "new"), keys(s));
-      assertFalse(s.toString().contains(sas));
-      ObjectNotFoundException missing = assertThrows(ObjectNotFoundException.class, () -> s.read("missing"));
+      assertThat(s.read("k")).containsExactly("v".getBytes(UTF_8));
+      assertThat(s.putIfAbsent("new", new byte[1])).isEqualTo(PutResult.CREATED);
+      assertThat(keys(s)).isEqualTo(List.of("k", "new"));
+      assertThat(s.toString().contains(sas)).isFalse();
+      ObjectNotFoundException missing = assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> s.read("missing")).actual();
       assertNoSecret(missing, sas);
     }
     String readOnly = c.generateSas(new BlobServiceSasSignatureValues(
         OffsetDateTime.now().plusHours(1), BlobContainerSasPermission.parse("rl")));
     try (ObjectStore s = ObjectStores.defaultRegistry().open(
         "az://" + blobContainer + "/p", Map.of("azure.endpoint", azurite.endpoint(), "azure.sas-token", readOnly))) {
-      assertArrayEquals("v".getBytes(UTF_8), s.read("k"));
-      StoreAccessDeniedException denied = assertThrows(StoreAccessDeniedException.class, () -> s.write("k", new byte[1]));
+      assertThat(s.read("k")).containsExactly("v".getBytes(UTF_8));
+      StoreAccessDeniedException denied = assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(() -> s.write("k", new byte[1])).actual();
       assertNoSecret(denied, readOnly);
-      StoreAccessDeniedException deniedCreate = assertThrows(StoreAccessDeniedException.class, () -> s.putIfAbsent("other", new byte[1]));
+      StoreAccessDeniedException deniedCreate = assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(() -> s.putIfAbsent("other", new byte[1])).actual();
       assertNoSecret(deniedCreate, readOnly);
     }
   }
@@ -364,32 +361,31 @@ class AzureAdapterIT {
     Map<String, String> options = Map.of(
         "azure.endpoint", azurite.endpoint(), "azure.account-name", AzuriteEmulator.ACCOUNT, "azure.account-key", wrongKey);
     try (ObjectStore s = ObjectStores.defaultRegistry().open(store.location(), options)) {
-      assertFalse(s.toString().contains(wrongKey));
+      assertThat(s.toString().contains(wrongKey)).isFalse();
       List<Runnable> calls = List.of(
           () -> s.read("k"), () -> s.readRange("k", 0, 10), () -> s.head("k"), () -> s.write("k", new byte[1]),
           () -> s.putIfAbsent("k", new byte[1]), () -> s.list("", Optional.empty(), 10), () -> s.delete("k"));
       for (Runnable call : calls) {
-        StoreAccessDeniedException e = assertThrows(StoreAccessDeniedException.class, call::run);
-        assertTrue(e.getMessage().contains(store.location()), e.getMessage());
+        StoreAccessDeniedException e = assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(call::run).actual();
+        assertThat(e.getMessage().contains(store.location())).as(e.getMessage()).isTrue();
         assertNoSecret(e, wrongKey);
         assertNoSecret(e, AzuriteEmulator.KEY);
       }
-      assertEquals(List.of("k"), s.deleteAll(List.of("k")), "a denied delete is reported as failed");
+      assertThat(s.deleteAll(List.of("k"))).as("a denied delete is reported as failed").isEqualTo(List.of("k"));
     }
   }
 
   @Test
   void openingWithoutCredentialsSaysWhatToSet() {
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
-        () -> ObjectStores.defaultRegistry().open("az://c/p", Map.of("azure.endpoint", azurite.endpoint())));
-    assertTrue(e.getMessage().contains("azure.account-key"), e.getMessage());
-    assertThrows(InvalidArgumentException.class, () -> ObjectStores.defaultRegistry().open("az://c/p", Map.of()));
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ObjectStores.defaultRegistry().open("az://c/p", Map.of("azure.endpoint", azurite.endpoint()))).actual();
+    assertThat(e.getMessage().contains("azure.account-key")).as(e.getMessage()).isTrue();
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ObjectStores.defaultRegistry().open("az://c/p", Map.of()));
   }
 
   private static void assertNoSecret(Throwable e, String secret) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      assertFalse(String.valueOf(t.getMessage()).contains(secret), "secret in the message of " + t);
-      assertFalse(t.toString().contains(secret), "secret in " + t);
+      assertThat(String.valueOf(t.getMessage()).contains(secret)).as("secret in the message of " + t).isFalse();
+      assertThat(t.toString().contains(secret)).as("secret in " + t).isFalse();
       for (Throwable s : t.getSuppressed()) {
         assertNoSecret(s, secret);
       }
@@ -399,11 +395,11 @@ class AzureAdapterIT {
   @Test
   void missingContainerIsAClearStoreError() {
     try (ObjectStore s = open("az://no-such-container/p", Map.of())) {
-      StoreException e = assertThrows(StoreException.class, () -> s.write("k", new byte[1]));
-      assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
-      assertThrows(StoreException.class, () -> s.putIfAbsent("k", new byte[1]));
-      assertThrows(ObjectNotFoundException.class, () -> s.read("k"));
-      assertEquals(Optional.empty(), s.head("k"));
+      StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.write("k", new byte[1])).actual();
+      assertThat(e.getMessage().contains("does not exist")).as(e.getMessage()).isTrue();
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.putIfAbsent("k", new byte[1]));
+      assertThatExceptionOfType(ObjectNotFoundException.class).isThrownBy(() -> s.read("k"));
+      assertThat(s.head("k")).isEqualTo(Optional.empty());
       s.delete("k");
     }
   }
@@ -415,11 +411,11 @@ class AzureAdapterIT {
         "azure.account-name", AzuriteEmulator.ACCOUNT, "azure.account-key", AzuriteEmulator.KEY,
         "azure.max-retries", "0", "azure.connect-timeout-ms", "2000");
     try (ObjectStore s = ObjectStores.defaultRegistry().open("az://c/p", options)) {
-      StoreException read = assertThrows(StoreException.class, () -> s.read("k"));
-      assertTrue(read.isTransient(), read.getMessage());
-      StoreException write = assertThrows(StoreException.class, () -> s.write("k", new byte[1]));
-      assertTrue(write.isTransient(), "the connection never opened: " + write.getMessage());
-      assertInstanceOf(StoreException.class, assertThrows(StoreException.class, () -> s.putIfAbsent("k", new byte[1])));
+      StoreException read = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.read("k")).actual();
+      assertThat(read.isTransient()).as(read.getMessage()).isTrue();
+      StoreException write = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.write("k", new byte[1])).actual();
+      assertThat(write.isTransient()).as("the connection never opened: " + write.getMessage()).isTrue();
+      assertThatThrownBy(() -> s.putIfAbsent("k", new byte[1])).isInstanceOf(StoreException.class);
     }
   }
 }

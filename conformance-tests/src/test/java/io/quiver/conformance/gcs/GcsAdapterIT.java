@@ -1,11 +1,8 @@
 package io.quiver.conformance.gcs;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.sun.net.httpserver.HttpServer;
 import io.quiver.conformance.emulator.EmulatorProcess;
@@ -36,7 +33,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.function.Executable;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
  * What only GCS can get wrong, on fake-gcs-server (one emulator for the class, a fresh prefix per test):
@@ -85,17 +82,17 @@ class GcsAdapterIT {
 
   @Test
   void openedThroughTheRegistryAsAGcsStore() {
-    assertTrue(store instanceof GcsObjectStore, store.getClass().getName());
-    assertTrue(store.location().startsWith("gs://" + BUCKET + "/"), store.location());
-    assertFalse(store.location().endsWith("/"));
+    assertThat(store).as(store.getClass().getName()).isInstanceOf(GcsObjectStore.class);
+    assertThat(store.location().startsWith("gs://" + BUCKET + "/")).as(store.location()).isTrue();
+    assertThat(store.location().endsWith("/")).isFalse();
   }
 
   @Test
   void putIfAbsentRecordsItsUploadToken() {
     // The token lets a retried putIfAbsent recognise its own earlier (unacknowledged) create.
-    assertEquals(PutResult.CREATED, store.putIfAbsent("claimed", "x".getBytes(UTF_8)));
-    assertEquals(PutResult.ALREADY_EXISTS, store.putIfAbsent("claimed", "y".getBytes(UTF_8)));
-    assertArrayEquals("x".getBytes(UTF_8), store.read("claimed"));
+    assertThat(store.putIfAbsent("claimed", "x".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
+    assertThat(store.putIfAbsent("claimed", "y".getBytes(UTF_8))).isEqualTo(PutResult.ALREADY_EXISTS);
+    assertThat(store.read("claimed")).containsExactly("x".getBytes(UTF_8));
   }
 
   /**
@@ -111,28 +108,28 @@ class GcsAdapterIT {
       String uri = store.location();
       try (ObjectStore s = new GcsObjectStoreProvider().open(URI.create(uri), options)) {
         proxy.failNextConditionalUpload(true);
-        assertEquals(PutResult.CREATED, s.putIfAbsent("lost-ack", "mine".getBytes(UTF_8)));
-        assertEquals(0, proxy.pendingFaults(), "the fault fired");
-        assertArrayEquals("mine".getBytes(UTF_8), store.read("lost-ack"));
+        assertThat(s.putIfAbsent("lost-ack", "mine".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
+        assertThat(proxy.pendingFaults()).as("the fault fired").isEqualTo(0);
+        assertThat(store.read("lost-ack")).containsExactly("mine".getBytes(UTF_8));
 
         // Refused before forwarding: the retry creates it.
         proxy.failNextConditionalUpload(false);
-        assertEquals(PutResult.CREATED, s.putIfAbsent("refused", "r".getBytes(UTF_8)));
-        assertEquals(0, proxy.pendingFaults());
+        assertThat(s.putIfAbsent("refused", "r".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
+        assertThat(proxy.pendingFaults()).isEqualTo(0);
 
         // A rival's object after an ambiguous attempt is still ALREADY_EXISTS.
         store.write("rival", "theirs".getBytes(UTF_8));
         proxy.failNextConditionalUpload(false);
-        assertEquals(PutResult.ALREADY_EXISTS, s.putIfAbsent("rival", "mine".getBytes(UTF_8)));
-        assertArrayEquals("theirs".getBytes(UTF_8), store.read("rival"));
+        assertThat(s.putIfAbsent("rival", "mine".getBytes(UTF_8))).isEqualTo(PutResult.ALREADY_EXISTS);
+        assertThat(store.read("rival")).containsExactly("theirs".getBytes(UTF_8));
       }
       options.put("gcs.max-attempts", "1");
       try (ObjectStore s = new GcsObjectStoreProvider().open(URI.create(uri), options)) {
         proxy.failNextConditionalUpload(true);
-        StoreException e = assertThrows(StoreException.class, () -> s.putIfAbsent("unknown", new byte[1]));
-        assertFalse(e.isTransient(), "the object may exist: the outcome is unknown, " + e.getMessage());
-        assertTrue(e.getMessage().contains("outcome is unknown"), e.getMessage());
-        assertTrue(store.head("unknown").isPresent(), "it was in fact created");
+        StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.putIfAbsent("unknown", new byte[1])).actual();
+        assertThat(e.isTransient()).as("the object may exist: the outcome is unknown, " + e.getMessage()).isFalse();
+        assertThat(e.getMessage().contains("outcome is unknown")).as(e.getMessage()).isTrue();
+        assertThat(store.head("unknown").isPresent()).as("it was in fact created").isTrue();
       }
     }
   }
@@ -215,13 +212,13 @@ class GcsAdapterIT {
   @Test
   void secretsNeverAppearInToStringOrMessages() {
     try (ObjectStore s = open(store.location(), Map.of("gcs.no-auth", "", "gcs.oauth2-token", SECRET))) {
-      assertFalse(s.toString().contains(SECRET), s.toString());
-      assertFalse(s.location().contains(SECRET));
-      assertFalse(((GcsObjectStore) s).options().toString().contains(SECRET));
+      assertThat(s.toString().contains(SECRET)).as(s.toString()).isFalse();
+      assertThat(s.location().contains(SECRET)).isFalse();
+      assertThat(((GcsObjectStore) s).options().toString().contains(SECRET)).isFalse();
       // The emulator ignores the token, so these calls work; their failures must not echo it either.
       s.write("a", new byte[1]);
-      Exception missing = assertThrows(Exception.class, () -> s.read("missing"));
-      assertFalse(String.valueOf(missing.getMessage()).contains(SECRET));
+      Exception missing = assertThatExceptionOfType(Exception.class).isThrownBy(() -> s.read("missing")).actual();
+      assertThat(String.valueOf(missing.getMessage()).contains(SECRET)).isFalse();
     }
     // A dead endpoint: the connection error must not carry the token.
     int dead = EmulatorProcess.freePort();
@@ -229,18 +226,18 @@ class GcsAdapterIT {
         "gcs.endpoint", "http://127.0.0.1:" + dead, "gcs.project-id", "p", "gcs.oauth2-token", SECRET,
         "gcs.max-attempts", "1", "gcs.connect-timeout-ms", "2000");
     try (ObjectStore s = new GcsObjectStoreProvider().open(URI.create("gs://" + BUCKET + "/x"), options)) {
-      StoreException e = assertThrows(StoreException.class, () -> s.read("k"));
+      StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.read("k")).actual();
       assertMessageClean(e);
-      assertTrue(e.isTransient(), "a refused connection is transient: " + e.getMessage());
-      StoreException put = assertThrows(StoreException.class, () -> s.putIfAbsent("k", new byte[1]));
+      assertThat(e.isTransient()).as("a refused connection is transient: " + e.getMessage()).isTrue();
+      StoreException put = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.putIfAbsent("k", new byte[1])).actual();
       assertMessageClean(put);
-      assertTrue(put.isTransient(), "nothing was sent, so the outcome is known: " + put.getMessage());
+      assertThat(put.isTransient()).as("nothing was sent, so the outcome is known: " + put.getMessage()).isTrue();
     }
   }
 
   private static void assertMessageClean(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause()) {
-      assertFalse(String.valueOf(c.getMessage()).contains(SECRET), "secret in " + c);
+      assertThat(String.valueOf(c.getMessage()).contains(SECRET)).as("secret in " + c).isFalse();
     }
   }
 
@@ -250,7 +247,7 @@ class GcsAdapterIT {
    * permission), with the real SDK and adapter in between.
    */
   @Test
-  void wrongCredentialsAreAccessDenied() throws IOException {
+  void wrongCredentialsAreAccessDenied() throws Exception {
     Set<String> seenAuth = ConcurrentHashMap.newKeySet();
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/", exchange -> {
@@ -275,7 +272,7 @@ class GcsAdapterIT {
       for (String token : List.of(SECRET, "good-token-without-permission")) {
         Map<String, String> options = Map.of("gcs.endpoint", endpoint, "gcs.project-id", "p", "gcs.oauth2-token", token);
         try (ObjectStore s = new GcsObjectStoreProvider().open(URI.create("gs://" + BUCKET + "/t"), options)) {
-          List<Executable> calls = List.of(
+          List<ThrowingCallable> calls = List.of(
               () -> s.read("k"),
               () -> s.readRange("k", 0, 10),
               () -> s.head("k"),
@@ -288,17 +285,17 @@ class GcsAdapterIT {
                   w.write(new byte[5]);
                 }
               });
-          for (Executable call : calls) {
-            StoreAccessDeniedException e = assertThrows(StoreAccessDeniedException.class, call);
-            assertTrue(e.getMessage().contains("gs://" + BUCKET + "/t"), e.getMessage());
-            assertTrue(e.getMessage().contains("credentials"), e.getMessage());
-            assertFalse(e.isTransient());
+          for (ThrowingCallable call : calls) {
+            StoreAccessDeniedException e = assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(call).actual();
+            assertThat(e.getMessage().contains("gs://" + BUCKET + "/t")).as(e.getMessage()).isTrue();
+            assertThat(e.getMessage().contains("credentials")).as(e.getMessage()).isTrue();
+            assertThat(e.isTransient()).isFalse();
             assertMessageClean(e);
           }
-          assertEquals(List.of("k"), s.deleteAll(List.of("k")), "deleteAll reports the key it could not delete");
+          assertThat(s.deleteAll(List.of("k"))).as("deleteAll reports the key it could not delete").isEqualTo(List.of("k"));
         }
       }
-      assertTrue(seenAuth.contains("Bearer " + SECRET), "the token was sent: " + seenAuth);
+      assertThat(seenAuth.contains("Bearer " + SECRET)).as("the token was sent: " + seenAuth).isTrue();
     } finally {
       server.stop(0);
     }
@@ -307,9 +304,9 @@ class GcsAdapterIT {
   @Test
   void missingBucketIsAStoreErrorNamingTheBucket() {
     try (ObjectStore s = open("gs://no-such-bucket-quiver/t", Map.of())) {
-      StoreException e = assertThrows(StoreException.class, () -> s.write("k", new byte[1]));
-      assertTrue(e.getMessage().contains("no-such-bucket-quiver"), e.getMessage());
-      assertThrows(StoreException.class, () -> s.list("", Optional.empty(), 10));
+      StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.write("k", new byte[1])).actual();
+      assertThat(e.getMessage().contains("no-such-bucket-quiver")).as(e.getMessage()).isTrue();
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.list("", Optional.empty(), 10));
     }
   }
 
@@ -317,14 +314,12 @@ class GcsAdapterIT {
   void badUrisAndOptionsAreRefusedWithAMessage() {
     GcsObjectStoreProvider provider = new GcsObjectStoreProvider();
     for (String bad : List.of("gs:///path", "gs://UPPER/x", "gs://b/a/../c", "gs://bucket/x?y=1")) {
-      assertThrows(InvalidArgumentException.class, () -> provider.open(URI.create(bad), emulator.storeOptions()), bad);
+      assertThatExceptionOfType(InvalidArgumentException.class).as(bad).isThrownBy(() -> provider.open(URI.create(bad), emulator.storeOptions()));
     }
-    assertThrows(InvalidArgumentException.class,
-        () -> open("gs://b/x", Map.of("gcs.write-threshold-bytes", "lots")));
-    assertThrows(InvalidArgumentException.class,
-        () -> open("gs://b/x", Map.of("gcs.oauth2-token", "t")), "no-auth and a token at once");
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> open("gs://b/x", Map.of("gcs.write-threshold-bytes", "lots")));
+    assertThatExceptionOfType(InvalidArgumentException.class).as("no-auth and a token at once").isThrownBy(() -> open("gs://b/x", Map.of("gcs.oauth2-token", "t")));
     try (ObjectStore s = provider.open(URI.create("gs://" + BUCKET), emulator.storeOptions())) {
-      assertEquals("gs://" + BUCKET, s.location());
+      assertThat(s.location()).isEqualTo("gs://" + BUCKET);
     }
   }
 }

@@ -1,10 +1,8 @@
 package io.quiver.conformance.local;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.ObjectInfo;
@@ -57,15 +55,15 @@ class LocalObjectStoreTest {
   }
 
   @Test
-  void rootIsCreatedOnFirstWriteAndKeysAreFiles() throws IOException {
-    assertTrue(Files.notExists(root()));
+  void rootIsCreatedOnFirstWriteAndKeysAreFiles() throws Exception {
+    assertThat(Files.notExists(root())).isTrue();
     store.write("a/b/c.bin", "x".getBytes(UTF_8));
-    assertArrayEquals("x".getBytes(UTF_8), Files.readAllBytes(root().resolve("a/b/c.bin")));
-    assertEquals(root().toUri().toString().replaceAll("/$", ""), store.location());
+    assertThat(Files.readAllBytes(root().resolve("a/b/c.bin"))).containsExactly("x".getBytes(UTF_8));
+    assertThat(store.location()).isEqualTo(root().toUri().toString().replaceAll("/$", ""));
   }
 
   @Test
-  void noTempFilesAreLeftBehind() throws IOException {
+  void noTempFilesAreLeftBehind() throws Exception {
     store.write("w", new byte[10]);
     store.putIfAbsent("p", new byte[10]);
     store.putIfAbsent("p", new byte[10]);
@@ -75,47 +73,45 @@ class LocalObjectStoreTest {
     try (ObjectWriter w = store.openWriter("dir/closed")) {
       w.write(new byte[100]);
     }
-    assertEquals(
-        List.of(root().resolve("dir/closed"), root().resolve("p"), root().resolve("w")),
-        filesUnderRoot().stream().sorted().toList());
+    assertThat(filesUnderRoot().stream().sorted().toList()).isEqualTo(List.of(root().resolve("dir/closed"), root().resolve("p"), root().resolve("w")));
   }
 
   @Test
-  void tempFilesOfWritersInProgressAreInvisible() throws IOException {
+  void tempFilesOfWritersInProgressAreInvisible() throws Exception {
     ObjectWriter w = store.openWriter("dir/obj");
     w.write(new byte[100]);
     store.write("dir/other", new byte[1]);
     try (Stream<Path> dir = Files.list(root().resolve("dir"))) {
-      assertEquals(2, dir.count(), "temp file plus the object");
+      assertThat(dir.count()).as("temp file plus the object").isEqualTo(2);
     }
-    assertEquals(List.of("dir/other"), store.listAll("").stream().map(ObjectInfo::key).toList());
+    assertThat(store.listAll("").stream().map(ObjectInfo::key).toList()).isEqualTo(List.of("dir/other"));
     w.abort();
   }
 
   @Test
   void keysNamedLikeTempFilesAreRefused() {
-    assertThrows(InvalidArgumentException.class, () -> store.write("a/" + LocalObjectStore.TEMP_PREFIX + "x", new byte[0]));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.write("a/" + LocalObjectStore.TEMP_PREFIX + "x", new byte[0]));
   }
 
   @Test
-  void filesOutsideTheRootStayInvisible() throws IOException {
+  void filesOutsideTheRootStayInvisible() throws Exception {
     Files.createDirectories(root().getParent());
     Files.writeString(root().getParent().resolve("sibling-secret"), "no");
     store.write("in", new byte[1]);
-    assertEquals(List.of("in"), store.listAll("").stream().map(ObjectInfo::key).toList());
-    assertThrows(InvalidArgumentException.class, () -> store.read("../sibling-secret"));
+    assertThat(store.listAll("").stream().map(ObjectInfo::key).toList()).isEqualTo(List.of("in"));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.read("../sibling-secret"));
   }
 
   @Test
   void theFsyncOptionIsABooleanAndItsValueIsNamedWhenWrong() {
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> ObjectStores.defaultRegistry()
-        .open(tempDir.resolve("x").toString(), Map.of(LocalObjectStoreProvider.FSYNC, "sometimes")));
-    assertTrue(e.getMessage().contains("local.fsync") && e.getMessage().contains("sometimes"), e.getMessage());
+    InvalidArgumentException e = assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ObjectStores.defaultRegistry()
+        .open(tempDir.resolve("x").toString(), Map.of(LocalObjectStoreProvider.FSYNC, "sometimes"))).actual();
+    assertThat(e.getMessage().contains("local.fsync") && e.getMessage().contains("sometimes")).as(e.getMessage()).isTrue();
     try (ObjectStore durable = ObjectStores.defaultRegistry()
         .open(tempDir.resolve("y").toString(), Map.of(LocalObjectStoreProvider.FSYNC, "TRUE"))) {
       durable.write("k", "v".getBytes(StandardCharsets.UTF_8));
-      assertArrayEquals("v".getBytes(StandardCharsets.UTF_8), durable.read("k"));
-      assertTrue(durable instanceof LocalObjectStore);
+      assertThat(durable.read("k")).containsExactly("v".getBytes(StandardCharsets.UTF_8));
+      assertThat(durable).isInstanceOf(LocalObjectStore.class);
     }
   }
 }

@@ -2,8 +2,7 @@ package io.quiver.conformance.local;
 
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.dataset.SampleTable.scanIds;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
@@ -47,14 +46,14 @@ class LocalTableFilesTest {
     Path table = dir.resolve("plain");
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 4);
         Dataset ds = Dataset.create(table.toString(), SampleTable.SCHEMA, List.of(first), options())) {
-      assertEquals(1, ds.version());
+      assertThat(ds.version()).isEqualTo(1);
     }
     try (Dataset ds = Dataset.open(table.toUri().toString(), options())) {
-      assertEquals(range(0, 4), scanIds(ds.newScan().open()));
+      assertThat(scanIds(ds.newScan().open())).isEqualTo(range(0, 4));
     }
-    assertTrue(Files.isDirectory(table.resolve("_versions")));
-    assertTrue(Files.isDirectory(table.resolve("_transactions")));
-    assertTrue(Files.isDirectory(table.resolve("data")));
+    assertThat(Files.isDirectory(table.resolve("_versions"))).isTrue();
+    assertThat(Files.isDirectory(table.resolve("_transactions"))).isTrue();
+    assertThat(Files.isDirectory(table.resolve("data"))).isTrue();
   }
 
   @Test
@@ -71,7 +70,7 @@ class LocalTableFilesTest {
       while (reader.loadNextBatch()) {
         ids.addAll(SampleTable.checkRows(reader.getVectorSchemaRoot()));
       }
-      assertEquals(range(0, 50), ids);
+      assertThat(ids).isEqualTo(range(0, 50));
     }
   }
 
@@ -84,7 +83,7 @@ class LocalTableFilesTest {
             table.toString(), io.quiver.dataset.SampleTable.SCHEMA, java.util.List.of(b), options())) {
       ds.delete(io.quiver.predicate.Predicate.lt("id", 3));
       String path = ds.manifest().fragments().get(0).deletionFile().orElseThrow().path();
-      org.junit.jupiter.api.Assertions.assertTrue(Files.isRegularFile(table.resolve(path)), path);
+      assertThat(Files.isRegularFile(table.resolve(path))).as(path).isTrue();
     }
   }
 }

@@ -1,10 +1,7 @@
 package io.quiver.conformance.s3;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.conformance.emulator.S3ProxyEmulator;
 import io.quiver.exceptions.StoreAccessDeniedException;
@@ -21,10 +18,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -65,11 +63,10 @@ class S3AdapterIT {
   @Test
   void openedByUriThroughServiceLoader() {
     try (ObjectStore s = ObjectStores.defaultRegistry().open("s3://" + BUCKET + "/by-uri/t", s3proxy.storeOptions())) {
-      assertInstanceOf(S3ObjectStore.class, s);
-      assertEquals("s3://" + BUCKET + "/by-uri/t", s.location());
+      assertThat(s).isInstanceOf(S3ObjectStore.class);
+      assertThat(s.location()).isEqualTo("s3://" + BUCKET + "/by-uri/t");
       s.write("k", new byte[] {1});
-      assertEquals(List.of("by-uri/t/k"),
-          raw.listObjectsV2(r -> r.bucket(BUCKET).prefix("by-uri/")).contents().stream().map(o -> o.key()).toList());
+      assertThat(raw.listObjectsV2(r -> r.bucket(BUCKET).prefix("by-uri/")).contents().stream().map(o -> o.key()).toList()).isEqualTo(List.of("by-uri/t/k"));
     }
   }
 
@@ -77,7 +74,7 @@ class S3AdapterIT {
   void wrongSecretIsAccessDeniedAndNeverShown() {
     String wrong = "definitely-not-the-secret-" + System.nanoTime();
     try (ObjectStore s = open("denied", Map.of(S3StoreOptions.SECRET_ACCESS_KEY, wrong))) {
-      List<Executable> calls = List.of(
+      List<ThrowingCallable> calls = List.of(
           () -> s.read("k"),
           () -> s.readRange("k", 0, 10),
           () -> s.head("k"),
@@ -85,22 +82,22 @@ class S3AdapterIT {
           () -> s.putIfAbsent("k", new byte[] {1}),
           () -> s.list("", Optional.empty(), 10),
           () -> s.delete("k"));
-      for (Executable call : calls) {
-        StoreAccessDeniedException e = assertThrows(StoreAccessDeniedException.class, call);
-        assertFalse(e.isTransient());
-        assertTrue(e.getMessage().contains(s.location()), e.getMessage());
+      for (ThrowingCallable call : calls) {
+        StoreAccessDeniedException e = assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(call).actual();
+        assertThat(e.isTransient()).isFalse();
+        assertThat(e.getMessage().contains(s.location())).as(e.getMessage()).isTrue();
         assertNoSecret(e, wrong);
         assertNoSecret(e, s3proxy.secretAccessKey());
       }
-      assertEquals(List.of("k"), s.deleteAll(List.of("k")), "deleteAll reports the keys it could not delete");
-      assertFalse(s.toString().contains(wrong), s.toString());
+      assertThat(s.deleteAll(List.of("k"))).as("deleteAll reports the keys it could not delete").isEqualTo(List.of("k"));
+      assertThat(s.toString().contains(wrong)).as(s.toString()).isFalse();
     }
   }
 
   @Test
   void unknownAccessKeyIsAccessDenied() {
     try (ObjectStore s = open("denied", Map.of(S3StoreOptions.ACCESS_KEY_ID, "nobody"))) {
-      assertThrows(StoreAccessDeniedException.class, () -> s.read("k"));
+      assertThatExceptionOfType(StoreAccessDeniedException.class).isThrownBy(() -> s.read("k"));
     }
   }
 
@@ -110,14 +107,14 @@ class S3AdapterIT {
     String id = s3proxy.accessKeyId();
     String token = "session-token-" + System.nanoTime();
     try (ObjectStore s = open("secrets", Map.of())) {
-      assertFalse(s.toString().contains(secret), s.toString());
-      assertFalse(s.toString().contains(id), s.toString());
-      assertNoSecret(assertThrows(RuntimeException.class, () -> s.read("missing")), secret);
+      assertThat(s.toString().contains(secret)).as(s.toString()).isFalse();
+      assertThat(s.toString().contains(id)).as(s.toString()).isFalse();
+      assertNoSecret(assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> s.read("missing")).actual(), secret);
     }
     try (ObjectStore s = open("secrets", Map.of(S3StoreOptions.SESSION_TOKEN, token))) {
-      assertFalse(s.toString().contains(token), s.toString());
+      assertThat(s.toString().contains(token)).as(s.toString()).isFalse();
       // S3Proxy does not know session tokens; whatever it says, the token and secret stay out of it.
-      RuntimeException e = assertThrows(RuntimeException.class, () -> s.read("missing"));
+      RuntimeException e = assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> s.read("missing")).actual();
       assertNoSecret(e, token);
       assertNoSecret(e, secret);
     }
@@ -125,11 +122,11 @@ class S3AdapterIT {
     options.put(S3StoreOptions.ENDPOINT, "http://127.0.0.1:1");
     options.put(S3StoreOptions.MAX_RETRIES, "0");
     try (ObjectStore s = provider.open(URI.create("s3://" + BUCKET + "/unreachable"), options)) {
-      StoreException e = assertThrows(StoreException.class, () -> s.read("k"));
-      assertTrue(e.isTransient(), "a refused connection never reached S3: " + e.getMessage());
+      StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.read("k")).actual();
+      assertThat(e.isTransient()).as("a refused connection never reached S3: " + e.getMessage()).isTrue();
       assertNoSecret(e, secret);
-      StoreException p = assertThrows(StoreException.class, () -> s.putIfAbsent("k", new byte[1]));
-      assertTrue(p.isTransient(), "a conditional put that never connected did nothing: " + p.getMessage());
+      StoreException p = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.putIfAbsent("k", new byte[1])).actual();
+      assertThat(p.isTransient()).as("a conditional put that never connected did nothing: " + p.getMessage()).isTrue();
       assertNoSecret(p, secret);
     }
   }
@@ -137,10 +134,10 @@ class S3AdapterIT {
   @Test
   void missingBucketIsAStoreErrorNamingTheBucket() {
     try (ObjectStore s = provider.open(URI.create("s3://no-such-bucket-here/t"), s3proxy.storeOptions())) {
-      StoreException e = assertThrows(StoreException.class, () -> s.read("k"));
-      assertTrue(e.getMessage().contains("bucket does not exist"), e.getMessage());
-      assertEquals(Optional.empty(), s.head("k"));
-      assertThrows(StoreException.class, () -> s.list("", Optional.empty(), 10));
+      StoreException e = assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.read("k")).actual();
+      assertThat(e.getMessage().contains("bucket does not exist")).as(e.getMessage()).isTrue();
+      assertThat(s.head("k")).isEqualTo(Optional.empty());
+      assertThatExceptionOfType(StoreException.class).isThrownBy(() -> s.list("", Optional.empty(), 10));
     }
   }
 
@@ -148,6 +145,6 @@ class S3AdapterIT {
   private static void assertNoSecret(Throwable e, String secret) {
     StringWriter text = new StringWriter();
     e.printStackTrace(new PrintWriter(text));
-    assertFalse(text.toString().contains(secret), "secret leaked in: " + text);
+    assertThat(text.toString().contains(secret)).as("secret leaked in: " + text).isFalse();
   }
 }
