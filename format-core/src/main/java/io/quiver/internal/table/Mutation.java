@@ -7,8 +7,7 @@ import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.Transaction;
 import io.quiver.internal.txn.TransactionRebaser;
 import io.quiver.manifest.Manifest;
-import io.quiver.store.ListPage;
-import io.quiver.store.ObjectInfo;
+import io.quiver.store.ForwardingObjectStore;
 import io.quiver.store.ObjectStore;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -191,12 +190,11 @@ public final class Mutation {
   }
 
   /** Delegates everything, recording the keys written (a writer's at its opening). Never closes the store. */
-  private static final class Recording implements ObjectStore {
-    private final ObjectStore delegate;
+  private static final class Recording extends ForwardingObjectStore {
     private final Set<String> written = new LinkedHashSet<>();
 
     Recording(ObjectStore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     synchronized List<String> keys() {
@@ -212,50 +210,20 @@ public final class Mutation {
     }
 
     @Override
-    public String location() {
-      return delegate.location();
-    }
-
-    @Override
-    public String locationOf(String key) {
-      return delegate.locationOf(key);
-    }
-
-    @Override
-    public byte[] read(String key) {
-      return delegate.read(key);
-    }
-
-    @Override
-    public byte[] readRange(String key, long offset, int length) {
-      return delegate.readRange(key, offset, length);
-    }
-
-    @Override
-    public int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {
-      return delegate.readRangeInto(key, offset, target);
-    }
-
-    @Override
-    public Optional<ObjectInfo> head(String key) {
-      return delegate.head(key);
-    }
-
-    @Override
     public void write(String key, byte[] data) {
       record(key); // before the call: a failed write may still have landed
-      delegate.write(key, data);
+      delegate().write(key, data);
     }
 
     @Override
     public ObjectWriter openWriter(String key) {
       record(key);
-      return delegate.openWriter(key);
+      return delegate().openWriter(key);
     }
 
     @Override
     public PutResult putIfAbsent(String key, byte[] data) {
-      PutResult result = delegate.putIfAbsent(key, data);
+      PutResult result = delegate().putIfAbsent(key, data);
       if (result == PutResult.CREATED) {
         record(key);
       }
@@ -263,30 +231,21 @@ public final class Mutation {
     }
 
     @Override
-    public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
-      return delegate.list(prefix, startAfter, maxKeys);
-    }
-
-    @Override
-    public List<ObjectInfo> listAll(String prefix) {
-      return delegate.listAll(prefix);
-    }
-
-    @Override
     public void delete(String key) {
-      delegate.delete(key);
+      delegate().delete(key);
       forget(List.of(key));
     }
 
     @Override
     public List<String> deleteAll(Collection<String> keys) {
-      List<String> failed = delegate.deleteAll(keys);
+      List<String> failed = delegate().deleteAll(keys);
       List<String> gone = new ArrayList<>(keys);
       gone.removeAll(failed);
       forget(gone);
       return failed;
     }
 
+    /** The table's store outlives the change. */
     @Override
     public void close() {}
   }
