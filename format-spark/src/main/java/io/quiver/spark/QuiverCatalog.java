@@ -1,0 +1,369 @@
+package io.quiver.spark;
+
+import io.quiver.dataset.Dataset;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.StoreNotFoundException;
+import io.quiver.exceptions.TableNotFoundException;
+import io.quiver.spark.types.SparkTypes;
+import io.quiver.store.ListPage;
+import io.quiver.store.ObjectInfo;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStores;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Spark catalog of Quiver tables under one warehouse URI, with no catalog server: table {@code db.t} is
+ * the Quiver table at {@code <warehouse>/db/t}, and namespaces are path prefixes.
+ *
+ * <pre>
+ * spark.sql.catalog.quiver            = io.quiver.spark.QuiverCatalog
+ * spark.sql.catalog.quiver.warehouse  = s3://bucket/warehouse      (any scheme a store adapter handles)
+ * spark.sql.catalog.quiver.&lt;option&gt;   = store options (endpoint, region, credentials …), given to every table
+ * </pre>
+ *
+ * <p>Supports CREATE TABLE (AS SELECT), DROP TABLE (deletes the table's objects), ALTER TABLE ADD / DROP /
+ * RENAME COLUMN, ALTER COLUMN … DROP/SET NOT NULL, SET / UNSET TBLPROPERTIES (the table's configuration),
+ * SHOW TBLPROPERTIES, time travel ({@code VERSION AS OF} a version or a tag, {@code TIMESTAMP AS OF}). A
+ * table property {@code location} at creation places the table elsewhere than under the warehouse.
+ */
+public class QuiverCatalog implements TableCatalog, SupportsNamespaces {
+  /** Catalog option naming the warehouse URI. */
+  public static final String WAREHOUSE = "warehouse";
+
+  /** Spark's own table properties, which are not table configuration. */
+  private static final Set<String> SPARK_PROPERTIES = Set.of(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER,
+      TableCatalog.PROP_LOCATION, TableCatalog.PROP_COMMENT, TableCatalog.PROP_EXTERNAL,
+      TableCatalog.PROP_IS_MANAGED_LOCATION, "quiver.version");
+
+  private String name;
+  private String warehouse;
+  private Map<String, String> storeOptions;
+
+  @Override
+  public void initialize(String catalogName, CaseInsensitiveStringMap options) {
+    this.name = catalogName;
+    String w = options.get(WAREHOUSE);
+    if (w == null || w.isBlank()) {
+      throw new InvalidArgumentException("catalog '" + catalogName + "' needs a warehouse URI: set spark.sql.catalog."
+          + catalogName + "." + WAREHOUSE + " (for example file:/data/warehouse or s3://bucket/warehouse)");
+    }
+    this.warehouse = w.endsWith("/") ? w.substring(0, w.length() - 1) : w;
+    Map<String, String> store = new TreeMap<>();
+    options.asCaseSensitiveMap().forEach((k, v) -> {
+      if (!k.equalsIgnoreCase(WAREHOUSE)) {
+        store.put(k, v);
+      }
+    });
+    this.storeOptions = store;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** The warehouse URI tables live under. */
+  public String warehouse() {
+    return warehouse;
+  }
+
+  TableRef ref(Identifier ident) {
+    return new TableRef(uri(ident.namespace(), ident.name()), storeOptions);
+  }
+
+  private String uri(String[] namespace, String leaf) {
+    StringBuilder b = new StringBuilder(warehouse);
+    for (String part : namespace) {
+      b.append('/').append(checkName(part));
+    }
+    if (leaf != null) {
+      b.append('/').append(checkName(leaf));
+    }
+    return b.toString();
+  }
+
+  private static String checkName(String part) {
+    if (part.isEmpty() || part.contains("/") || part.equals(".") || part.equals("..") || part.startsWith("_")) {
+      throw new InvalidArgumentException("'" + part + "' cannot name a Quiver namespace or table: names are path"
+          + " segments, so they must be non-empty, contain no '/', and not start with '_' (reserved for Quiver)");
+    }
+    return part;
+  }
+
+  // ---------------------------------------------------------------- tables
+
+  @Override
+  public Identifier[] listTables(String[] namespace) {
+    List<Identifier> out = new ArrayList<>();
+    for (Child child : children(namespace)) {
+      if (child.table()) {
+        out.add(Identifier.of(namespace, child.name()));
+      }
+    }
+    return out.toArray(new Identifier[0]);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    return load(ident, new VersionRef.Latest());
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    return load(ident, VersionRef.ofVersionString(version));
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    // Spark gives TIMESTAMP AS OF in microseconds since the epoch.
+    return load(ident, new VersionRef.AsOf(java.time.Instant.EPOCH.plusNanos(Math.multiplyExact(timestamp, 1000L))));
+  }
+
+  private QuiverTable load(Identifier ident, VersionRef version) throws NoSuchTableException {
+    try {
+      return QuiverTable.load(name + "." + ident, ref(ident), version);
+    } catch (TableNotFoundException | StoreNotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  @Override
+  public boolean tableExists(Identifier ident) {
+    try {
+      loadTable(ident);
+      return true;
+    } catch (NoSuchTableException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public Table createTable(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+      throws org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException {
+    if (partitions != null && partitions.length > 0) {
+      throw new InvalidArgumentException("Quiver tables are not partitioned; drop PARTITIONED BY "
+          + java.util.Arrays.toString(partitions) + " (filters prune fragments instead)");
+    }
+    StructType schema = new StructType();
+    for (Column c : columns) {
+      schema = schema.add(new StructField(c.name(), c.dataType(), c.nullable(),
+          org.apache.spark.sql.types.Metadata.empty()));
+    }
+    String location = properties.get(TableCatalog.PROP_LOCATION);
+    TableRef ref = location == null || location.isBlank() ? ref(ident) : new TableRef(location, storeOptions);
+    Map<String, String> config = tableConfig(properties);
+    org.apache.arrow.vector.types.pojo.Schema arrow = SparkTypes.toArrow(schema);
+    try (Dataset ds = Dataset.create(ref.uri(), arrow, List.of(), ref.datasetOptions())) {
+      if (!config.isEmpty()) {
+        ds.updateConfig(config, Set.of());
+      }
+      return new QuiverTable(name + "." + ident, ref, ds, true);
+    } catch (io.quiver.exceptions.TableAlreadyExistsException e) {
+      throw new org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException(ident);
+    }
+  }
+
+  private static Map<String, String> tableConfig(Map<String, String> properties) {
+    Map<String, String> config = new TreeMap<>();
+    properties.forEach((k, v) -> {
+      if (!SPARK_PROPERTIES.contains(k) && !k.startsWith(TableCatalog.OPTION_PREFIX)) {
+        config.put(k, v);
+      }
+    });
+    return config;
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    TableRef ref = ref(ident);
+    try (Dataset ds = ref.open()) {
+      for (TableChange change : changes) {
+        apply(ds, change);
+      }
+      return new QuiverTable(name + "." + ident, ref, ds, true);
+    } catch (TableNotFoundException | StoreNotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  private static void apply(Dataset ds, TableChange change) {
+    if (change instanceof TableChange.AddColumn add) {
+      String[] path = add.fieldNames();
+      if (path.length != 1) {
+        throw new InvalidArgumentException("ALTER TABLE ADD COLUMN " + String.join(".", path) + ": Quiver adds"
+            + " top-level columns only; add the struct member by replacing the struct column");
+      }
+      if (!add.isNullable()) {
+        throw new InvalidArgumentException("ALTER TABLE ADD COLUMN " + path[0] + " NOT NULL: existing rows would"
+            + " have no value; add it nullable, fill it (io.quiver.spark.QuiverSpark.backfill), then ALTER COLUMN"
+            + " SET NOT NULL");
+      }
+      Field arrow = SparkTypes.toArrow(path[0], add.dataType(), true);
+      ds.columns().add(List.of(arrow));
+    } else if (change instanceof TableChange.DeleteColumn del) {
+      String column = String.join(".", del.fieldNames());
+      if (del.ifExists() && ds.schema().findField(column).isEmpty()) {
+        return;
+      }
+      ds.columns().drop(column);
+    } else if (change instanceof TableChange.RenameColumn rename) {
+      ds.columns().rename(String.join(".", rename.fieldNames()), rename.newName());
+    } else if (change instanceof TableChange.UpdateColumnNullability nullability) {
+      ds.columns().setNullable(String.join(".", nullability.fieldNames()), nullability.nullable());
+    } else if (change instanceof TableChange.SetProperty set) {
+      if (!SPARK_PROPERTIES.contains(set.property())) {
+        ds.updateConfig(Map.of(set.property(), set.value()), Set.of());
+      }
+    } else if (change instanceof TableChange.RemoveProperty remove) {
+      if (!SPARK_PROPERTIES.contains(remove.property())) {
+        ds.updateConfig(Map.of(), Set.of(remove.property()));
+      }
+    } else {
+      throw new InvalidArgumentException("ALTER TABLE change " + change.getClass().getSimpleName() + " is not"
+          + " supported by Quiver; supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN DROP/SET NOT NULL,"
+          + " SET/UNSET TBLPROPERTIES");
+    }
+  }
+
+  /** Deletes every object of the table: its versions first (so it stops being a table at once), then the rest. */
+  @Override
+  public boolean dropTable(Identifier ident) {
+    TableRef ref = ref(ident);
+    if (!tableExists(ident)) {
+      return false;
+    }
+    try (ObjectStore store = ObjectStores.defaultRegistry().open(ref.uri(), ref.storeOptions())) {
+      List<String> versions = store.listAll("_versions/").stream().map(ObjectInfo::key).toList();
+      store.deleteAll(versions);
+      store.deleteAll(store.listAll("").stream().map(ObjectInfo::key).toList());
+    }
+    return true;
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    return dropTable(ident);
+  }
+
+  @Override
+  public void renameTable(Identifier oldIdent, Identifier newIdent) {
+    throw new UnsupportedOperationException("Quiver tables cannot be renamed: a table is its location, and object"
+        + " stores have no atomic rename. Create the new table AS SELECT from the old one, then DROP the old one");
+  }
+
+  // ---------------------------------------------------------------- namespaces (path prefixes)
+
+  private record Child(String name, boolean table) {}
+
+  /** The direct children of a namespace: tables (a prefix holding {@code _versions/}) and namespaces. */
+  private List<Child> children(String[] namespace) {
+    List<Child> out = new ArrayList<>();
+    ObjectStore store;
+    try {
+      store = ObjectStores.defaultRegistry().open(uri(namespace, null), storeOptions);
+    } catch (StoreNotFoundException e) {
+      return out;
+    }
+    try (store) {
+      Optional<String> after = Optional.empty();
+      while (true) {
+        ListPage page = store.list("", after, 1);
+        if (page.objects().isEmpty()) {
+          return out;
+        }
+        String key = page.objects().get(0).key();
+        int slash = key.indexOf('/');
+        if (slash < 0) {
+          after = Optional.of(key);
+          continue;
+        }
+        String child = key.substring(0, slash);
+        if (!child.startsWith("_")) {
+          boolean table = !store.list(child + "/_versions/", Optional.empty(), 1).objects().isEmpty();
+          out.add(new Child(child, table));
+        }
+        // '0' follows '/': every key under child + "/" sorts before child + "0".
+        after = Optional.of(child + "0");
+      }
+    }
+  }
+
+  @Override
+  public String[][] listNamespaces() {
+    return listNamespaces(new String[0]);
+  }
+
+  @Override
+  public String[][] listNamespaces(String[] namespace) {
+    List<String[]> out = new ArrayList<>();
+    for (Child child : children(namespace)) {
+      if (!child.table()) {
+        String[] ns = java.util.Arrays.copyOf(namespace, namespace.length + 1);
+        ns[namespace.length] = child.name();
+        out.add(ns);
+      }
+    }
+    return out.toArray(new String[0][]);
+  }
+
+  /** Namespaces are path prefixes: every namespace exists (it is empty until a table is created in it). */
+  @Override
+  public boolean namespaceExists(String[] namespace) {
+    for (String part : namespace) {
+      checkName(part);
+    }
+    return true;
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(String[] namespace) {
+    return Map.of("location", uri(namespace, null));
+  }
+
+  @Override
+  public void createNamespace(String[] namespace, Map<String, String> metadata) {
+    for (String part : namespace) {
+      checkName(part);
+    }
+  }
+
+  @Override
+  public void alterNamespace(String[] namespace, NamespaceChange... changes) {
+    throw new UnsupportedOperationException("Quiver namespaces are path prefixes and hold no properties");
+  }
+
+  @Override
+  public boolean dropNamespace(String[] namespace, boolean cascade) {
+    Set<String> tables = new TreeSet<>();
+    for (Identifier t : listTables(namespace)) {
+      tables.add(t.name());
+    }
+    if (!tables.isEmpty() && !cascade) {
+      throw new InvalidArgumentException("namespace " + String.join(".", namespace) + " holds tables " + tables
+          + "; drop them first or use DROP NAMESPACE … CASCADE");
+    }
+    for (String t : tables) {
+      dropTable(Identifier.of(namespace, t));
+    }
+    return true;
+  }
+}
