@@ -8,7 +8,7 @@
 #
 # Needs /usr/bin/time and a python3 with pyarrow: PYTHON=/path/to/venv/bin/python (default: a venv in
 # $TMPDIR/quiver-bench-venv, created with pip install pyarrow on first use). Inputs go to $TMPDIR and are
-# deleted at the end.
+# deleted at the end. QUIVER_JAR=/path/to/quiver.jar runs another build of the command line.
 set -euo pipefail
 mb=${1:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +24,7 @@ if [ -z "$python" ]; then
   python=$venv/bin/python
 fi
 
-jar=$root/format-cli/target/quiver.jar
+jar=${QUIVER_JAR:-$root/format-cli/target/quiver.jar}
 if [ ! -f "$jar" ]; then
   (cd "$root" && mvn -B -q -o -pl format-cli -am package -DskipTests)
 fi
