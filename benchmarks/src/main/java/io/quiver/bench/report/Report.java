@@ -65,8 +65,28 @@ public final class Report {
         ? Optional.of(Files.readString(Path.of(args[4])))
         : Optional.empty();
     String md = render(results, measurements, args[3], notes);
-    Files.writeString(Path.of(args[2]), md);
+    Path out = Path.of(args[2]);
+    Files.writeString(out, md + keptSections(out));
     System.out.println("wrote " + args[2]);
+  }
+
+  /**
+   * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's, between its
+   * {@code <!-- import-bench:begin} and {@code <!-- import-bench:end -->} markers), kept when JMH's part is
+   * regenerated.
+   */
+  static String keptSections(Path existing) throws IOException {
+    if (!Files.exists(existing)) {
+      return "";
+    }
+    String text = Files.readString(existing);
+    int begin = text.indexOf("<!-- import-bench:begin");
+    String endMarker = "<!-- import-bench:end -->";
+    int end = text.indexOf(endMarker);
+    if (begin < 0 || end < begin) {
+      return "";
+    }
+    return "\n" + text.substring(begin, end + endMarker.length()) + "\n";
   }
 
   /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */
