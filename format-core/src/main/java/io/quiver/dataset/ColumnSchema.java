@@ -1,10 +1,12 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.codec.ColumnSchemaCodec;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -15,7 +17,7 @@ import java.util.TreeSet;
  * and the existing fields the values are computed from (the <em>inputs</em>). Every write staged with
  * it records the backing of every input field in its fragment, and its commit is refused when an input
  * changed or was dropped since. Immutable. Hand the same value to every worker so all fragments of one
- * commit agree on the ids.
+ * commit agree on the ids: in another process, ship {@link #encode()} and {@link #decode(byte[])} it there.
  */
 public final class ColumnSchema {
   private final String tableLocation;
@@ -99,6 +101,43 @@ public final class ColumnSchema {
     Set<Integer> fresh = new TreeSet<>(newFieldIds);
     fresh.retainAll(ids);
     return new ColumnSchema(tableLocation, readVersion, new Schema(ordered, contract.metadata()), fresh, inputs);
+  }
+
+  // ---------------------------------------------------------------- bytes
+
+  /**
+   * Compact deterministic bytes, for a driver to ship this schema to its workers: protobuf ({@code
+   * quiver.v1.ColumnSchema}, staged.proto) in the checksummed metadata envelope, magic {@code QVK1}. Holds
+   * the table, the version, the contract (recursively, with ids), the new field ids and the inputs. Equal
+   * schemas encode to equal bytes.
+   */
+  public byte[] encode() {
+    return ColumnSchemaCodec.encode(
+        new ColumnSchemaCodec.Decoded(tableLocation, readVersion, contract, newFieldIds, inputs));
+  }
+
+  /**
+   * Decodes bytes from {@link #encode()}: the result equals the encoded schema, and writes staged with it
+   * commit exactly as writes staged with the original.
+   *
+   * @throws io.quiver.exceptions.CorruptFileException if the bytes are null, truncated or damaged (checksum),
+   *     not a column schema (another magic), or describe an invalid one (no table, no field, a new field id
+   *     that is not a top-level field of the contract); the message says which
+   */
+  public static ColumnSchema decode(byte[] bytes) {
+    ColumnSchemaCodec.Decoded d = ColumnSchemaCodec.decode(bytes);
+    return new ColumnSchema(d.tableLocation(), d.readVersion(), d.contract(), d.newFieldIds(), d.inputs());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ColumnSchema c && tableLocation.equals(c.tableLocation) && readVersion == c.readVersion
+        && contract.equals(c.contract) && newFieldIds.equals(c.newFieldIds) && inputs.equals(c.inputs);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(tableLocation, readVersion, contract, newFieldIds, inputs);
   }
 
   @Override

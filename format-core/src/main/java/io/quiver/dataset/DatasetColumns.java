@@ -1,9 +1,11 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.StaleColumnWriteException;
 import io.quiver.internal.ops.ColumnEvolution;
 import io.quiver.internal.ops.ColumnWrites;
 import io.quiver.internal.table.TableIo;
+import io.quiver.internal.txn.ColumnWriteCheck;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.txn.TransactionRebaser;
 import io.quiver.manifest.Manifest;
@@ -211,6 +213,57 @@ public final class DatasetColumns {
       return m.commit(Optional.of(base), read, op, options.commitOptions(), Optional.empty(),
           TransactionRebaser.NONE);
     }));
+  }
+
+  /**
+   * Checks staged column writes against the table's <em>latest</em> version (whoever committed it, not
+   * this handle's version), with the checks {@link #commit} runs on every attempt, without committing
+   * anything: every write {@code commit} would refuse as stale, one {@link StaleColumnWriteException} per
+   * stale write, whose {@link StaleColumnWriteException#fragmentId() fragmentId()} names the write's fragment
+   * and whose message says what changed (its fragment was compacted, deleted or overwritten, its physical
+   * rows changed, a field it writes or reads was updated, replaced or dropped, or a targeted field's
+   * contract changed). Problems of the column schema as a whole come first, once per new column, with
+   * fragment id -1: a new field id allocated since, or a new column's name taken since — every write of that
+   * schema is then stale; create a new {@link ColumnSchema} on the latest version and recompute them all.
+   * An empty list means a {@code commit} on the latest version would accept every write (unless the table
+   * changes again, or a staged file is missing or damaged, which only {@code commit} checks).
+   *
+   * <p>For a distributed backfill after a {@code StaleColumnWriteException}: recompute, at the latest
+   * version, the fragments of the reported writes plus the latest version's fragments no write covers
+   * (fragments a concurrent compaction or append produced), then commit the fresh old writes together with
+   * the new ones. Coverage is not reported here: a new non-nullable column needs a write for every fragment
+   * of the latest version, which the caller compares itself.
+   *
+   * <p>Reads one manifest (the latest); reads no staged file. The handle does not move.
+   *
+   * @param writes the staged writes, as they would be committed (may be empty: no problem)
+   * @return the problems, schema-wide ones first, then one per stale write in the order given; empty when
+   *     every write is fresh
+   * @throws InvalidArgumentException for a null write, a write of another table, or writes declaring one
+   *     new field id differently (stage every fragment from the same ColumnSchema)
+   * @throws io.quiver.exceptions.InvalidSchemaException for two new columns of one name or a reserved name
+   */
+  public List<StaleColumnWriteException> check(List<StagedColumnWrite> writes) {
+    if (writes == null) {
+      throw new InvalidArgumentException("writes must not be null; pass the staged column writes to check");
+    }
+    String location = dataset.io().location();
+    List<ColumnWriteCheck.StagedWrite> checked = new ArrayList<>();
+    for (StagedColumnWrite w : writes) {
+      if (w == null) {
+        throw new InvalidArgumentException("a staged column write is null; pass only writes writeFragment returned");
+      }
+      if (!w.tableLocation().equals(location)) {
+        throw new InvalidArgumentException(
+            "staged write for fragment " + w.fragmentId() + " belongs to table " + w.tableLocation() + ", not "
+                + location + "; check it on its own table");
+      }
+      checked.add(new ColumnWriteCheck.StagedWrite(w.write(), w.readVersion()));
+    }
+    if (checked.isEmpty()) {
+      return List.of();
+    }
+    return List.copyOf(ColumnWriteCheck.check(dataset.io().loadLatest().manifest(), checked));
   }
 
   // ---------------------------------------------------------------- helpers

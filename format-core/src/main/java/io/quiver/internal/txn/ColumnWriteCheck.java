@@ -27,7 +27,9 @@ import java.util.TreeSet;
  * witness must equal the field's backing now, and so must the witness of every input field the values
  * were computed from (which must still exist). Only then are the files added and the old backing of
  * replaced fields tombstoned. Nothing here depends on which operation changed the table: the check
- * compares states, so no kind of concurrent commit can slip through.
+ * compares states, so no kind of concurrent commit can slip through. The same per-write checks run
+ * without a commit in {@link #check} (one result per stale write), for a caller that recomputes only
+ * what is stale.
  */
 final public class ColumnWriteCheck {
   private ColumnWriteCheck() {}
@@ -73,11 +75,15 @@ final public class ColumnWriteCheck {
     }
     Schema current = base.schema();
     long read = txn.readVersion();
-    Map<Integer, Field> added = newFields(base, op, read);
+    Map<Integer, Field> added = declaredNewFields(op.writes());
+    staleSchema(base, added, read).stream().findFirst().ifPresent(e -> {
+      throw e;
+    });
     Map<Long, List<Operation.ColumnWrite>> byFragment = new TreeMap<>();
     for (Operation.ColumnWrite w : op.writes()) {
-      checkContract(current, w, read);
-      checkFragment(current, fragments, w, read);
+      stale(current, fragments, w, read).ifPresent(e -> {
+        throw e;
+      });
       byFragment.computeIfAbsent(w.fragmentId(), k -> new ArrayList<>()).add(w);
     }
     for (Map.Entry<Long, List<Operation.ColumnWrite>> e : byFragment.entrySet()) {
@@ -120,11 +126,39 @@ final public class ColumnWriteCheck {
     return finisher.finish(fragments, next, Math.max(base.maxFieldId(), next.maxFieldId()));
   }
 
-  /** The new top-level fields, checked: consistent across writes, not reserved, ids unallocated, names free. */
-  private static Map<Integer, Field> newFields(Manifest base, Operation.WriteColumns op, long read) {
+  /**
+   * Checks staged writes one by one against {@code latest}, as a commit building on it would, without
+   * committing: every problem a commit would refuse with a {@link StaleColumnWriteException}. Problems of
+   * the column schema as a whole (a new field id allocated since, a new name taken since) come first, each
+   * once, with fragment id -1; then one exception per stale write, naming its fragment (the first problem
+   * found for that write). Does not check that every fragment is covered (the caller compares the writes'
+   * fragments with {@code latest}'s).
+   *
+   * @param writes each write with the version it was staged at
+   * @throws InvalidArgumentException for writes that declare one new field id differently, or a write whose
+   *     witness does not match its file (caller bugs, as at commit)
+   * @throws InvalidSchemaException for two new columns of one name or a reserved name (as at commit)
+   */
+  public static List<StaleColumnWriteException> check(Manifest latest, List<StagedWrite> writes) {
+    List<Operation.ColumnWrite> plain = writes.stream().map(StagedWrite::write).toList();
+    long oldest = writes.stream().mapToLong(StagedWrite::readVersion).min().orElse(latest.version());
+    List<StaleColumnWriteException> out = new ArrayList<>(staleSchema(latest, declaredNewFields(plain), oldest));
+    Map<Long, Fragment> fragments = new TreeMap<>();
+    latest.fragments().forEach(f -> fragments.put(f.id(), f));
+    for (StagedWrite w : writes) {
+      stale(latest.schema(), fragments, w.write(), w.readVersion()).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /** A staged write and the version it was staged at. */
+  public record StagedWrite(Operation.ColumnWrite write, long readVersion) {}
+
+  /** The new top-level fields the writes declare: consistent across writes, names distinct, not reserved. */
+  private static Map<Integer, Field> declaredNewFields(List<Operation.ColumnWrite> writes) {
     Map<Integer, Field> added = new TreeMap<>();
     Set<String> names = new HashSet<>();
-    for (Operation.ColumnWrite w : op.writes()) {
+    for (Operation.ColumnWrite w : writes) {
       for (Field f : w.contract().fields()) {
         if (!w.newFieldIds().contains(f.id())) {
           continue;
@@ -141,37 +175,57 @@ final public class ColumnWriteCheck {
         }
       }
     }
-    Schema current = base.schema();
     for (Field f : added.values()) {
       if (ReservedNames.isReserved(f.name())) {
         throw new InvalidSchemaException(
             "column name '" + f.name() + "' is reserved for Quiver's system columns " + ReservedNames.NAMES
                 + "; nothing was committed. Choose another name and stage the column again.");
       }
-      for (Field node : f.preorder()) {
-        if (node.id() <= base.maxFieldId()) {
-          Optional<Field> taken = current.findField(node.id());
-          throw new StaleColumnWriteException(-1, f.name(),
-              "new column '" + f.name() + "' was given field id " + node.id() + " when it was staged at version "
-                  + read + ", but a commit since allocated ids up to " + base.maxFieldId()
-                  + taken.map(t -> " (id " + node.id() + " is now '" + current.pathOf(t.id()) + "' " + t.type() + ")")
-                      .orElse("")
-                  + "; nothing was committed. Create a new ColumnSchema on the latest version and stage the"
-                  + " column again.");
-        }
-      }
-      if (current.findTopLevel(f.name()).isPresent()) {
-        throw new StaleColumnWriteException(-1, f.name(),
-            "new column '" + f.name() + "' staged at version " + read + " collides with column '" + f.name()
-                + "' (id " + current.findTopLevel(f.name()).get().id() + ") committed since; nothing was committed."
-                + " Choose another name or recompute against the latest version.");
-      }
     }
     return added;
   }
 
+  /** What makes the new fields stale on {@code base}, one problem per field: ids allocated since, names taken. */
+  private static List<StaleColumnWriteException> staleSchema(Manifest base, Map<Integer, Field> added, long read) {
+    List<StaleColumnWriteException> out = new ArrayList<>();
+    Schema current = base.schema();
+    for (Field f : added.values()) {
+      Optional<Field> allocated = f.preorder().stream().filter(node -> node.id() <= base.maxFieldId()).findFirst();
+      if (allocated.isPresent()) {
+        int id = allocated.get().id();
+        Optional<Field> taken = current.findField(id);
+        out.add(new StaleColumnWriteException(-1, f.name(),
+            "new column '" + f.name() + "' was given field id " + id + " when it was staged at version "
+                + read + ", but a commit since allocated ids up to " + base.maxFieldId()
+                + taken.map(t -> " (id " + id + " is now '" + current.pathOf(t.id()) + "' " + t.type() + ")")
+                    .orElse("")
+                + "; nothing was committed. Create a new ColumnSchema on the latest version and stage the"
+                + " column again."));
+      } else if (current.findTopLevel(f.name()).isPresent()) {
+        out.add(new StaleColumnWriteException(-1, f.name(),
+            "new column '" + f.name() + "' staged at version " + read + " collides with column '" + f.name()
+                + "' (id " + current.findTopLevel(f.name()).get().id() + ") committed since; nothing was committed."
+                + " Choose another name or recompute against the latest version."));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The first reason the commit would refuse {@code w} on a manifest with this schema and these
+   * fragments (its contract, then its fragment, witness and inputs), or empty when it is fresh.
+   *
+   * @throws InvalidArgumentException if the write's witness does not cover exactly the fields its file stores
+   */
+  static Optional<StaleColumnWriteException> stale(Schema current, Map<Long, Fragment> fragments,
+      Operation.ColumnWrite w, long read) {
+    Optional<StaleColumnWriteException> contract = staleContract(current, w, read);
+    return contract.isPresent() ? contract : staleFragment(current, fragments, w, read);
+  }
+
   /** Every existing field named by the contract still has exactly the contract the writer saw. */
-  private static void checkContract(Schema current, Operation.ColumnWrite w, long read) {
+  private static Optional<StaleColumnWriteException> staleContract(Schema current, Operation.ColumnWrite w,
+      long read) {
     Set<Integer> fresh = w.newFieldNodeIds();
     for (Field declared : w.contract().allFields()) {
       if (fresh.contains(declared.id())) {
@@ -180,10 +234,10 @@ final public class ColumnWriteCheck {
       Optional<Field> now = current.findField(declared.id());
       String path = w.contract().pathOf(declared.id());
       if (now.isEmpty()) {
-        throw new StaleColumnWriteException(w.fragmentId(), path,
+        return Optional.of(new StaleColumnWriteException(w.fragmentId(), path,
             "field '" + path + "' (id " + declared.id() + ") that the write for fragment " + w.fragmentId()
                 + " targets was dropped after version " + read + "; nothing was committed. Recompute against the"
-                + " latest version.");
+                + " latest version."));
       }
       Field cur = now.get();
       boolean same = declared.isStruct()
@@ -192,12 +246,12 @@ final public class ColumnWriteCheck {
               && cur.metadata().equals(declared.metadata())
           : cur.equals(declared);
       if (!same) {
-        throw new StaleColumnWriteException(w.fragmentId(), path,
+        return Optional.of(new StaleColumnWriteException(w.fragmentId(), path,
             "field '" + path + "' (id " + declared.id() + ") was " + describe(declared) + " when the write for"
                 + " fragment " + w.fragmentId() + " was staged at version " + read + ", and is now "
-                + describe(cur) + "; nothing was committed. Recompute against the latest version.");
+                + describe(cur) + "; nothing was committed. Recompute against the latest version."));
       }
-    }
+    }    return Optional.empty();
   }
 
   private static String describe(Field f) {
@@ -206,19 +260,19 @@ final public class ColumnWriteCheck {
   }
 
   /** The fragment is still there with the same physical rows, and every witness still holds. */
-  private static void checkFragment(Schema current, Map<Long, Fragment> fragments, Operation.ColumnWrite w,
-      long read) {
+  private static Optional<StaleColumnWriteException> staleFragment(Schema current, Map<Long, Fragment> fragments,
+      Operation.ColumnWrite w, long read) {
     Fragment f = fragments.get(w.fragmentId());
     if (f == null) {
-      throw new StaleColumnWriteException(w.fragmentId(), fieldNames(w),
+      return Optional.of(new StaleColumnWriteException(w.fragmentId(), fieldNames(w),
           "fragment " + w.fragmentId() + " that values of " + fieldNames(w) + " were staged for at version " + read
               + " is gone (compacted, fully deleted or overwritten); nothing was committed. Recompute the columns for"
-              + " the fragments of the latest version.");
+              + " the fragments of the latest version."));
     }
     if (f.physicalRows() != w.physicalRows()) {
-      throw new StaleColumnWriteException(w.fragmentId(), fieldNames(w),
+      return Optional.of(new StaleColumnWriteException(w.fragmentId(), fieldNames(w),
           "fragment " + w.fragmentId() + " had " + w.physicalRows() + " physical rows when the write was staged and"
-              + " has " + f.physicalRows() + " now; nothing was committed. Recompute against the latest version.");
+              + " has " + f.physicalRows() + " now; nothing was committed. Recompute against the latest version."));
     }
     Set<Integer> witnessed = new TreeSet<>();
     boolean skip = witnessCheckSkipped();
@@ -233,10 +287,10 @@ final public class ColumnWriteCheck {
         String path = current.findField(then.fieldId()).map(x -> current.pathOf(x.id()))
             .orElse(w.contract().findField(then.fieldId()).map(x -> w.contract().pathOf(x.id()))
                 .orElse("id " + then.fieldId()));
-        throw new StaleColumnWriteException(w.fragmentId(), path,
+        return Optional.of(new StaleColumnWriteException(w.fragmentId(), path,
             "the values of '" + path + "' staged for fragment " + w.fragmentId() + " at version " + read
                 + " are stale: " + diff.get() + ". A commit since changed what they replace; nothing was committed."
-                + " Recompute the column for this fragment against the latest version.");
+                + " Recompute the column for this fragment against the latest version."));
       }
     }
     if (!witnessed.equals(new TreeSet<>(w.file().liveFieldIds()))) {
@@ -244,7 +298,7 @@ final public class ColumnWriteCheck {
           "the staged write for fragment " + w.fragmentId() + " stores fields " + w.file().liveFieldIds()
               + " but carries a witness for " + witnessed + "; every stored field needs exactly one witness");
     }
-    checkInputs(current, f, w, read, skip);
+    return staleInputs(current, f, w, read, skip);
   }
 
   /**
@@ -252,16 +306,17 @@ final public class ColumnWriteCheck {
    * is not a change (the values are the same; the id is what is compared), nor is a deletion of rows
    * (deletions are not part of a field's backing, and a deleted row's staged value is never read).
    */
-  private static void checkInputs(Schema current, Fragment f, Operation.ColumnWrite w, long read, boolean skip) {
+  private static Optional<StaleColumnWriteException> staleInputs(Schema current, Fragment f, Operation.ColumnWrite w,
+      long read, boolean skip) {
     for (Operation.ColumnInput in : w.inputs()) {
       int id = in.backing().fieldId();
       Optional<Field> field = current.findField(id);
       if (field.isEmpty()) {
-        throw new StaleColumnWriteException(w.fragmentId(), in.path(),
+        return Optional.of(new StaleColumnWriteException(w.fragmentId(), in.path(),
             "input field '" + in.path() + "' (id " + id + ") that the values of " + fieldNames(w) + " staged for"
                 + " fragment " + w.fragmentId() + " at version " + read + " were computed from was dropped since;"
                 + " nothing was committed. Recompute the columns from the latest version's fields, and stage"
-                + " them again.");
+                + " them again."));
       }
       if (skip) {
         continue;
@@ -270,14 +325,14 @@ final public class ColumnWriteCheck {
       if (diff.isPresent()) {
         String path = current.pathOf(id);
         String renamed = path.equals(in.path()) ? "" : " (named '" + in.path() + "' when the write was staged)";
-        throw new StaleColumnWriteException(w.fragmentId(), path,
+        return Optional.of(new StaleColumnWriteException(w.fragmentId(), path,
             "input field '" + path + "' (id " + id + ")" + renamed + " that the values of " + fieldNames(w)
                 + " staged for fragment " + w.fragmentId() + " at version " + read + " were computed from changed"
                 + " in that fragment: " + diff.get() + ". The staged values may be computed from old cells;"
                 + " nothing was committed. Recompute the columns for this fragment from the latest version and"
-                + " stage them again.");
+                + " stage them again."));
       }
-    }
+    }    return Optional.empty();
   }
 
   private static String fieldNames(Operation.ColumnWrite w) {
