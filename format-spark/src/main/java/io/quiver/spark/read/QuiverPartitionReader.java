@@ -1,5 +1,6 @@
 package io.quiver.spark.read;
 
+import io.quiver.dataset.ScanMetrics;
 import io.quiver.dataset.ScanTask;
 import io.quiver.spark.QuiverTable;
 import io.quiver.spark.TableRef;
@@ -32,9 +33,8 @@ final class QuiverPartitionReader implements PartitionReader<ColumnarBatch> {
   private final StructType readSchema;
   private final BufferAllocator allocator;
   private final ArrowReader reader;
+  private final ScanMetrics metrics = new ScanMetrics();
   private ColumnarBatch batch;
-  private long rows;
-  private long batches;
 
   QuiverPartitionReader(TableRef table, QuiverInputPartition partition, StructType readSchema) {
     this.partition = partition;
@@ -43,7 +43,7 @@ final class QuiverPartitionReader implements PartitionReader<ColumnarBatch> {
     this.allocator = ROOT.newChildAllocator("quiver-task-fragment-" + task.fragmentId() + "-rows-"
         + task.rowStart(), 0, Long.MAX_VALUE);
     try {
-      this.reader = task.open(table.datasetOptions().toBuilder().allocator(allocator).build());
+      this.reader = task.open(table.datasetOptions(), allocator, metrics);
     } catch (RuntimeException e) {
       allocator.close();
       throw e;
@@ -74,8 +74,6 @@ final class QuiverPartitionReader implements PartitionReader<ColumnarBatch> {
         }
       }
       batch = new ColumnarBatch(columns, count);
-      rows += count;
-      batches++;
       return true;
     }
     batch = null;
@@ -87,8 +85,10 @@ final class QuiverPartitionReader implements PartitionReader<ColumnarBatch> {
     return batch;
   }
 
-  long rowsRead() {
-    return rows;
+  /** This task's counts so far: one task, the rows, bytes and files its read took. */
+  @Override
+  public org.apache.spark.sql.connector.metric.CustomTaskMetric[] currentMetricsValues() {
+    return QuiverMetrics.task(1, metrics);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.quiver.spark.read;
 
 import io.quiver.dataset.Dataset;
+import io.quiver.dataset.ScanMetrics;
 import io.quiver.dataset.ScanTask;
 import io.quiver.dataset.Scanner;
 import io.quiver.spark.QuiverTable;
@@ -33,6 +34,7 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   private final long targetTaskBytes;
   private final int batchSize;
   private List<ScanTask> tasks;
+  private final ScanMetrics planning = new ScanMetrics();
 
   QuiverScan(QuiverTable table, StructType readSchema, List<String> columns, io.quiver.predicate.Predicate filter,
       List<Predicate> pushed, boolean rowAddress, OptionalLong limit, long targetTaskBytes, int batchSize) {
@@ -89,7 +91,7 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   synchronized List<ScanTask> tasks() {
     if (tasks == null) {
       try (Dataset ds = new VersionRef.Number(table.quiverVersion()).open(table.ref())) {
-        Scanner scan = ds.newScan().columns(columns).filter(filter).withRowAddress(rowAddress)
+        Scanner scan = ds.newScan().metrics(planning).columns(columns).filter(filter).withRowAddress(rowAddress)
             .targetTaskBytes(targetTaskBytes);
         if (batchSize > 0) {
           scan.batchSize(batchSize);
@@ -110,6 +112,16 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   @Override
   public PartitionReaderFactory createReaderFactory() {
     return new QuiverReaderFactory(table.ref(), readSchema);
+  }
+
+  @Override
+  public org.apache.spark.sql.connector.metric.CustomMetric[] supportedCustomMetrics() {
+    return QuiverMetrics.supported();
+  }
+
+  @Override
+  public org.apache.spark.sql.connector.metric.CustomTaskMetric[] reportDriverMetrics() {
+    return QuiverMetrics.driver(planning);
   }
 
   @Override
