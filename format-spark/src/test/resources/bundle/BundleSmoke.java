@@ -20,7 +20,7 @@ public class BundleSmoke {
       spark.sql("INSERT INTO quiver.db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
       List<Row> rows = spark.sql("SELECT id, name FROM quiver.db.t WHERE id >= 2 ORDER BY id").collectAsList();
       System.out.println("rows=" + rows);
-      spark.range(5).selectExpr("id", "cast(id * 2 as int) AS twice").write().format("quiver")
+      spark.range(5).selectExpr("id", "cast(id * 2 as int) AS twice").write().format("quiver").mode("append")
           .save(warehouse + "/paths/p");
       long n = spark.read().format("quiver").load(warehouse + "/paths/p").where("twice > 4").count();
       System.out.println("rows=" + n);

@@ -130,7 +130,7 @@ class SparkS3IT {
     }
 
     String path = "s3://" + BUCKET + "/paths/squares";
-    spark.range(100).selectExpr("id", "id * id AS square").write().format("quiver").options(storeOptions)
+    spark.range(100).selectExpr("id", "id * id AS square").write().format("quiver").mode("append").options(storeOptions)
         .save(path);
     assertThat(spark.read().format("quiver").options(storeOptions).load(path).where("square >= 9801").count())
         .isEqualTo(1);
