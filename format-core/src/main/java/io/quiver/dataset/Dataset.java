@@ -6,7 +6,6 @@ import io.quiver.exceptions.TableAlreadyExistsException;
 import io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction;
 import io.quiver.internal.maintenance.Cleaner;
 import io.quiver.internal.maintenance.Validator;
-import io.quiver.internal.ops.Compactor;
 import io.quiver.internal.ops.Deleter;
 import io.quiver.internal.ops.NothingToCommit;
 import io.quiver.internal.ops.Updater;
@@ -477,26 +476,38 @@ public final class Dataset implements AutoCloseable {
    * merged, and moves this handle to the committed version. Values are unchanged; the rewritten rows get
    * new row addresses (their old addresses no longer resolve at the new version). Older versions still
    * read the old files. When nothing qualifies, nothing is committed and the result holds this handle's
-   * version and zeros.
+   * version and zeros. Runs {@link #compaction()}'s plan, every task and the commit in this process; the
+   * files it wrote are deleted when the commit fails.
    *
+   * @throws InvalidArgumentException if {@code compactionOptions} is null
    * @throws io.quiver.exceptions.RetryableConflictException if a concurrent commit deleted, updated or
    *     rewrote rows of a fragment being compacted (the compaction would undo it), added columns, or the
    *     compacted fragments are gone; nothing is committed
    */
   public CompactionResult compact(CompactionOptions compactionOptions) {
-    if (compactionOptions == null) {
-      throw new InvalidArgumentException("compaction options must not be null; use CompactionOptions.defaults()");
+    DistributedCompaction compaction = compaction();
+    CompactionPlan plan = compaction.plan(compactionOptions);
+    if (plan.isEmpty()) {
+      return new CompactionResult(plan.version(), 0, 0, 0);
     }
-    Manifest base = manifest;
+    // The distributed path in one process: every task executed here, through the mutation's io (so a
+    // failed commit deletes the files), then one commit.
     return mutate(m -> {
-      Compactor.Prepared prepared =
-          new Compactor(m.io(), base, allocator, options.rowsPerBatch()).prepare(compactionOptions);
-      if (prepared.op() == null) {
-        return new CompactionResult(base.version(), 0, 0, 0);
+      List<CompactedGroup> groups = new ArrayList<>();
+      for (CompactionTask task : plan.tasks()) {
+        groups.add(task.execute(m.io(), plan.manifest(), allocator, options.rowsPerBatch()));
       }
-      long version = moveTo(m.commit(base, prepared.op(), options.commitOptions()));
-      return new CompactionResult(version, prepared.removed(), prepared.added(), prepared.rows());
+      return compaction.commit(m, plan, compaction.check(plan, groups));
     });
+  }
+
+  /**
+   * Compaction split across processes: plan here at this handle's version, execute each {@link
+   * CompactionTask} on a worker, commit the {@link CompactedGroup}s here as one version (see {@link
+   * DistributedCompaction}). {@link #compact} runs the same path in this process.
+   */
+  public DistributedCompaction compaction() {
+    return new DistributedCompaction(this);
   }
 
   /**

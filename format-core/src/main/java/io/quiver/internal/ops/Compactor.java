@@ -20,19 +20,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * Compaction: picks the fragments that qualify (see {@link CompactionOptions}), reads their live rows with
- * overlays merged, and writes them into new fragments through the {@link FragmentWriter}. Nothing is
- * committed here; {@link Prepared} carries the {@code Rewrite}, whose files were written through the
- * compactor's {@link TableIo} (a mutation's, which deletes them if the commit fails).
+ * Compaction, in two steps a distributed compaction runs in different processes: {@link #plan} picks the
+ * groups of fragments that qualify (see {@link CompactionOptions}) at the compactor's manifest, and {@link
+ * #rewrite} reads one group's live rows with overlays merged and writes them into new fragments through
+ * the {@link FragmentWriter}. Nothing is committed here; the files are written through the compactor's
+ * {@link TableIo} (a mutation's, which deletes them if the commit fails, or a worker's, whose files are the
+ * caller's until a commit publishes them).
  */
 final public class Compactor {
   private final TableIo io;
   private final Manifest manifest;
   private final BufferAllocator allocator;
   private final int rowsPerBatch;
-
-  /** The rewrite to commit: {@code op} is null when nothing qualified. */
-  public record Prepared(Operation.Rewrite op, int removed, int added, long rows) {}
 
   public Compactor(TableIo io, Manifest manifest, BufferAllocator allocator, int rowsPerBatch) {
     this.io = io;
@@ -41,8 +40,8 @@ final public class Compactor {
     this.rowsPerBatch = rowsPerBatch;
   }
 
-  /** Runs of adjacent qualifying fragments worth rewriting. */
-  List<List<Fragment>> plan(CompactionOptions options) {
+  /** Runs of adjacent qualifying fragments worth rewriting, in manifest order (empty: nothing qualifies). */
+  public List<List<Fragment>> plan(CompactionOptions options) {
     List<List<Fragment>> runs = new ArrayList<>();
     List<Fragment> run = new ArrayList<>();
     for (Fragment f : manifest.fragments()) {
@@ -76,29 +75,19 @@ final public class Compactor {
     runs.add(run);
   }
 
-  public Prepared prepare(CompactionOptions options) {
-    List<List<Fragment>> runs = plan(options);
-    if (runs.isEmpty()) {
-      return new Prepared(null, 0, 0, 0);
-    }
+  /**
+   * Rewrites one group of {@link #plan}: its live rows, deletions applied and overlays merged, into new
+   * fragments (placeholder ids) of up to the options' target size, in the group's order.
+   */
+  public Operation.RewriteGroup rewrite(List<Fragment> run, CompactionOptions options) {
     Schema schema = manifest.schema();
     FragmentWriter writer =
         new FragmentWriter(io.store(), schema, allocator, rowsPerBatch, options.targetRowsPerFragment());
-    List<Operation.RewriteGroup> groups = new ArrayList<>();
-    int removed = 0;
-    int added = 0;
-    long rows = 0;
-    for (List<Fragment> run : runs) {
-      List<Fragment> written;
-      try (LiveRows live = new LiveRows(run, schema)) {
-        written = writer.write(live);
-      }
-      groups.add(new Operation.RewriteGroup(run.stream().map(Fragment::id).toList(), written));
-      removed += run.size();
-      added += written.size();
-      rows += written.stream().mapToLong(Fragment::physicalRows).sum();
+    List<Fragment> written;
+    try (LiveRows live = new LiveRows(run, schema)) {
+      written = writer.write(live);
     }
-    return new Prepared(new Operation.Rewrite(groups), removed, added, rows);
+    return new Operation.RewriteGroup(run.stream().map(Fragment::id).toList(), written);
   }
 
   /**
