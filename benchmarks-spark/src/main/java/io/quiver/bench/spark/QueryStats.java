@@ -30,10 +30,14 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * @param taskBytesRead the sum of {@code taskMetrics().inputMetrics().bytesRead()} over the query's tasks
  * @param taskRecordsRead the sum of {@code inputMetrics().recordsRead()}
+ * @param processBytesRead bytes this JVM read through read system calls during the query ({@code rchar} of
+ *     {@code /proc/self/io}: in {@code local} mode the executors are this JVM, and page-cache hits count too), or
+ *     -1 where there is no such file; the same yardstick for any source, whatever it reports to Spark
  * @param scanMetrics the scan nodes' SQL metrics whose names speak of bytes, sizes, rows, files or fragments,
  *     by "{@code <node>: <metric description>}", summed over scan nodes of the same kind
  */
-public record QueryStats(long taskBytesRead, long taskRecordsRead, Map<String, Long> scanMetrics) {
+public record QueryStats(long taskBytesRead, long taskRecordsRead, long processBytesRead,
+    Map<String, Long> scanMetrics) {
   private static final Pattern INTERESTING = Pattern.compile("(?i).*(byte|size|rows|file|fragment|prun|skip).*");
 
   /** Runs {@code action} (one query, for example a write to the {@code noop} sink) and returns what it read. */
@@ -61,8 +65,11 @@ public record QueryStats(long taskBytesRead, long taskRecordsRead, Map<String, L
     };
     spark.sparkContext().addSparkListener(tasks);
     spark.listenerManager().register(queries);
+    long rcharBefore = rchar();
+    long rcharAfter;
     try {
       action.run();
+      rcharAfter = rchar();
       // Both listeners hear of the query on Spark's listener bus, asynchronously: let it drain.
       spark.sparkContext().listenerBus().waitUntilEmpty();
     } catch (TimeoutException e) {
@@ -84,7 +91,22 @@ public record QueryStats(long taskBytesRead, long taskRecordsRead, Map<String, L
         });
       }
     }
-    return new QueryStats(bytes.get(), records.get(), metrics);
+    long rchar = rcharBefore < 0 || rcharAfter < 0 ? -1 : rcharAfter - rcharBefore;
+    return new QueryStats(bytes.get(), records.get(), rchar, metrics);
+  }
+
+  /** {@code rchar} of {@code /proc/self/io} (bytes read through read system calls, all threads), or -1. */
+  static long rchar() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/io"))) {
+        if (line.startsWith("rchar:")) {
+          return Long.parseLong(line.substring(6).trim());
+        }
+      }
+      return -1;
+    } catch (java.io.IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /** The scan nodes of an executed plan, looking inside adaptive plans and query stages. */

@@ -128,6 +128,15 @@ public final class SparkBench {
     }
   }
 
+  /** Bytes of all regular files under {@code dir}. */
+  public static long sizeOf(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Deletes a directory tree, if present. */
   public static void deleteTree(Path dir) {
     if (dir == null || !Files.exists(dir)) {

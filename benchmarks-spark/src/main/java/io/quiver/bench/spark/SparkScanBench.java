@@ -70,6 +70,7 @@ public class SparkScanBench {
     String system = isQuiver ? "quiver" : "parquet";
     String table = isQuiver ? quiver : parquet;
     SparkBench.record("SparkScanBench", "rows", "table", rows, "rows");
+    SparkBench.record("SparkScanBench", "table size on disk", system, SparkBench.sizeOf(isQuiver ? q : p), "bytes");
     if (method.startsWith("filtered")) {
       checkFiltered(system, table);
       QueryStats stats = QueryStats.of(spark, () -> noop(filtered(table)));
@@ -157,6 +158,9 @@ public class SparkScanBench {
     String b = "SparkScanBench";
     SparkBench.record(b, "filtered query: tasks' inputMetrics.bytesRead", system, stats.taskBytesRead(), "bytes");
     SparkBench.record(b, "filtered query: tasks' inputMetrics.recordsRead", system, stats.taskRecordsRead(), "rows");
+    if (stats.processBytesRead() >= 0) {
+      SparkBench.record(b, "filtered query: bytes read by the process (rchar)", system, stats.processBytesRead(), "bytes");
+    }
     for (Map.Entry<String, Long> m : stats.scanMetrics().entrySet()) {
       SparkBench.record(b, "filtered query: " + m.getKey(), system, m.getValue(), "");
     }
