@@ -65,8 +65,30 @@ public final class Report {
         ? Optional.of(Files.readString(Path.of(args[4])))
         : Optional.empty();
     String md = render(results, measurements, args[3], notes);
-    Files.writeString(Path.of(args[2]), md);
+    Path out = Path.of(args[2]);
+    if (Files.exists(out)) {
+      md = keepSparkSection(Files.readString(out), md);
+    }
+    Files.writeString(out, md);
     System.out.println("wrote " + args[2]);
+  }
+
+  /** Marks the start of the Spark section that {@code benchmarks-spark/run.sh} writes into RESULTS.md. */
+  static final String SPARK_BEGIN = "<!-- spark:begin";
+  /** Marks its end. */
+  static final String SPARK_END = "<!-- spark:end -->";
+
+  /**
+   * {@code md} followed by the Spark section of the file it replaces ({@code previous}), if that had one: the
+   * Spark benchmarks run separately (benchmarks-spark/run.sh) and their section outlives a run of these.
+   */
+  static String keepSparkSection(String previous, String md) {
+    int begin = previous.indexOf(SPARK_BEGIN);
+    int end = previous.indexOf(SPARK_END);
+    if (begin < 0 || end < begin) {
+      return md;
+    }
+    return md + (md.endsWith("\n") ? "\n" : "\n\n") + previous.substring(begin, end + SPARK_END.length()) + "\n";
   }
 
   /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */

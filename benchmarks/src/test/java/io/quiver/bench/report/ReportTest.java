@@ -57,4 +57,13 @@ class ReportTest {
     assertThat(md).contains("| 2. Projected scan (1 of 32 columns) | — | — | not run |");
     assertThat(md).contains("- JDK: OpenJDK 17.0.15 (17)").endsWith("## Why\n\nnotes\n");
   }
+
+  @Test
+  void keepsTheSparkSectionOfTheFileItReplaces() {
+    String spark = "<!-- spark:begin (written by benchmarks-spark/run.sh) -->\n\n## Spark\n\n| x |\n<!-- spark:end -->\n";
+    String previous = "# Quiver benchmarks\n\nold rows\n\n" + spark;
+    assertThat(Report.keepSparkSection(previous, "# Quiver benchmarks\n\nnew rows\n"))
+        .isEqualTo("# Quiver benchmarks\n\nnew rows\n\n" + spark);
+    assertThat(Report.keepSparkSection("# no section\n", "new\n")).isEqualTo("new\n");
+  }
 }
