@@ -48,6 +48,7 @@ import picocli.CommandLine;
     },
     subcommands = {
         ImportCommand.class,
+        ExportCommand.class,
         ScanCommand.class,
         Commands.Info.class,
         Commands.Log.class,

@@ -97,6 +97,22 @@ public final class Dataset implements AutoCloseable {
   }
 
   /**
+   * Opens {@code version} of the table at {@code uri}: a handle that owns its store and allocator like
+   * {@link #open(String, DatasetOptions)}, for a worker that reads or stages at a version the driver pinned
+   * (unlike {@link #checkout(long)}, it does not depend on another handle staying open).
+   *
+   * @throws io.quiver.exceptions.TableNotFoundException if no table exists there
+   * @throws io.quiver.exceptions.VersionNotFoundException if {@code version} was never committed or was
+   *     removed by a cleanup
+   */
+  public static Dataset open(String uri, DatasetOptions options, long version) {
+    return withStore(uri, options, (io, allocator, ownsAllocator) -> {
+      Manifest at = io.load(version).manifest();
+      return new Dataset(uri, io, options, allocator, true, ownsAllocator, at);
+    });
+  }
+
+  /**
    * Creates a table with the given Arrow schema and initial rows (none for an empty table), as version 1.
    * The rows are read once, batch by batch; the caller keeps ownership of the batches.
    *

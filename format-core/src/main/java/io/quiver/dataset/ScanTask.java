@@ -6,6 +6,7 @@ import io.quiver.exceptions.VersionNotFoundException;
 import io.quiver.internal.codec.ScanTaskCodec;
 import io.quiver.internal.read.FragmentRange;
 import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.ScanCounters;
 import io.quiver.internal.read.ScanReader;
 import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
@@ -141,7 +142,26 @@ public final class ScanTask implements Serializable {
    *     now lives at the URI) or its projection or filter no longer fit it
    */
   public ArrowReader open(DatasetOptions options) {
-    Objects.requireNonNull(options, "options");
+    return open(options, null, null);
+  }
+
+  /**
+   * Like {@link #open(DatasetOptions)}, with the returned batches allocated from {@code allocator} (the
+   * caller's: closing the reader does not close it; null means the options' allocator, or one the reader
+   * creates and closes) and what the read does recorded into {@code metrics} (may be null): data files
+   * opened, bytes fetched from the store, rows returned, and the task's range as pruned if it holds no live
+   * row or the limit is 0. The manifest the task loads is not counted. For an engine that reports
+   * per-task metrics.
+   *
+   * @throws VersionNotFoundException if the planned version no longer exists (a cleanup removed it)
+   * @throws io.quiver.exceptions.TableNotFoundException if no table exists at the task's URI
+   * @throws InvalidArgumentException if the version holds no fragment with the task's id or its
+   *     projection or filter no longer fit it
+   */
+  public ArrowReader open(DatasetOptions datasetOptions, BufferAllocator batchAllocator, ScanMetrics metrics) {
+    Objects.requireNonNull(datasetOptions, "options");
+    DatasetOptions options =
+        batchAllocator == null ? datasetOptions : datasetOptions.toBuilder().allocator(batchAllocator).build();
     ObjectStore store = options.registry().open(task.tableUri(), options.storeOptions());
     BufferAllocator allocator = options.allocator().orElse(null);
     boolean ownsAllocator = allocator == null;
@@ -152,7 +172,7 @@ public final class ScanTask implements Serializable {
         allocator = new RootAllocator();
       }
       BufferAllocator owned = ownsAllocator ? allocator : null;
-      return read(io, manifest, allocator, () -> {
+      return read(io, manifest, allocator, ScanMetrics.countersOf(metrics), () -> {
         try {
           store.close();
         } finally {
@@ -190,7 +210,21 @@ public final class ScanTask implements Serializable {
     return open(dataset.newScan(), allocator);
   }
 
+  /**
+   * Like {@link #open(Dataset, BufferAllocator)}, recording what the read does into {@code metrics} (may be
+   * null; see {@link #open(DatasetOptions, BufferAllocator, ScanMetrics)}).
+   */
+  public ArrowReader open(Dataset dataset, BufferAllocator allocator, ScanMetrics metrics) {
+    Objects.requireNonNull(dataset, "dataset");
+    Objects.requireNonNull(allocator, "allocator");
+    return open(dataset.newScan(), allocator, ScanMetrics.countersOf(metrics));
+  }
+
   private ArrowReader open(Scanner handle, BufferAllocator allocator) {
+    return open(handle, allocator, ScanCounters.NONE);
+  }
+
+  private ArrowReader open(Scanner handle, BufferAllocator allocator, ScanCounters counters) {
     TableIo io = handle.io();
     if (!io.location().equals(task.tableLocation())) {
       throw new InvalidArgumentException(
@@ -198,7 +232,7 @@ public final class ScanTask implements Serializable {
               + io.location() + "; open the task's table (" + task.tableUri() + ") or call open(DatasetOptions)");
     }
     Manifest manifest = handle.manifest().version() == task.version() ? handle.manifest() : load(io);
-    return read(io, manifest, allocator, null);
+    return read(io, manifest, allocator, counters, null);
   }
 
   private Manifest load(TableIo io) {
@@ -227,7 +261,8 @@ public final class ScanTask implements Serializable {
     }
   }
 
-  private ArrowReader read(TableIo io, Manifest manifest, BufferAllocator allocator, AutoCloseable onClose) {
+  private ArrowReader read(TableIo io, Manifest manifest, BufferAllocator allocator, ScanCounters counters,
+      AutoCloseable onClose) {
     Fragment fragment = manifest.fragments().stream().filter(f -> f.id() == task.fragmentId()).findFirst()
         .orElseThrow(() -> new InvalidArgumentException(
             "version " + task.version() + " of " + io.location() + " has no fragment " + task.fragmentId()
@@ -243,8 +278,8 @@ public final class ScanTask implements Serializable {
     Schema projected = Projection.byIds(table, task.fieldIds());
     ScanSpec spec = ScanSpec.of(table, projected, task.filter().orElse(null), task.withRowAddress(),
         task.batchSize(), task.limit().orElse(ScanSpec.NO_LIMIT));
-    return new ScanReader(io, spec, List.of(new FragmentRange(fragment, task.rowStart(), task.rowEnd())), allocator,
-        onClose);
+    return new ScanReader(Scanner.metered(io, counters), spec,
+        List.of(new FragmentRange(fragment, task.rowStart(), task.rowEnd())), allocator, onClose, counters);
   }
 
   // ---------------------------------------------------------------- values

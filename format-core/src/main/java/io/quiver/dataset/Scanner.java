@@ -3,7 +3,9 @@ package io.quiver.dataset;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.internal.codec.ScanTaskCodec;
 import io.quiver.internal.read.FragmentRange;
+import io.quiver.internal.read.MeteringObjectStore;
 import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.ScanCounters;
 import io.quiver.internal.read.ScanPlanner;
 import io.quiver.internal.read.ScanReader;
 import io.quiver.internal.read.ScanSpec;
@@ -48,6 +50,7 @@ public final class Scanner {
   private boolean withRowAddress;
   private long targetTaskBytes = ScanPlanner.NO_SPLIT;
   private BufferAllocator allocator;
+  private ScanMetrics metrics;
 
   Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator, String uri) {
     this.io = io;
@@ -145,6 +148,17 @@ public final class Scanner {
     return this;
   }
 
+  /**
+   * Records what {@link #planTasks()} and {@link #open()} do into {@code value} (fragments considered and
+   * pruned, tasks planned, data files opened, bytes fetched from the store, rows returned; see {@link
+   * ScanMetrics}). Null stops recording. A task's own read records into the metrics given to {@link
+   * ScanTask#open(DatasetOptions, BufferAllocator, ScanMetrics)}.
+   */
+  public Scanner metrics(ScanMetrics value) {
+    this.metrics = value;
+    return this;
+  }
+
   /** The schema (with field ids) of the projected columns, without {@code _rowaddr}. */
   public Schema projectedSchema() {
     return Projection.project(manifest.schema(), columns, fieldIds);
@@ -155,13 +169,26 @@ public final class Scanner {
     return manifest.version();
   }
 
-  /** Starts the scan. */
+  /**
+   * Starts the scan. With {@link #metrics}, records every fragment as considered, the fragments skipped
+   * (no live row, or not reached because the limit was) as pruned, and the data files opened, bytes
+   * fetched and rows returned as the reader reads.
+   */
   public ArrowReader open() {
+    ScanSpec spec = spec();
     List<FragmentRange> ranges = new ArrayList<>();
     for (Fragment f : manifest.fragments()) {
       ranges.add(FragmentRange.whole(f));
     }
-    return new ScanReader(io, spec(), ranges, allocator != null ? allocator : defaultAllocator);
+    ScanCounters counters = ScanMetrics.countersOf(metrics);
+    counters.fragmentsConsidered(ranges.size());
+    return new ScanReader(metered(io, counters), spec, ranges, allocator != null ? allocator : defaultAllocator,
+        null, counters);
+  }
+
+  /** {@code io} reading through a store that records into {@code counters} (itself when nothing is recorded). */
+  static TableIo metered(TableIo io, ScanCounters counters) {
+    return counters.records() ? io.withStore(new MeteringObjectStore(io.store(), counters)) : io;
   }
 
   /**
@@ -169,7 +196,11 @@ public final class Scanner {
    * live rows (or per row range of a fragment larger than {@link #targetTaskBytes}). What the tasks'
    * readers return, concatenated in order, is what {@link #open()} returns (with a {@link #limit}, each
    * task applies it to its own rows). Reads no data file; reads the deletion file of each fragment it
-   * splits. Tasks travel as {@link ScanTask#encode()} bytes (or Java serialization).
+   * splits. Tasks travel as {@link ScanTask#encode()} bytes (or Java serialization). With a {@link #limit}
+   * and no {@link #filter}, planning stops once the tasks planned hold {@code limit} live rows: the later
+   * fragments are pruned (the first {@code limit} rows of the tasks' output are unchanged). With {@link
+   * #metrics}, records the fragments considered, those pruned (no live row, or after the limit) and the
+   * tasks planned.
    *
    * @throws InvalidArgumentException if the projection or filter does not fit this version's schema
    */
@@ -178,12 +209,26 @@ public final class Scanner {
     List<Integer> ids = Projection.requestedIds(manifest.schema(), columns, fieldIds);
     spec.filter().ifPresent(ScanTaskCodec::checkEncodable);
     List<ScanTask> tasks = new ArrayList<>();
-    for (ScanPlanner.Planned p : ScanPlanner.plan(io, manifest, spec, targetTaskBytes)) {
+    ScanCounters counters = ScanMetrics.countersOf(metrics);
+    // Without a filter, a task's live rows are the rows it returns: once the tasks so far return the limit,
+    // the rest are pruned (what the first `limit` rows of the tasks' output are does not change).
+    boolean prunable = limit != ScanSpec.NO_LIMIT && spec.filter().isEmpty();
+    long rowsSoFar = 0;
+    List<ScanPlanner.Planned> planned = ScanPlanner.plan(metered(io, counters), manifest, spec, targetTaskBytes);
+    for (ScanPlanner.Planned p : planned) {
+      if (prunable && rowsSoFar >= limit) {
+        break;
+      }
+      rowsSoFar += p.rows();
       tasks.add(new ScanTask(new ScanTaskCodec.Task(
           uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
           spec.filter(), withRowAddress, batchSize,
           limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes())));
     }
+    counters.fragmentsConsidered(manifest.fragments().size());
+    long withTasks = tasks.stream().mapToLong(ScanTask::fragmentId).distinct().count();
+    counters.fragmentsPruned(manifest.fragments().size() - withTasks);
+    counters.tasksPlanned(tasks.size());
     return tasks;
   }
 

@@ -192,6 +192,10 @@ public final class Backfill {
             writes.forEach(w -> covered.add(w.fragmentId()));
             toCompute = fragmentsWithRows(latest.manifest().fragments());
             toCompute.removeAll(covered);
+            // Inputs are read and staged at one version: the recompute gets a column schema of the latest
+            // version. No field ids were allocated since (check() would have said so, with fragment -1), so
+            // its new columns have the ids and types the fresh writes were staged with.
+            schema = latest.columns().newSchema(newFields, List.copyOf(replaced.keySet()), inputColumns);
           }
         }
       } finally {

@@ -95,30 +95,28 @@ public sealed interface VersionRef extends Serializable {
     }
   }
 
-  /** Opens this version of {@code table} (the caller closes the handle). */
+  /**
+   * Opens this version of {@code table}: a handle that owns its resources (the caller closes it), whatever
+   * handle was used to find the version.
+   */
   default Dataset open(TableRef table) {
-    Dataset latest = table.open();
-    try {
-      Dataset at = resolve(latest);
-      if (at != latest) {
-        latest.close();
-      }
-      return at;
-    } catch (RuntimeException e) {
-      latest.close();
-      throw e;
-    }
-  }
-
-  private Dataset resolve(Dataset latest) {
     if (this instanceof Latest) {
-      return latest;
+      return table.open();
     }
     if (this instanceof Number n) {
-      return latest.checkout(n.version());
+      return Dataset.open(table.uri(), table.datasetOptions(), n.version());
     }
+    long version;
+    try (Dataset latest = table.open()) {
+      version = resolve(latest);
+    }
+    return Dataset.open(table.uri(), table.datasetOptions(), version);
+  }
+
+  /** The version number this reference names, found through {@code latest}. */
+  private long resolve(Dataset latest) {
     if (this instanceof Tag t) {
-      return latest.checkout(t.name());
+      return latest.tags().version(t.name());
     }
     Instant instant = ((AsOf) this).instant();
     long found = -1;
@@ -132,6 +130,6 @@ public sealed interface VersionRef extends Serializable {
           + "; the oldest version still present is " + latest.versions().stream().mapToLong(VersionInfo::version)
               .min().orElse(latest.version()) + " (see its history with `quiver log`)");
     }
-    return latest.checkout(found);
+    return found;
   }
 }

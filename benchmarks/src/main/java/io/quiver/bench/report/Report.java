@@ -66,29 +66,38 @@ public final class Report {
         : Optional.empty();
     String md = render(results, measurements, args[3], notes);
     Path out = Path.of(args[2]);
-    if (Files.exists(out)) {
-      md = keepSparkSection(Files.readString(out), md);
-    }
-    Files.writeString(out, md);
+    Files.writeString(out, md + keptSections(out));
     System.out.println("wrote " + args[2]);
   }
 
-  /** Marks the start of the Spark section that {@code benchmarks-spark/run.sh} writes into RESULTS.md. */
-  static final String SPARK_BEGIN = "<!-- spark:begin";
-  /** Marks its end. */
-  static final String SPARK_END = "<!-- spark:end -->";
+  /** Begin and end markers of the sections other harnesses write into RESULTS.md, in the order they are kept. */
+  static final List<String[]> KEPT_SECTIONS = List.of(
+      new String[] {"<!-- import-bench:begin", "<!-- import-bench:end -->"},  // benchmarks/import/run.sh
+      new String[] {"<!-- spark:begin", "<!-- spark:end -->"});               // benchmarks-spark/run.sh
 
   /**
-   * {@code md} followed by the Spark section of the file it replaces ({@code previous}), if that had one: the
-   * Spark benchmarks run separately (benchmarks-spark/run.sh) and their section outlives a run of these.
+   * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's between its
+   * {@code <!-- import-bench:begin} and {@code <!-- import-bench:end -->} markers, benchmarks-spark/run.sh's
+   * between {@code <!-- spark:begin} and {@code <!-- spark:end -->}), kept when JMH's part is regenerated.
    */
-  static String keepSparkSection(String previous, String md) {
-    int begin = previous.indexOf(SPARK_BEGIN);
-    int end = previous.indexOf(SPARK_END);
-    if (begin < 0 || end < begin) {
-      return md;
+  static String keptSections(Path existing) throws IOException {
+    if (!Files.exists(existing)) {
+      return "";
     }
-    return md + (md.endsWith("\n") ? "\n" : "\n\n") + previous.substring(begin, end + SPARK_END.length()) + "\n";
+    return keptSections(Files.readString(existing));
+  }
+
+  static String keptSections(String text) {
+    StringBuilder kept = new StringBuilder();
+    for (String[] markers : KEPT_SECTIONS) {
+      int begin = text.indexOf(markers[0]);
+      int end = text.indexOf(markers[1]);
+      if (begin >= 0 && end > begin) {
+        kept.append('\n').append(text, begin, end + markers[1].length()).append('\n');
+      }
+    }
+    return kept.toString();
+  }
   }
 
   /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */

@@ -59,11 +59,11 @@ class ReportTest {
   }
 
   @Test
-  void keepsTheSparkSectionOfTheFileItReplaces() {
-    String spark = "<!-- spark:begin (written by benchmarks-spark/run.sh) -->\n\n## Spark\n\n| x |\n<!-- spark:end -->\n";
-    String previous = "# Quiver benchmarks\n\nold rows\n\n" + spark;
-    assertThat(Report.keepSparkSection(previous, "# Quiver benchmarks\n\nnew rows\n"))
-        .isEqualTo("# Quiver benchmarks\n\nnew rows\n\n" + spark);
-    assertThat(Report.keepSparkSection("# no section\n", "new\n")).isEqualTo("new\n");
+  void keepsTheImportAndSparkSectionsOfTheFileItReplaces() {
+    String imports = "<!-- import-bench:begin (x) -->\n| import |\n<!-- import-bench:end -->";
+    String spark = "<!-- spark:begin (written by benchmarks-spark/run.sh) -->\n\n## Spark\n\n| x |\n<!-- spark:end -->";
+    String previous = "# Quiver benchmarks\n\nold rows\n\n" + spark + "\n\n" + imports + "\n";
+    assertThat(Report.keptSections(previous)).isEqualTo("\n" + imports + "\n\n" + spark + "\n");
+    assertThat(Report.keptSections("# no section\n")).isEmpty();
   }
 }

@@ -37,6 +37,7 @@ final public class ScanReader extends ArrowReader {
   private final Iterator<FragmentRange> ranges;
   private final BufferAllocator allocator;
   private final AutoCloseable onClose;
+  private final ScanCounters counters;
 
   private FragmentReader reader;
   private FragmentRange range;
@@ -56,7 +57,18 @@ final public class ScanReader extends ArrowReader {
    */
   public ScanReader(TableIo io, ScanSpec spec, List<FragmentRange> ranges, BufferAllocator allocator,
       AutoCloseable onClose) {
+    this(io, spec, ranges, allocator, onClose, ScanCounters.NONE);
+  }
+
+  /**
+   * @param counters records the ranges skipped (no live rows, or not reached because the limit was) and the
+   *     rows returned; the bytes and files are recorded by the store of {@code io} (a {@link
+   *     MeteringObjectStore} when the caller meters)
+   */
+  public ScanReader(TableIo io, ScanSpec spec, List<FragmentRange> ranges, BufferAllocator allocator,
+      AutoCloseable onClose, ScanCounters counters) {
     super(allocator);
+    this.counters = counters;
     this.io = io;
     this.spec = spec;
     this.projected = spec.projected();
@@ -96,6 +108,12 @@ final public class ScanReader extends ArrowReader {
     while (true) {
       if (remaining == 0) {
         closeFragment();
+        long notReached = 0;
+        while (ranges.hasNext()) {
+          ranges.next();
+          notReached++;
+        }
+        counters.fragmentsPruned(notReached);
         out.setRowCount(0);
         return false;
       }
@@ -107,6 +125,7 @@ final public class ScanReader extends ArrowReader {
         }
         range = ranges.next();
         if (range.fragment().liveRows() == 0 || range.physicalRows() == 0) {
+          counters.fragmentsPruned(1);
           continue;
         }
         deleted = Deletions.of(io, range.fragment());
@@ -130,6 +149,7 @@ final public class ScanReader extends ArrowReader {
           selected = selected == null ? identity(rows) : Arrays.copyOf(selected, rows);
         }
         emit(physical, chunk, selected, out);
+        counters.rowsReturned(rows);
         if (remaining != ScanSpec.NO_LIMIT) {
           remaining -= rows;
         }

@@ -315,6 +315,18 @@ class SparkWriteTest {
         org.apache.arrow.vector.types.pojo.FieldType.nullable(type), null);
   }
 
+  @Test
+  void deleteFromWhereRemovesTheMatchingRowsInOneCommit() throws Exception {
+    String t = newTable("id BIGINT, name STRING");
+    spark.spark().sql("INSERT INTO quiver.db." + t + " SELECT id, CAST(id AS STRING) FROM range(10)");
+    long before = version(t);
+    spark.spark().sql("DELETE FROM quiver.db." + t + " WHERE id >= 7 OR name = '2'");
+    assertThat(ids(t)).containsExactly(0L, 1L, 3L, 4L, 5L, 6L);
+    assertThat(version(t)).isEqualTo(before + 1);
+    // Spark reads back what it wrote (read path), too.
+    assertThat(spark.spark().table("quiver.db." + t).count()).isEqualTo(6);
+  }
+
   // ---------------------------------------------------------------- refusals
 
   private static LogicalWriteInfo info(StructType schema, String queryId) {

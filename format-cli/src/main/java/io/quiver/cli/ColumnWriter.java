@@ -1,0 +1,905 @@
+package io.quiver.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * Writes one column's cells, parsed from CSV text or read from a JSON token stream, straight into its
+ * Arrow vector. A value that does not fit the column's type throws {@link BadCell}; the source turns it
+ * into a one-line message with the file, line and column.
+ */
+abstract class ColumnWriter {
+  final FieldVector vector;
+  final String path;
+
+  ColumnWriter(FieldVector vector, String path) {
+    this.vector = vector;
+    this.path = path;
+  }
+
+  /** The column type's name as {@code --type} spells it. */
+  String typeName() {
+    return Types.name(vector.getField().getType());
+  }
+
+  /** Writes a non-null cell from text. */
+  abstract void text(char[] buf, int off, int len, int row);
+
+  /** Writes a null cell. */
+  void nul(int row) {
+    if (vector instanceof BaseFixedWidthVector f) {
+      f.setNull(row);
+    } else if (vector instanceof BaseVariableWidthVector v) {
+      v.setNull(row);
+    } else if (vector instanceof StructVector s) {
+      s.setNull(row);
+    } else if (vector instanceof ListVector l) {
+      l.setNull(row);
+    } else {
+      throw new IllegalStateException("no null for " + vector.getClass().getSimpleName());
+    }
+  }
+
+  /** Whether an empty or {@code --null} cell in CSV is null even when quoted (false only for text). */
+  boolean quotedNullIsNull() {
+    return true;
+  }
+
+  /** Writes the JSON value the parser is on (its first token is current) and leaves it on its last token. */
+  void json(JsonParser p, int row) throws IOException {
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.VALUE_NULL) {
+      nul(row);
+      return;
+    }
+    if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+      throw new BadCell(t == JsonToken.START_OBJECT ? "an object" : "an array");
+    }
+    jsonScalar(p, t, row);
+  }
+
+  /** A scalar token; by default its text (strings unquoted, numbers and booleans as written). */
+  void jsonScalar(JsonParser p, JsonToken t, int row) throws IOException {
+    text(p.getTextCharacters(), p.getTextOffset(), p.getTextLength(), row);
+  }
+
+  // ------------------------------------------------------------------ factory
+
+  static ColumnWriter of(FieldVector v, String path) {
+    if (v instanceof BitVector b) {
+      return new Bool(b, path);
+    }
+    if (v instanceof BigIntVector || v instanceof IntVector || v instanceof SmallIntVector
+        || v instanceof TinyIntVector) {
+      return new Int(v, path);
+    }
+    if (v instanceof Float8Vector || v instanceof Float4Vector) {
+      return new Floating(v, path);
+    }
+    if (v instanceof DecimalVector d) {
+      return new Decimal(d, path);
+    }
+    if (v instanceof DateDayVector d) {
+      return new Date(d, path);
+    }
+    if (v instanceof TimeStampVector t) {
+      return new Timestamp(t, path);
+    }
+    if (v instanceof VarCharVector s) {
+      return new Text(s, path);
+    }
+    if (v instanceof VarBinaryVector b) {
+      return new Binary(b, path);
+    }
+    if (v instanceof StructVector s) {
+      return new Struct(s, path);
+    }
+    if (v instanceof ListVector l) {
+      return new Items(l, path);
+    }
+    throw new UserException("import cannot write column '" + path + "' of type "
+        + Types.name(v.getField().getType()) + "; import Arrow IPC files for such tables");
+  }
+
+  // ------------------------------------------------------------------ errors
+
+  /** A cell that does not fit the column's type; cheap (no stack trace), caught by the source. */
+  static final class BadCell extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String value;
+
+    BadCell(String value) {
+      super(value, null, false, false);
+      this.value = value;
+    }
+  }
+
+  static BadCell bad(char[] buf, int off, int len) {
+    return new BadCell(new String(buf, off, Math.min(len, 200)));
+  }
+
+  // ------------------------------------------------------------------ scalar parsing (shared with inference)
+
+  static int trimStart(char[] b, int off, int end) {
+    while (off < end && (b[off] == ' ' || b[off] == '\t')) {
+      off++;
+    }
+    return off;
+  }
+
+  static int trimEnd(char[] b, int off, int end) {
+    while (end > off && (b[end - 1] == ' ' || b[end - 1] == '\t')) {
+      end--;
+    }
+    return end;
+  }
+
+  /** A decimal integer (optional sign); throws NumberFormatException when not one or out of long's range. */
+  static long parseLong(char[] b, int off, int end) {
+    off = trimStart(b, off, end);
+    end = trimEnd(b, off, end);
+    if (off == end) {
+      throw new NumberFormatException();
+    }
+    boolean negative = false;
+    char first = b[off];
+    if (first == '-' || first == '+') {
+      negative = first == '-';
+      off++;
+      if (off == end) {
+        throw new NumberFormatException();
+      }
+    }
+    if (end - off > 19) {
+      throw new NumberFormatException();
+    }
+    long r = 0;
+    for (int i = off; i < end; i++) {
+      int d = b[i] - '0';
+      if (d < 0 || d > 9) {
+        throw new NumberFormatException();
+      }
+      // accumulate negatively so that Long.MIN_VALUE parses
+      if (r < (Long.MIN_VALUE + d) / 10) {
+        throw new NumberFormatException();
+      }
+      r = r * 10 - d;
+    }
+    if (!negative) {
+      if (r == Long.MIN_VALUE) {
+        throw new NumberFormatException();
+      }
+      return -r;
+    }
+    return r;
+  }
+
+  static boolean isBool(char[] b, int off, int end) {
+    off = trimStart(b, off, end);
+    end = trimEnd(b, off, end);
+    int n = end - off;
+    return n == 4 && regionIgnoreCase(b, off, "true") || n == 5 && regionIgnoreCase(b, off, "false");
+  }
+
+  private static boolean regionIgnoreCase(char[] b, int off, String word) {
+    for (int i = 0; i < word.length(); i++) {
+      if (Character.toLowerCase(b[off + i]) != word.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int digits(char[] b, int off, int n) {
+    int r = 0;
+    for (int i = off; i < off + n; i++) {
+      int d = b[i] - '0';
+      if (d < 0 || d > 9) {
+        throw new DateTimeException("digit");
+      }
+      r = r * 10 + d;
+    }
+    return r;
+  }
+
+  /** {@code yyyy-mm-dd} as days since the epoch; throws DateTimeException when not a date. */
+  static int parseDate(char[] b, int off, int end) {
+    off = trimStart(b, off, end);
+    end = trimEnd(b, off, end);
+    if (end - off != 10 || b[off + 4] != '-' || b[off + 7] != '-') {
+      throw new DateTimeException("date");
+    }
+    return (int) epochDay(digits(b, off, 4), digits(b, off + 5, 2), digits(b, off + 8, 2));
+  }
+
+  private static final int[] DAYS_IN_MONTH = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
+  /** Days since 1970-01-01 of a proleptic Gregorian date (validated), without allocating. */
+  static long epochDay(int y, int m, int d) {
+    if (m < 1 || m > 12 || d < 1) {
+      throw new DateTimeException("date");
+    }
+    boolean leap = (y & 3) == 0 && (y % 100 != 0 || y % 400 == 0);
+    int max = m == 2 && leap ? 29 : DAYS_IN_MONTH[m - 1];
+    if (d > max) {
+      throw new DateTimeException("date");
+    }
+    // Howard Hinnant's days_from_civil
+    long yy = m <= 2 ? y - 1 : y;
+    long era = Math.floorDiv(yy, 400);
+    long yoe = yy - era * 400;
+    long doy = (153L * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+  }
+
+  /**
+   * {@code yyyy-mm-dd[T ]hh:mm[:ss[.f...]][Z|+hh:mm|-hh:mm]} as microseconds since the epoch (UTC for a
+   * value without offset); throws DateTimeException when not a timestamp.
+   */
+  static long parseTimestampMicros(char[] b, int off, int end) {
+    off = trimStart(b, off, end);
+    end = trimEnd(b, off, end);
+    int n = end - off;
+    if (n < 16 || b[off + 4] != '-' || b[off + 7] != '-' || (b[off + 10] != 'T' && b[off + 10] != ' ')
+        || b[off + 13] != ':') {
+      throw new DateTimeException("timestamp");
+    }
+    int year = digits(b, off, 4);
+    int month = digits(b, off + 5, 2);
+    int day = digits(b, off + 8, 2);
+    int hour = digits(b, off + 11, 2);
+    int minute = digits(b, off + 14, 2);
+    int i = off + 16;
+    int second = 0;
+    int micros = 0;
+    if (i < end && b[i] == ':') {
+      if (i + 3 > end) {
+        throw new DateTimeException("timestamp");
+      }
+      second = digits(b, i + 1, 2);
+      i += 3;
+      if (i < end && b[i] == '.') {
+        i++;
+        int start = i;
+        int scale = 100_000;
+        while (i < end && b[i] >= '0' && b[i] <= '9') {
+          micros += (b[i] - '0') * scale;
+          scale /= 10;
+          i++;
+        }
+        if (i == start || i - start > 9) {
+          throw new DateTimeException("timestamp");
+        }
+      }
+    }
+    int offsetSeconds = 0;
+    if (i < end) {
+      char c = b[i];
+      if (c == 'Z' && i + 1 == end) {
+        i++;
+      } else if ((c == '+' || c == '-') && i + 6 == end && b[i + 3] == ':') {
+        int s = digits(b, i + 1, 2) * 3600 + digits(b, i + 4, 2) * 60;
+        offsetSeconds = c == '-' ? -s : s;
+        i = end;
+      } else {
+        throw new DateTimeException("timestamp");
+      }
+    }
+    if (hour > 23 || minute > 59 || second > 59) {
+      throw new DateTimeException("timestamp");
+    }
+    long epochSecond = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second
+        - offsetSeconds;
+    return Math.addExact(Math.multiplyExact(epochSecond, 1_000_000L), micros);
+  }
+
+  static boolean isDouble(String s) {
+    return DOUBLE.matcher(s.trim()).matches();
+  }
+
+  private static final java.util.regex.Pattern DOUBLE =
+      java.util.regex.Pattern.compile("[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?|[-+]?(inf|infinity|nan)",
+          java.util.regex.Pattern.CASE_INSENSITIVE);
+
+  private static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+  static double parseDouble(char[] b, int off, int len) {
+    // Fast path (Clinger): [-]digits[.digits] with at most 15 significant digits is one exact division.
+    int i = off;
+    int end = off + len;
+    boolean negative = false;
+    if (i < end && (b[i] == '-' || b[i] == '+')) {
+      negative = b[i] == '-';
+      i++;
+    }
+    long mantissa = 0;
+    int digitCount = 0;
+    int fraction = -1;
+    boolean simple = i < end;
+    for (; i < end; i++) {
+      char c = b[i];
+      if (c >= '0' && c <= '9') {
+        mantissa = mantissa * 10 + (c - '0');
+        if (++digitCount > 15) {
+          simple = false;
+          break;
+        }
+        if (fraction >= 0) {
+          fraction++;
+        }
+      } else if (c == '.' && fraction < 0) {
+        fraction = 0;
+      } else {
+        simple = false;
+        break;
+      }
+    }
+    if (simple && digitCount > 0) {
+      double v = fraction > 0 ? mantissa / POWERS_OF_TEN[fraction] : mantissa;
+      return negative ? -v : v;
+    }
+    String s = new String(b, off, len).trim();
+    String l = s.toLowerCase(java.util.Locale.ROOT);
+    switch (l) {
+      case "inf", "+inf", "infinity", "+infinity":
+        return Double.POSITIVE_INFINITY;
+      case "-inf", "-infinity":
+        return Double.NEGATIVE_INFINITY;
+      case "nan", "+nan", "-nan":
+        return Double.NaN;
+      default:
+        char last = l.isEmpty() ? ' ' : l.charAt(l.length() - 1);
+        if (last == 'd' || last == 'f' || l.contains("x")) {
+          throw new NumberFormatException();
+        }
+        return Double.parseDouble(s);
+    }
+  }
+
+  // ------------------------------------------------------------------ writers
+
+  static final class Bool extends ColumnWriter {
+    private final BitVector v;
+
+    Bool(BitVector v, String path) {
+      super(v, path);
+      this.v = v;
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      int s = trimStart(b, off, off + len);
+      int e = trimEnd(b, s, off + len);
+      if (e - s == 4 && regionIgnoreCase(b, s, "true")) {
+        v.setSafe(row, 1);
+      } else if (e - s == 5 && regionIgnoreCase(b, s, "false")) {
+        v.setSafe(row, 0);
+      } else {
+        throw bad(b, off, len);
+      }
+    }
+
+    @Override
+    void jsonScalar(JsonParser p, JsonToken t, int row) throws IOException {
+      if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
+        v.setSafe(row, t == JsonToken.VALUE_TRUE ? 1 : 0);
+      } else {
+        super.jsonScalar(p, t, row);
+      }
+    }
+  }
+
+  static final class Int extends ColumnWriter {
+    private final int width;
+
+    Int(FieldVector v, String path) {
+      super(v, path);
+      this.width = ((ArrowType.Int) v.getField().getType()).getBitWidth();
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      long l;
+      try {
+        l = parseLong(b, off, off + len);
+      } catch (NumberFormatException e) {
+        throw bad(b, off, len);
+      }
+      put(l, row, () -> new String(b, off, len));
+    }
+
+    private void put(long l, int row, java.util.function.Supplier<String> text) {
+      switch (width) {
+        case 64 -> ((BigIntVector) vector).setSafe(row, l);
+        case 32 -> {
+          if (l != (int) l) {
+            throw new BadCell(text.get());
+          }
+          ((IntVector) vector).setSafe(row, (int) l);
+        }
+        case 16 -> {
+          if (l != (short) l) {
+            throw new BadCell(text.get());
+          }
+          ((SmallIntVector) vector).setSafe(row, (short) l);
+        }
+        default -> {
+          if (l != (byte) l) {
+            throw new BadCell(text.get());
+          }
+          ((TinyIntVector) vector).setSafe(row, (byte) l);
+        }
+      }
+    }
+
+    @Override
+    void jsonScalar(JsonParser p, JsonToken t, int row) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT) {
+        JsonParser.NumberType nt = p.getNumberType();
+        if (nt == JsonParser.NumberType.INT || nt == JsonParser.NumberType.LONG) {
+          put(p.getLongValue(), row, () -> text(p));
+          return;
+        }
+        throw new BadCell(text(p));
+      }
+      if (t == JsonToken.VALUE_STRING) {
+        super.jsonScalar(p, t, row);
+        return;
+      }
+      throw new BadCell(text(p));
+    }
+  }
+
+  static String text(JsonParser p) {
+    try {
+      return p.getText();
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
+  static final class Floating extends ColumnWriter {
+    private final boolean single;
+
+    Floating(FieldVector v, String path) {
+      super(v, path);
+      this.single = v instanceof Float4Vector;
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      try {
+        put(parseDouble(b, off, len), row);
+      } catch (NumberFormatException e) {
+        throw bad(b, off, len);
+      }
+    }
+
+    private void put(double d, int row) {
+      if (single) {
+        ((Float4Vector) vector).setSafe(row, (float) d);
+      } else {
+        ((Float8Vector) vector).setSafe(row, d);
+      }
+    }
+
+    @Override
+    void jsonScalar(JsonParser p, JsonToken t, int row) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+        put(p.getDoubleValue(), row);
+      } else if (t == JsonToken.VALUE_STRING) {
+        super.jsonScalar(p, t, row);
+      } else {
+        throw new BadCell(text(p));
+      }
+    }
+  }
+
+  static final class Decimal extends ColumnWriter {
+    private final DecimalVector v;
+    private final int scale;
+
+    Decimal(DecimalVector v, String path) {
+      super(v, path);
+      this.v = v;
+      this.scale = v.getScale();
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      int s = trimStart(b, off, off + len);
+      int e = trimEnd(b, s, off + len);
+      try {
+        put(new BigDecimal(b, s, e - s), row);
+      } catch (NumberFormatException | ArithmeticException | UnsupportedOperationException e2) {
+        throw bad(b, off, len);
+      }
+    }
+
+    private void put(BigDecimal d, int row) {
+      BigDecimal scaled = d.setScale(scale, RoundingMode.UNNECESSARY);
+      if (scaled.precision() > v.getPrecision()) {
+        throw new ArithmeticException();
+      }
+      v.setSafe(row, scaled);
+    }
+
+    @Override
+    void jsonScalar(JsonParser p, JsonToken t, int row) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+        try {
+          put(p.getDecimalValue(), row);
+        } catch (ArithmeticException e) {
+          throw new BadCell(text(p));
+        }
+      } else if (t == JsonToken.VALUE_STRING) {
+        super.jsonScalar(p, t, row);
+      } else {
+        throw new BadCell(text(p));
+      }
+    }
+  }
+
+  static final class Date extends ColumnWriter {
+    private final DateDayVector v;
+
+    Date(DateDayVector v, String path) {
+      super(v, path);
+      this.v = v;
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      try {
+        v.setSafe(row, parseDate(b, off, off + len));
+      } catch (DateTimeException e) {
+        throw bad(b, off, len);
+      }
+    }
+  }
+
+  static final class Timestamp extends ColumnWriter {
+    private final TimeStampVector v;
+    private final TimeUnit unit;
+
+    Timestamp(TimeStampVector v, String path) {
+      super(v, path);
+      this.v = v;
+      this.unit = ((ArrowType.Timestamp) v.getField().getType()).getUnit();
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      long micros;
+      try {
+        micros = parseTimestampMicros(b, off, off + len);
+      } catch (DateTimeException | ArithmeticException e) {
+        micros = fallback(b, off, len);
+      }
+      long value = switch (unit) {
+        case SECOND -> Math.floorDiv(micros, 1_000_000L);
+        case MILLISECOND -> Math.floorDiv(micros, 1000L);
+        case MICROSECOND -> micros;
+        case NANOSECOND -> Math.multiplyExact(micros, 1000L);
+      };
+      v.setSafe(row, value);
+    }
+
+    /** Other ISO-8601 spellings (offsets with seconds, fractions past micros) through java.time. */
+    private static long fallback(char[] b, int off, int len) {
+      String t = new String(b, off, len).trim().replace(' ', 'T');
+      try {
+        java.time.Instant i = t.endsWith("Z") || t.matches(".*[+-]\\d{2}:\\d{2}(:\\d{2})?$")
+            ? OffsetDateTime.parse(t).toInstant() : LocalDateTime.parse(t).toInstant(ZoneOffset.UTC);
+        return Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000L), i.getNano() / 1000);
+      } catch (DateTimeException | ArithmeticException e) {
+        throw bad(b, off, len);
+      }
+    }
+  }
+
+  /** UTF-8 text. In JSON, a non-string value (number, object, array) is stored as its JSON text. */
+  static final class Text extends ColumnWriter {
+    private final VarCharVector v;
+    private byte[] scratch = new byte[256];
+    private ByteArrayOutputStream json;
+    private JsonGenerator generator;
+
+    Text(VarCharVector v, String path) {
+      super(v, path);
+      this.v = v;
+    }
+
+    @Override
+    boolean quotedNullIsNull() {
+      return false;
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      if (scratch.length < len * 3) {
+        scratch = new byte[Math.max(len * 3, scratch.length * 2)];
+      }
+      int n = 0;
+      int i = off;
+      int end = off + len;
+      byte[] out = scratch;
+      while (i < end) {
+        char c = b[i];
+        if (c < 0x80) {
+          out[n++] = (byte) c;
+          i++;
+        } else if (c < 0x800) {
+          out[n++] = (byte) (0xC0 | (c >> 6));
+          out[n++] = (byte) (0x80 | (c & 0x3F));
+          i++;
+        } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(b[i + 1])) {
+          int cp = Character.toCodePoint(c, b[i + 1]);
+          out[n++] = (byte) (0xF0 | (cp >> 18));
+          out[n++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+          out[n++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+          out[n++] = (byte) (0x80 | (cp & 0x3F));
+          i += 2;
+        } else if (Character.isSurrogate(c)) {
+          throw bad(b, off, len);
+        } else {
+          out[n++] = (byte) (0xE0 | (c >> 12));
+          out[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+          out[n++] = (byte) (0x80 | (c & 0x3F));
+          i++;
+        }
+      }
+      v.setSafe(row, out, 0, n);
+    }
+
+    @Override
+    void json(JsonParser p, int row) throws IOException {
+      JsonToken t = p.currentToken();
+      if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+        if (json == null) {
+          json = new ByteArrayOutputStream();
+          generator = new JsonFactory().createGenerator(json);
+        }
+        json.reset();
+        generator.copyCurrentStructure(p);
+        generator.flush();
+        byte[] bytes = json.toByteArray();
+        v.setSafe(row, bytes, 0, bytes.length);
+        return;
+      }
+      super.json(p, row);
+    }
+  }
+
+  /** Binary cells are hexadecimal digits (as scan and export print them). */
+  static final class Binary extends ColumnWriter {
+    private final VarBinaryVector v;
+
+    Binary(VarBinaryVector v, String path) {
+      super(v, path);
+      this.v = v;
+    }
+
+    @Override
+    boolean quotedNullIsNull() {
+      return false;
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      int s = trimStart(b, off, off + len);
+      int e = trimEnd(b, s, off + len);
+      if (((e - s) & 1) != 0) {
+        throw bad(b, off, len);
+      }
+      byte[] out = new byte[(e - s) / 2];
+      for (int i = 0; i < out.length; i++) {
+        int hi = Character.digit(b[s + 2 * i], 16);
+        int lo = Character.digit(b[s + 2 * i + 1], 16);
+        if (hi < 0 || lo < 0) {
+          throw bad(b, off, len);
+        }
+        out[i] = (byte) (hi << 4 | lo);
+      }
+      v.setSafe(row, out);
+    }
+  }
+
+  /** A JSON object into a struct: fields by name, missing ones null, unknown ones an error. */
+  static final class Struct extends ColumnWriter {
+    private final StructVector v;
+    final Fields fields;
+
+    Struct(StructVector v, String path) {
+      super(v, path);
+      this.v = v;
+      List<FieldVector> children = v.getChildrenFromFields();
+      this.fields = new Fields(children, path + ".");
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      throw new BadCell(new String(b, off, len));
+    }
+
+    @Override
+    void nul(int row) {
+      v.setNull(row);
+      fields.nulls(row);
+    }
+
+    @Override
+    void json(JsonParser p, int row) throws IOException {
+      JsonToken t = p.currentToken();
+      if (t == JsonToken.VALUE_NULL) {
+        nul(row);
+        return;
+      }
+      if (t != JsonToken.START_OBJECT) {
+        throw new BadCell(t == JsonToken.START_ARRAY ? "an array" : text(p));
+      }
+      v.setIndexDefined(row);
+      fields.object(p, row);
+    }
+  }
+
+  /** A JSON array into a list. */
+  static final class Items extends ColumnWriter {
+    private final ListVector v;
+    private final ColumnWriter item;
+
+    Items(ListVector v, String path) {
+      super(v, path);
+      this.v = v;
+      this.item = of(v.getDataVector(), path + "[]");
+    }
+
+    @Override
+    void text(char[] b, int off, int len, int row) {
+      throw new BadCell(new String(b, off, len));
+    }
+
+    @Override
+    void json(JsonParser p, int row) throws IOException {
+      JsonToken t = p.currentToken();
+      if (t == JsonToken.VALUE_NULL) {
+        nul(row);
+        return;
+      }
+      if (t != JsonToken.START_ARRAY) {
+        throw new BadCell(t == JsonToken.START_OBJECT ? "an object" : text(p));
+      }
+      int start = v.startNewValue(row);
+      int n = 0;
+      while (p.nextToken() != JsonToken.END_ARRAY) {
+        try {
+          item.json(p, start + n);
+        } catch (BadCell e) {
+          throw new CellError(item, e.value);
+        }
+        n++;
+      }
+      v.endValue(row, n);
+    }
+  }
+
+  /** The fields of a record or struct, by name. */
+  static final class Fields {
+    final ColumnWriter[] writers;
+    private final Map<String, Integer> index = new HashMap<>();
+    private final int[] seen;
+    private int stamp;
+    /** Set by {@link #object} when a field is not known: its name. */
+    final String prefix;
+
+    Fields(List<FieldVector> vectors, String prefix) {
+      this.prefix = prefix;
+      writers = new ColumnWriter[vectors.size()];
+      for (int i = 0; i < writers.length; i++) {
+        FieldVector fv = vectors.get(i);
+        writers[i] = of(fv, prefix + fv.getName());
+        index.put(fv.getName(), i);
+      }
+      seen = new int[writers.length];
+    }
+
+    void nulls(int row) {
+      for (ColumnWriter w : writers) {
+        w.nul(row);
+      }
+    }
+
+    /** Reads the object the parser is on (START_OBJECT current) up to its END_OBJECT. */
+    void object(JsonParser p, int row) throws IOException {
+      int s = ++stamp;
+      JsonToken t;
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        Integer i = index.get(name);
+        p.nextToken();
+        if (i == null) {
+          throw new UnknownField(prefix + name);
+        }
+        ColumnWriter w = writers[i];
+        try {
+          w.json(p, row);
+        } catch (BadCell e) {
+          throw new CellError(w, e.value);
+        }
+        seen[i] = s;
+      }
+      if (t != JsonToken.END_OBJECT) {
+        throw new IllegalStateException("unexpected " + t);
+      }
+      for (int i = 0; i < writers.length; i++) {
+        if (seen[i] != s) {
+          writers[i].nul(row);
+        }
+      }
+    }
+  }
+
+  /** A JSON field the schema does not have. */
+  static final class UnknownField extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String path;
+
+    UnknownField(String path) {
+      super(path, null, false, false);
+      this.path = path;
+    }
+  }
+
+  /** A bad cell with the (innermost) column it was written to. */
+  static final class CellError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final transient ColumnWriter writer;
+    final String value;
+
+    CellError(ColumnWriter writer, String value) {
+      super(value, null, false, false);
+      this.writer = writer;
+      this.value = value;
+    }
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,125 @@
+package io.quiver.dataset;
+
+import io.quiver.internal.read.ScanCounters;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of what scans did, for an engine to report: pass one to {@link Scanner#metrics} (planning with
+ * {@link Scanner#planTasks()} and reading with {@link Scanner#open()} record into it) or to {@link
+ * ScanTask#open(DatasetOptions, org.apache.arrow.memory.BufferAllocator, ScanMetrics)} (one task's read).
+ * Thread-safe and cheap (one {@link LongAdder} per counter): one instance may collect many scans or tasks
+ * at once, and {@link #add} sums per-task instances into a total. Counts only grow.
+ *
+ * <ul>
+ *   <li>{@link #fragmentsConsidered()}: fragments of the version looked at, by planning or by {@code
+ *       Scanner.open} (a task's read counts none: its fragment was considered when it was planned);
+ *   <li>{@link #fragmentsPruned()}: fragments (or a task's range) skipped without reading a data file —
+ *       at planning, fragments with no live row (fully deleted); at reading, fragments with no live row and
+ *       those not reached because the limit was;
+ *   <li>{@link #tasksPlanned()}: tasks {@code planTasks} returned;
+ *   <li>{@link #dataFilesOpened()}: distinct data files (base and overlay) a read fetched bytes from;
+ *   <li>{@link #bytesFetched()}: bytes the object store returned to the scan — data-file footers not yet
+ *       in the session's cache, the column ranges read, deletion files; exactly what a counting store
+ *       around the table's store sees for the read (manifests loaded by a task opened without a handle are
+ *       not counted);
+ *   <li>{@link #rowsReturned()}: rows in the batches returned.
+ * </ul>
+ */
+public final class ScanMetrics {
+  private final LongAdder fragmentsConsidered = new LongAdder();
+  private final LongAdder fragmentsPruned = new LongAdder();
+  private final LongAdder tasksPlanned = new LongAdder();
+  private final LongAdder dataFilesOpened = new LongAdder();
+  private final LongAdder bytesFetched = new LongAdder();
+  private final LongAdder rowsReturned = new LongAdder();
+
+  private final ScanCounters counters = new ScanCounters() {
+    @Override
+    public void fragmentsConsidered(long n) {
+      fragmentsConsidered.add(n);
+    }
+
+    @Override
+    public void fragmentsPruned(long n) {
+      fragmentsPruned.add(n);
+    }
+
+    @Override
+    public void tasksPlanned(long n) {
+      tasksPlanned.add(n);
+    }
+
+    @Override
+    public void dataFileOpened() {
+      dataFilesOpened.increment();
+    }
+
+    @Override
+    public void bytesFetched(long n) {
+      bytesFetched.add(n);
+    }
+
+    @Override
+    public void rowsReturned(long n) {
+      rowsReturned.add(n);
+    }
+  };
+
+  /** Counters at zero. */
+  public ScanMetrics() {}
+
+  public long fragmentsConsidered() {
+    return fragmentsConsidered.sum();
+  }
+
+  public long fragmentsPruned() {
+    return fragmentsPruned.sum();
+  }
+
+  public long tasksPlanned() {
+    return tasksPlanned.sum();
+  }
+
+  public long dataFilesOpened() {
+    return dataFilesOpened.sum();
+  }
+
+  public long bytesFetched() {
+    return bytesFetched.sum();
+  }
+
+  public long rowsReturned() {
+    return rowsReturned.sum();
+  }
+
+  /** Adds {@code other}'s counts to these (e.g. per-task metrics into a job's total); returns this. */
+  public ScanMetrics add(ScanMetrics other) {
+    if (other == null) {
+      throw new io.quiver.exceptions.InvalidArgumentException("metrics to add must not be null");
+    }
+    fragmentsConsidered.add(other.fragmentsConsidered());
+    fragmentsPruned.add(other.fragmentsPruned());
+    tasksPlanned.add(other.tasksPlanned());
+    dataFilesOpened.add(other.dataFilesOpened());
+    bytesFetched.add(other.bytesFetched());
+    rowsReturned.add(other.rowsReturned());
+    return this;
+  }
+
+  /** Where the read path records. */
+  ScanCounters counters() {
+    return counters;
+  }
+
+  /** The recorder of {@code metrics}, or one that records nothing. */
+  static ScanCounters countersOf(ScanMetrics metrics) {
+    return metrics == null ? ScanCounters.NONE : metrics.counters;
+  }
+
+  @Override
+  public String toString() {
+    return "ScanMetrics[fragmentsConsidered=" + fragmentsConsidered() + ", fragmentsPruned=" + fragmentsPruned()
+        + ", tasksPlanned=" + tasksPlanned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
+        + bytesFetched() + ", rowsReturned=" + rowsReturned() + "]";
+  }
+}

@@ -1,0 +1,31 @@
+package io.quiver.internal.read;
+
+/**
+ * Where the read path records what a scan did (the public {@code ScanMetrics} adapts to it). Implementations
+ * are thread-safe and cheap; {@link #NONE} records nothing.
+ */
+public interface ScanCounters {
+  /** Records nothing. */
+  ScanCounters NONE = new ScanCounters() {};
+
+  /** Fragments of the version looked at by planning or by an open scan. */
+  default void fragmentsConsidered(long n) {}
+
+  /** Fragments (or ranges) skipped without reading a data file: no live rows, or after a limit was reached. */
+  default void fragmentsPruned(long n) {}
+
+  default void tasksPlanned(long n) {}
+
+  /** A data file (base or overlay) read from for the first time by this scan. */
+  default void dataFileOpened() {}
+
+  /** Bytes returned by the object store to this scan. */
+  default void bytesFetched(long n) {}
+
+  default void rowsReturned(long n) {}
+
+  /** Whether anything is recorded (false only for {@link #NONE}). */
+  default boolean records() {
+    return this != NONE;
+  }
+}
