@@ -98,7 +98,6 @@ public final class Report {
     }
     return kept.toString();
   }
-  }
 
   /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */
   record Result(String clazz, String caze, String system, String params, double scoreMs, double errorMs,

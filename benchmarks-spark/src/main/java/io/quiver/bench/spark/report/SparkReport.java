@@ -272,8 +272,8 @@ public final class SparkReport {
         String arg = a.asText();
         if (arg.startsWith("--add-opens") || arg.equals("-XX:+IgnoreUnrecognizedVMOptions")) {
           opens = true;
-        } else {
-          args.add(arg);
+        } else if (!args.contains(arg)) {
+          args.add(arg); // JMH passes the launcher's flags on, and run.sh appends some of them again
         }
       }
       jvmArgs = (opens ? "(Spark's --add-opens list, as format-spark's spark.jvm.flags) " : "") + String.join(" ", args);
