@@ -70,23 +70,33 @@ public final class Report {
     System.out.println("wrote " + args[2]);
   }
 
+  /** Begin and end markers of the sections other harnesses write into RESULTS.md, in the order they are kept. */
+  static final List<String[]> KEPT_SECTIONS = List.of(
+      new String[] {"<!-- import-bench:begin", "<!-- import-bench:end -->"},  // benchmarks/import/run.sh
+      new String[] {"<!-- spark:begin", "<!-- spark:end -->"});               // benchmarks-spark/run.sh
+
   /**
-   * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's, between its
-   * {@code <!-- import-bench:begin} and {@code <!-- import-bench:end -->} markers), kept when JMH's part is
-   * regenerated.
+   * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's between its
+   * {@code <!-- import-bench:begin} and {@code <!-- import-bench:end -->} markers, benchmarks-spark/run.sh's
+   * between {@code <!-- spark:begin} and {@code <!-- spark:end -->}), kept when JMH's part is regenerated.
    */
   static String keptSections(Path existing) throws IOException {
     if (!Files.exists(existing)) {
       return "";
     }
-    String text = Files.readString(existing);
-    int begin = text.indexOf("<!-- import-bench:begin");
-    String endMarker = "<!-- import-bench:end -->";
-    int end = text.indexOf(endMarker);
-    if (begin < 0 || end < begin) {
-      return "";
+    return keptSections(Files.readString(existing));
+  }
+
+  static String keptSections(String text) {
+    StringBuilder kept = new StringBuilder();
+    for (String[] markers : KEPT_SECTIONS) {
+      int begin = text.indexOf(markers[0]);
+      int end = text.indexOf(markers[1]);
+      if (begin >= 0 && end > begin) {
+        kept.append('\n').append(text, begin, end + markers[1].length()).append('\n');
+      }
     }
-    return "\n" + text.substring(begin, end + endMarker.length()) + "\n";
+    return kept.toString();
   }
 
   /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */

@@ -57,4 +57,13 @@ class ReportTest {
     assertThat(md).contains("| 2. Projected scan (1 of 32 columns) | — | — | not run |");
     assertThat(md).contains("- JDK: OpenJDK 17.0.15 (17)").endsWith("## Why\n\nnotes\n");
   }
+
+  @Test
+  void keepsTheImportAndSparkSectionsOfTheFileItReplaces() {
+    String imports = "<!-- import-bench:begin (x) -->\n| import |\n<!-- import-bench:end -->";
+    String spark = "<!-- spark:begin (written by benchmarks-spark/run.sh) -->\n\n## Spark\n\n| x |\n<!-- spark:end -->";
+    String previous = "# Quiver benchmarks\n\nold rows\n\n" + spark + "\n\n" + imports + "\n";
+    assertThat(Report.keptSections(previous)).isEqualTo("\n" + imports + "\n\n" + spark + "\n");
+    assertThat(Report.keptSections("# no section\n")).isEmpty();
+  }
 }
