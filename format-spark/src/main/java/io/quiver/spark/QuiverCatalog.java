@@ -21,6 +21,8 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
@@ -45,7 +47,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * SHOW TBLPROPERTIES, time travel ({@code VERSION AS OF} a version or a tag, {@code TIMESTAMP AS OF}). A
  * table property {@code location} at creation places the table elsewhere than under the warehouse.
  */
-public class QuiverCatalog implements TableCatalog, SupportsNamespaces {
+public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces {
   /** Catalog option naming the warehouse URI. */
   public static final String WAREHOUSE = "warehouse";
 
@@ -180,6 +182,87 @@ public class QuiverCatalog implements TableCatalog, SupportsNamespaces {
     } catch (io.quiver.exceptions.TableAlreadyExistsException e) {
       throw new org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException(ident);
     }
+  }
+
+  // ---------------------------------------------------------------- atomic CTAS / RTAS
+
+  /** CREATE TABLE … AS SELECT: the table is created empty, the query's rows are one append; abort drops it. */
+  @Override
+  public StagedTable stageCreate(Identifier ident, Column[] columns, Transform[] partitions,
+      Map<String, String> properties) throws org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException {
+    QuiverTable created = (QuiverTable) createTable(ident, columns, partitions, properties);
+    return new StagedQuiverTable(this, ident, created, false, true, Map.of());
+  }
+
+  /**
+   * REPLACE TABLE … AS SELECT: one overwrite commit of the existing table (its history stays; a failed query
+   * leaves it as it was). The new schema must be the table's: Quiver replaces rows atomically only with the
+   * schema kept, so a schema change is refused before anything is written.
+   */
+  @Override
+  public StagedTable stageReplace(Identifier ident, Column[] columns, Transform[] partitions,
+      Map<String, String> properties) throws NoSuchTableException {
+    QuiverTable existing = (QuiverTable) loadTable(ident);
+    return replacing(ident, existing, columns, partitions, properties);
+  }
+
+  @Override
+  public StagedTable stageCreateOrReplace(Identifier ident, Column[] columns, Transform[] partitions,
+      Map<String, String> properties) {
+    try {
+      return replacing(ident, (QuiverTable) loadTable(ident), columns, partitions, properties);
+    } catch (NoSuchTableException e) {
+      try {
+        return stageCreate(ident, columns, partitions, properties);
+      } catch (org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException raced) {
+        throw new io.quiver.exceptions.TableAlreadyExistsException("table " + ident + " was created by another"
+            + " writer during CREATE OR REPLACE; run the statement again");
+      }
+    }
+  }
+
+  private StagedTable replacing(Identifier ident, QuiverTable existing, Column[] columns, Transform[] partitions,
+      Map<String, String> properties) {
+    if (partitions != null && partitions.length > 0) {
+      throw new InvalidArgumentException("Quiver tables are not partitioned; drop PARTITIONED BY "
+          + java.util.Arrays.toString(partitions));
+    }
+    StructType wanted = new StructType();
+    for (Column c : columns) {
+      wanted = wanted.add(new StructField(c.name(), c.dataType(), c.nullable(),
+          org.apache.spark.sql.types.Metadata.empty()));
+    }
+    if (!sameTypes(wanted, existing.schema())) {
+      throw new io.quiver.exceptions.SchemaMismatchException("REPLACE TABLE " + ident + " AS SELECT would change"
+          + " its schema from " + SparkTypes.toSpark(existing.arrowSchema()).simpleString() + " to "
+          + wanted.simpleString() + "; Quiver replaces a table's rows in one commit only with its schema kept."
+          + " Nothing was changed: select the table's columns, ALTER the columns first, or DROP the table and"
+          + " CREATE it AS SELECT");
+    }
+    return new StagedQuiverTable(this, ident, existing, true, false, tableConfig(properties));
+  }
+
+  /** Same names and Spark types, in order, nullability aside (the query's may be wider or narrower). */
+  private static boolean sameTypes(org.apache.spark.sql.types.DataType a, org.apache.spark.sql.types.DataType b) {
+    if (a instanceof StructType x && b instanceof StructType y) {
+      if (x.fields().length != y.fields().length) {
+        return false;
+      }
+      for (int i = 0; i < x.fields().length; i++) {
+        if (!x.fields()[i].name().equals(y.fields()[i].name())
+            || !sameTypes(x.fields()[i].dataType(), y.fields()[i].dataType())) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (a instanceof org.apache.spark.sql.types.ArrayType x && b instanceof org.apache.spark.sql.types.ArrayType y) {
+      return sameTypes(x.elementType(), y.elementType());
+    }
+    if (a instanceof org.apache.spark.sql.types.MapType x && b instanceof org.apache.spark.sql.types.MapType y) {
+      return sameTypes(x.keyType(), y.keyType()) && sameTypes(x.valueType(), y.valueType());
+    }
+    return a.equals(b);
   }
 
   private static Map<String, String> tableConfig(Map<String, String> properties) {

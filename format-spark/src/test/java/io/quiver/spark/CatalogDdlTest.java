@@ -60,4 +60,39 @@ class CatalogDdlTest {
     assertThatThrownBy(() -> spark.spark().sql("CREATE TABLE quiver.db.p (id BIGINT, d STRING) PARTITIONED BY (d)"))
         .hasMessageContaining("not partitioned");
   }
+
+  private static java.util.List<String> rows(String sql) {
+    return spark.spark().sql(sql).collectAsList().stream().map(Row::toString).toList();
+  }
+
+  @Test
+  void replaceTableAsSelectIsOneOverwriteAndAFailedOneLeavesTheTableAsItWas() {
+    spark.spark().sql("CREATE TABLE quiver.rtas.t AS SELECT id, CAST(id AS STRING) AS name FROM range(3)");
+    long created;
+    try (Dataset ds = Dataset.open(uri("rtas", "t"))) {
+      created = ds.version();
+    }
+    spark.spark().sql("REPLACE TABLE quiver.rtas.t AS SELECT id + 10 AS id, 'new' AS name FROM range(2)");
+    assertThat(rows("SELECT * FROM quiver.rtas.t ORDER BY id")).containsExactly("[10,new]", "[11,new]");
+    try (Dataset ds = Dataset.open(uri("rtas", "t"))) {
+      assertThat(ds.version()).isEqualTo(created + 1);   // one commit, history kept
+    }
+    assertThat(rows("SELECT * FROM quiver.rtas.t VERSION AS OF " + created + " ORDER BY id"))
+        .containsExactly("[0,0]", "[1,1]", "[2,2]");
+
+    // A query that fails half-way: the table keeps every row it had (Spark's non-staged REPLACE drops it first).
+    assertThatThrownBy(() -> spark.spark().sql("REPLACE TABLE quiver.rtas.t AS SELECT id,"
+        + " CAST(IF(id = 3, raise_error('boom'), 'x') AS STRING) AS name FROM range(5)"))
+        .hasMessageContaining("boom");
+    assertThat(rows("SELECT * FROM quiver.rtas.t ORDER BY id")).containsExactly("[10,new]", "[11,new]");
+
+    // Another schema cannot be swapped in atomically: refused before anything is written.
+    assertThatThrownBy(() -> spark.spark().sql("REPLACE TABLE quiver.rtas.t AS SELECT id, 1.5D AS score FROM range(2)"))
+        .isInstanceOf(io.quiver.exceptions.SchemaMismatchException.class)
+        .hasMessageContaining("would change its schema").hasMessageContaining("Nothing was changed");
+    assertThat(rows("SELECT * FROM quiver.rtas.t ORDER BY id")).containsExactly("[10,new]", "[11,new]");
+
+    spark.spark().sql("CREATE OR REPLACE TABLE quiver.rtas.fresh AS SELECT id FROM range(4)");
+    assertThat(rows("SELECT count(*) FROM quiver.rtas.fresh")).containsExactly("[4]");
+  }
 }
