@@ -89,25 +89,11 @@ public final class CompactedGroup implements Serializable {
   }
 
   private Object writeReplace() {
-    return new Serialized(encode());
+    return new EncodedForm(EncodedForm.Kind.COMPACTED_GROUP, encode());
   }
 
   private void readObject(java.io.ObjectInputStream in) throws java.io.InvalidObjectException {
-    throw new java.io.InvalidObjectException("a CompactedGroup is serialized as its encoded bytes");
-  }
-
-  /** The serialized form: the group's {@link #encode()} bytes. */
-  private static final class Serialized implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final byte[] bytes;
-
-    Serialized(byte[] bytes) {
-      this.bytes = bytes;
-    }
-
-    private Object readResolve() {
-      return decode(bytes);
-    }
+    throw EncodedForm.notDirectly("CompactedGroup");
   }
 
   @Override

@@ -285,25 +285,11 @@ public final class ScanTask implements Serializable {
   // ---------------------------------------------------------------- values
 
   private Object writeReplace() {
-    return new Serialized(encode());
+    return new EncodedForm(EncodedForm.Kind.SCAN_TASK, encode());
   }
 
   private void readObject(java.io.ObjectInputStream in) throws java.io.InvalidObjectException {
-    throw new java.io.InvalidObjectException("a ScanTask is serialized as its encoded bytes");
-  }
-
-  /** The serialized form: the task's {@link #encode()} bytes. */
-  private static final class Serialized implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final byte[] bytes;
-
-    Serialized(byte[] bytes) {
-      this.bytes = bytes;
-    }
-
-    private Object readResolve() {
-      return decode(bytes);
-    }
+    throw EncodedForm.notDirectly("ScanTask");
   }
 
   @Override
