@@ -21,6 +21,7 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
@@ -47,7 +48,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * SHOW TBLPROPERTIES, time travel ({@code VERSION AS OF} a version or a tag, {@code TIMESTAMP AS OF}). A
  * table property {@code location} at creation places the table elsewhere than under the warehouse.
  */
-public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces {
+public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, ProcedureCatalog {
   /** Catalog option naming the warehouse URI. */
   public static final String WAREHOUSE = "warehouse";
 
@@ -351,6 +352,39 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces {
   public void renameTable(Identifier oldIdent, Identifier newIdent) {
     throw new UnsupportedOperationException("Quiver tables cannot be renamed: a table is its location, and object"
         + " stores have no atomic rename. Create the new table AS SELECT from the old one, then DROP the old one");
+  }
+
+  // ---------------------------------------------------------------- procedures (CALL quiver.system.…)
+
+  @Override
+  public org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure loadProcedure(Identifier ident) {
+    org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure p = Procedures.load(this, ident);
+    if (p == null) {
+      throw new InvalidArgumentException("no procedure " + name + "." + ident + "; catalog " + name + " has "
+          + Procedures.NAMES.stream().map(n -> "system." + n).toList());
+    }
+    return p;
+  }
+
+  @Override
+  public Identifier[] listProcedures(String[] namespace) {
+    if (namespace.length != 1 || !namespace[0].equals("system")) {
+      return new Identifier[0];
+    }
+    return Procedures.NAMES.stream().map(n -> Identifier.of(namespace, n)).toArray(Identifier[]::new);
+  }
+
+  /** A procedure's {@code table} argument: {@code namespace.name} in this catalog, or a URI. */
+  TableRef resolve(String table) {
+    if (table.contains(":/") || table.startsWith("/")) {
+      return new TableRef(table, storeOptions);
+    }
+    String[] parts = table.split("\\.");
+    if (parts.length < 2) {
+      throw new InvalidArgumentException("'" + table + "' names no table of catalog '" + name + "': give"
+          + " namespace.table (for example db.events) or a URI");
+    }
+    return ref(Identifier.of(java.util.Arrays.copyOf(parts, parts.length - 1), parts[parts.length - 1]));
   }
 
   // ---------------------------------------------------------------- namespaces (path prefixes)

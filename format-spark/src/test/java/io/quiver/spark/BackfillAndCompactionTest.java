@@ -255,4 +255,34 @@ class BackfillAndCompactionTest {
     assertThatThrownBy(() -> QuiverSpark.backfill(spark.spark(), "nocatalog.bf.readings"))
         .hasMessageContaining("not configured");
   }
+
+  @Test
+  void theOperationsAreStoredProceduresOfTheCatalog() {
+    spark.spark().sql("CREATE TABLE quiver.proc.readings (id BIGINT NOT NULL, celsius DOUBLE)");
+    for (int i = 0; i < 4; i++) {
+      spark.spark().sql("INSERT INTO quiver.proc.readings VALUES (" + (2 * i) + ", " + (10.0 * i) + "), ("
+          + (2 * i + 1) + ", " + (10.0 * i + 5) + ")");
+    }
+    String uri = spark.warehouse().resolve("proc").resolve("readings").toUri().toString();
+    int fragments = fragmentIds(uri).size();
+    assertThat(fragments).isGreaterThanOrEqualTo(4);
+    org.apache.spark.sql.Row added = spark.spark().sql("CALL quiver.system.add_column(table => 'proc.readings',"
+        + " column => 'fahrenheit', expression => 'celsius * 9 / 5 + 32')").first();
+    assertThat(added.getInt(1)).as("fragments").isEqualTo(fragments);
+    assertThat(added.getInt(2)).as("attempts").isEqualTo(1);
+    spark.spark().sql("CALL quiver.system.replace_column(table => 'proc.readings', column => 'celsius',"
+        + " expression => 'celsius + 1')");
+    org.apache.spark.sql.Row compacted = spark.spark()
+        .sql("CALL quiver.system.compact(table => 'proc.readings')").first();
+    assertThat(compacted.getInt(1)).as("fragments removed").isEqualTo(fragments);
+    assertThat(compacted.getLong(3)).as("rows rewritten").isEqualTo(8);
+    assertThat(spark.spark().sql("SELECT id, celsius, fahrenheit FROM quiver.proc.readings ORDER BY id")
+        .collectAsList()).extracting(Object::toString).startsWith("[0,1.0,32.0]", "[1,6.0,41.0]");
+    try (Dataset ds = Dataset.open(uri)) {
+      assertThat(ds.version()).isEqualTo(compacted.getLong(0));
+      assertThat(ds.manifest().fragments()).hasSize(1);
+    }
+    assertThatThrownBy(() -> spark.spark().sql("CALL quiver.system.vacuum(table => 'proc.readings')"))
+        .hasStackTraceContaining("system.compact");
+  }
 }
