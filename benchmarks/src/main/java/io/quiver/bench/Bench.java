@@ -55,8 +55,19 @@ public final class Bench {
   /** Builds a table once per key and returns its directory. */
   public static Path cached(String key, TableBuilder builder) {
     Path dir = dataDir().resolve(key);
-    Path marker = dir.resolve(".complete");
-    if (Files.exists(marker)) {
+    return cached(dir, dir.resolve(".complete"), builder);
+  }
+
+  /**
+   * Builds a table into {@code dir} once and returns {@code dir}: the table counts as built once {@code marker}
+   * exists (written after the builder returned) and {@code dir} is a directory; otherwise whatever is at {@code
+   * dir} is deleted and the builder runs again on the absent directory. {@link #cached(String, TableBuilder)}
+   * keeps the marker inside the table; a harness whose tables are written by a tool that wants a directory of
+   * its own (Spark's Parquet writer, benchmarks-spark) keeps it beside. A benchmark harness helper, not Quiver
+   * API.
+   */
+  public static Path cached(Path dir, Path marker, TableBuilder builder) {
+    if (Files.exists(marker) && Files.isDirectory(dir)) {
       return dir;
     }
     try {
@@ -205,7 +216,7 @@ public final class Bench {
     }
   }
 
-  /** Builds a table into an empty directory. */
+  /** Builds a table into a directory that does not exist yet (its parent does). */
   @FunctionalInterface
   public interface TableBuilder {
     void build(Path dir) throws Exception;

@@ -1,5 +1,6 @@
 package io.quiver.bench.spark;
 
+import io.quiver.bench.Bench;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,11 +66,11 @@ public record QueryStats(long taskBytesRead, long taskRecordsRead, long processB
     };
     spark.sparkContext().addSparkListener(tasks);
     spark.listenerManager().register(queries);
-    long rcharBefore = rchar();
+    long rcharBefore = Bench.processBytesRead();
     long rcharAfter;
     try {
       action.run();
-      rcharAfter = rchar();
+      rcharAfter = Bench.processBytesRead();
       // Both listeners hear of the query on Spark's listener bus, asynchronously: let it drain.
       spark.sparkContext().listenerBus().waitUntilEmpty();
     } catch (TimeoutException e) {
@@ -93,20 +94,6 @@ public record QueryStats(long taskBytesRead, long taskRecordsRead, long processB
     }
     long rchar = rcharBefore < 0 || rcharAfter < 0 ? -1 : rcharAfter - rcharBefore;
     return new QueryStats(bytes.get(), records.get(), rchar, metrics);
-  }
-
-  /** {@code rchar} of {@code /proc/self/io} (bytes read through read system calls, all threads), or -1. */
-  static long rchar() {
-    try {
-      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/io"))) {
-        if (line.startsWith("rchar:")) {
-          return Long.parseLong(line.substring(6).trim());
-        }
-      }
-      return -1;
-    } catch (java.io.IOException | RuntimeException e) {
-      return -1;
-    }
   }
 
   /** The scan nodes of an executed plan, looking inside adaptive plans and query stages. */

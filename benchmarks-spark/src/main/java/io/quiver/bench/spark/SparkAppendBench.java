@@ -1,5 +1,6 @@
 package io.quiver.bench.spark;
 
+import io.quiver.bench.Bench;
 import io.quiver.dataset.Dataset;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -40,10 +41,10 @@ public class SparkAppendBench {
 
   @Setup(Level.Trial)
   public void setup(BenchmarkParams params) {
-    rows = SparkBench.size(1_000_000, 10_000_000);
+    rows = Bench.size(1_000_000, 10_000_000);
     spark = SparkBench.session("append");
     quiverTrial = params.getBenchmark().endsWith(".quiver");
-    SparkBench.record("SparkAppendBench", "rows", "table", rows, "rows");
+    Bench.record("SparkAppendBench", "rows", "table", rows, "rows");
   }
 
   @TearDown(Level.Trial)
@@ -67,7 +68,7 @@ public class SparkAppendBench {
       written = spark.read().parquet(SparkBenchData.uri(target)).count();
     }
     SparkScanBench.check(quiverTrial ? "quiver" : "parquet", "rows written", written, rows);
-    SparkBench.deleteTree(target);
+    Bench.deleteTree(target);
   }
 
   @Benchmark

@@ -2,6 +2,7 @@ package io.quiver.bench.spark;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.quiver.bench.Bench;
 import io.quiver.spark.BackfillResult;
 import io.quiver.spark.QuiverSpark;
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ public class SparkBackfillBench {
 
   @Setup(Level.Trial)
   public void setup(BenchmarkParams params) {
-    long rowsPerFragment = SparkBench.size(1_000, 10_000);
+    long rowsPerFragment = Bench.size(1_000, 10_000);
     rows = FRAGMENTS * rowsPerFragment;
     spark = SparkBench.session("backfill");
     quiverTrial = params.getBenchmark().endsWith(".quiver");
@@ -59,7 +60,7 @@ public class SparkBackfillBench {
       parquetSource = SparkBenchData.uri(SparkBench.cached("backfill-parquet-" + rows,
           d -> SparkBenchData.writeParquet(spark, d, rows, FRAGMENTS)));
     }
-    SparkBench.record("SparkBackfillBench", "rows", "table", rows, "rows");
+    Bench.record("SparkBackfillBench", "rows", "table", rows, "rows");
   }
 
   @TearDown(Level.Trial)
@@ -69,7 +70,7 @@ public class SparkBackfillBench {
 
   @Setup(Level.Invocation)
   public void freshTarget() {
-    target = quiverTrial ? SparkBench.copyOf(quiverSource, "backfill-quiver") : SparkBench.scratch("backfill-parquet");
+    target = quiverTrial ? Bench.copyOf(quiverSource, "backfill-quiver") : SparkBench.scratch("backfill-parquet");
   }
 
   @TearDown(Level.Invocation)
@@ -82,7 +83,7 @@ public class SparkBackfillBench {
     SparkScanBench.check(system, "rows after the backfill", t.count(), rows);
     long wrong = t.where(col("doubled").isNull().or(col("doubled").notEqual(col("value").multiply(2)))).count();
     SparkScanBench.check(system, "rows with a wrong 'doubled'", wrong, 0);
-    SparkBench.deleteTree(target);
+    Bench.deleteTree(target);
   }
 
   @Benchmark

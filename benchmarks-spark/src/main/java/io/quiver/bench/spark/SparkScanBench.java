@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.length;
 import static org.apache.spark.sql.functions.sum;
 
+import io.quiver.bench.Bench;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +59,7 @@ public class SparkScanBench {
 
   @Setup(Level.Trial)
   public void setup(BenchmarkParams params) {
-    rows = SparkBench.size(1_000_000, 10_000_000);
+    rows = Bench.size(1_000_000, 10_000_000);
     bound = rows / 10;
     spark = SparkBench.session("scan");
     Path q = SparkBench.cached("scan-quiver-" + rows, d -> SparkBenchData.writeQuiver(d, rows, rows / FILES));
@@ -69,8 +70,8 @@ public class SparkScanBench {
     boolean isQuiver = method.endsWith("Quiver");
     String system = isQuiver ? "quiver" : "parquet";
     String table = isQuiver ? quiver : parquet;
-    SparkBench.record("SparkScanBench", "rows", "table", rows, "rows");
-    SparkBench.record("SparkScanBench", "table size on disk", system, SparkBench.sizeOf(isQuiver ? q : p), "bytes");
+    Bench.record("SparkScanBench", "rows", "table", rows, "rows");
+    Bench.record("SparkScanBench", "table size on disk", system, Bench.sizeOf(isQuiver ? q : p), "bytes");
     if (method.startsWith("filtered")) {
       checkFiltered(system, table);
       QueryStats stats = QueryStats.of(spark, () -> noop(filtered(table)));
@@ -156,13 +157,13 @@ public class SparkScanBench {
 
   static void record(String system, QueryStats stats) {
     String b = "SparkScanBench";
-    SparkBench.record(b, "filtered query: tasks' inputMetrics.bytesRead", system, stats.taskBytesRead(), "bytes");
-    SparkBench.record(b, "filtered query: tasks' inputMetrics.recordsRead", system, stats.taskRecordsRead(), "rows");
+    Bench.record(b, "filtered query: tasks' inputMetrics.bytesRead", system, stats.taskBytesRead(), "bytes");
+    Bench.record(b, "filtered query: tasks' inputMetrics.recordsRead", system, stats.taskRecordsRead(), "rows");
     if (stats.processBytesRead() >= 0) {
-      SparkBench.record(b, "filtered query: bytes read by the process (rchar)", system, stats.processBytesRead(), "bytes");
+      Bench.record(b, "filtered query: bytes read by the process (rchar)", system, stats.processBytesRead(), "bytes");
     }
     for (Map.Entry<String, Long> m : stats.scanMetrics().entrySet()) {
-      SparkBench.record(b, "filtered query: " + m.getKey(), system, m.getValue(), "");
+      Bench.record(b, "filtered query: " + m.getKey(), system, m.getValue(), "");
     }
   }
 }

@@ -3,6 +3,7 @@ package io.quiver.bench.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.apache.spark.sql.functions.col;
 
+import io.quiver.bench.Bench;
 import io.quiver.dataset.Dataset;
 import java.nio.file.Path;
 import java.util.List;
@@ -79,7 +80,7 @@ class SparkBenchDataTest {
     System.setProperty("quiver.bench.dir", dir.toString());
     try {
       int[] builds = {0};
-      SparkBench.TableBuilder builder = d -> {
+      Bench.TableBuilder builder = d -> {
         builds[0]++;
         java.nio.file.Files.createDirectories(d);
       };

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -27,6 +28,9 @@ import java.util.stream.Collectors;
  *
  * <p>Usage: {@code Report <jmh.json> <measurements.tsv> <RESULTS.md> <profile> [notes.md]}; the notes
  * file, if given and present, is copied below the tables (the analysis of where Quiver loses).
+ *
+ * <p>Its public helpers (reading JMH's JSON and the measurements file, time cells, markdown rows, marked
+ * sections, the machine) are the benchmark harness's, shared with benchmarks-spark's report; not Quiver API.
  */
 public final class Report {
   /** Class simple name → number and title, in the order. */
@@ -52,18 +56,8 @@ public final class Report {
       System.exit(2);
     }
     JsonNode results = new ObjectMapper().readTree(Path.of(args[0]).toFile());
-    List<String[]> measurements = new ArrayList<>();
-    Path tsv = Path.of(args[1]);
-    if (Files.exists(tsv)) {
-      for (String line : Files.readAllLines(tsv)) {
-        if (!line.isBlank()) {
-          measurements.add(line.split("\t"));
-        }
-      }
-    }
-    Optional<String> notes = args.length > 4 && Files.exists(Path.of(args[4]))
-        ? Optional.of(Files.readString(Path.of(args[4])))
-        : Optional.empty();
+    List<String[]> measurements = readMeasurements(Path.of(args[1]));
+    Optional<String> notes = readIfPresent(args, 4);
     String md = render(results, measurements, args[3], notes);
     Path out = Path.of(args[2]);
     Files.writeString(out, md + keptSections(out));
@@ -90,41 +84,78 @@ public final class Report {
   static String keptSections(String text) {
     StringBuilder kept = new StringBuilder();
     for (String[] markers : KEPT_SECTIONS) {
-      int begin = text.indexOf(markers[0]);
-      int end = text.indexOf(markers[1]);
-      if (begin >= 0 && end > begin) {
-        kept.append('\n').append(text, begin, end + markers[1].length()).append('\n');
-      }
+      between(text, markers[0], markers[1]).ifPresent(section -> kept.append('\n').append(section).append('\n'));
     }
     return kept.toString();
   }
 
-  /** One JMH result: class, case, system, params, score (in ms), error, unit, percentiles. */
-  record Result(String clazz, String caze, String system, String params, double scoreMs, double errorMs,
+  /**
+   * The part of {@code text} from the first {@code begin} marker to the end of the first {@code end} marker after
+   * it (both markers included), if {@code text} has both in that order. A benchmark harness helper, not Quiver API.
+   */
+  public static Optional<String> between(String text, String begin, String end) {
+    int from = text.indexOf(begin);
+    int to = text.indexOf(end);
+    return from >= 0 && to > from ? Optional.of(text.substring(from, to + end.length())) : Optional.empty();
+  }
+
+  /**
+   * The records of a measurements file ({@code Bench.record}'s tab-separated lines, blank ones skipped), each
+   * split into its fields, empty trailing ones (an empty unit) kept; none if there is no such file. A benchmark
+   * harness helper, not Quiver API.
+   */
+  public static List<String[]> readMeasurements(Path tsv) throws IOException {
+    List<String[]> measurements = new ArrayList<>();
+    if (Files.exists(tsv)) {
+      for (String line : Files.readAllLines(tsv)) {
+        if (!line.isBlank()) {
+          measurements.add(line.split("\t", -1));
+        }
+      }
+    }
+    return measurements;
+  }
+
+  /** The text of the file named by {@code args[index]}, if there is such an argument and file. Harness helper. */
+  public static Optional<String> readIfPresent(String[] args, int index) throws IOException {
+    return args.length > index && Files.exists(Path.of(args[index]))
+        ? Optional.of(Files.readString(Path.of(args[index])))
+        : Optional.empty();
+  }
+
+  /**
+   * One JMH result: class (simple name), case (the method name without the system), system, params ({@code
+   * k=v, ...} sorted by name, or empty), score and error in ms, the percentiles in ms (sampled modes), JMH's
+   * mode. A benchmark harness type, not Quiver API.
+   */
+  public record Result(String clazz, String caze, String system, String params, double scoreMs, double errorMs,
       Map<String, Double> percentilesMs, String mode) {}
 
+  /** The systems this report compares, in the order a method name's suffix is tried. */
+  static final List<String> SYSTEMS = List.of("quiverNoSync", "quiver", "lance", "arrow");
+
   static List<Result> parse(JsonNode results) {
+    return parse(results, SYSTEMS);
+  }
+
+  /**
+   * JMH's JSON results whose method name ends (in any case) with one of {@code systems}, the first that fits;
+   * the rest are left out. A benchmark harness helper, not Quiver API.
+   */
+  public static List<Result> parse(JsonNode results, List<String> systems) {
     List<Result> out = new ArrayList<>();
     for (JsonNode r : results) {
       String benchmark = r.get("benchmark").asText();
       String[] parts = benchmark.split("\\.");
       String clazz = parts[parts.length - 2];
       String method = parts[parts.length - 1];
-      String system;
-      String caze;
       String lower = method.toLowerCase(Locale.ROOT);
-      if (lower.endsWith("quivernosync")) {
-        system = "quiverNoSync";
-      } else if (lower.endsWith("quiver")) {
-        system = "quiver";
-      } else if (lower.endsWith("lance")) {
-        system = "lance";
-      } else if (lower.endsWith("arrow")) {
-        system = "arrow";
-      } else {
+      String system = systems.stream().filter(s -> lower.endsWith(s.toLowerCase(Locale.ROOT))).findFirst()
+          .orElse(null);
+      if (system == null) {
         continue;
       }
-      caze = method.substring(0, method.length() - system.length());
+      String caze = method.substring(0, method.length() - system.length());
       Map<String, String> params = new TreeMap<>();
       if (r.has("params")) {
         r.get("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
@@ -145,7 +176,8 @@ public final class Report {
     return out;
   }
 
-  static double toMillis(String unit) {
+  /** Milliseconds per one of JMH's time units ({@code ns/op} to {@code s/op}). Harness helper, not Quiver API. */
+  public static double toMillis(String unit) {
     return switch (unit) {
       case "ns/op" -> 1e-6;
       case "us/op" -> 1e-3;
@@ -163,14 +195,13 @@ public final class Report {
         .append(parsed.size()).append(" results); do not edit by hand. ")
         .append("Times are JMH scores (average, single-shot or sampled as the benchmark says) with their 99.9% ")
         .append("error; **speed ratio = baseline time / Quiver time**, so above 1.0 means Quiver is faster.\n\n");
-    md.append("| Benchmark | Case | Params | Quiver | Baseline | Baseline time | Speed ratio |\n");
-    md.append("|---|---|---|---|---|---|---|\n");
+    md.append(TABLE_HEADER);
     Map<String, Double> rows = rowsByBenchmark(measurements);
     for (Map.Entry<String, String> title : TITLES.entrySet()) {
       String clazz = title.getKey();
       List<Result> mine = parsed.stream().filter(r -> r.clazz().equals(clazz)).toList();
       if (mine.isEmpty()) {
-        md.append("| ").append(title.getValue()).append(" | — | — | not run | — | — | — |\n");
+        md.append(notRun(title.getValue()));
         continue;
       }
       Map<String, List<Result>> groups = new LinkedHashMap<>();
@@ -204,33 +235,73 @@ public final class Report {
     }
 
     if (!measurements.isEmpty()) {
-      md.append("\n## Measured bytes and counts\n\n");
-      md.append("| Benchmark | Metric | System | Value | Unit |\n|---|---|---|---|---|\n");
-      // One line per (benchmark, metric, system): the mean of what the forks and iterations recorded.
-      Map<String, double[]> sums = new LinkedHashMap<>();
-      Map<String, String[]> firstOf = new LinkedHashMap<>();
-      for (String[] m : measurements) {
-        if (m.length < 5 || m[1].equals("rows") || m[1].equals("commits")) {
-          continue;
-        }
-        String key = m[0] + "\u0000" + m[1] + "\u0000" + m[2];
-        sums.computeIfAbsent(key, k -> new double[2]);
-        sums.get(key)[0] += Double.parseDouble(m[3]);
-        sums.get(key)[1]++;
-        firstOf.putIfAbsent(key, m);
-      }
-      List<String> keys = new ArrayList<>(sums.keySet());
-      keys.sort(java.util.Comparator.comparingInt(k -> order(firstOf.get(k)[0])));
-      for (String key : keys) {
-        String[] m = firstOf.get(key);
-        double mean = sums.get(key)[0] / sums.get(key)[1];
-        md.append("| ").append(TITLES.getOrDefault(m[0], m[0])).append(" | ").append(m[1]).append(" | ")
-            .append(m[2]).append(" | ").append(number(mean)).append(" | ").append(m[4]).append(" |\n");
+      md.append(BYTES_HEADER);
+      List<Mean> means = new ArrayList<>(means(measurements, Set.of("rows", "commits")));
+      means.sort(java.util.Comparator.comparingInt(m -> order(m.benchmark())));
+      for (Mean m : means) {
+        md.append(markdownRow(TITLES.getOrDefault(m.benchmark(), m.benchmark()), m.metric(), m.system(),
+            number(m.value()), m.unit()));
       }
     }
     md.append("\n## Machine\n\n").append(machine(results)).append('\n');
     notes.ifPresent(n -> md.append('\n').append(n.strip()).append('\n'));
     return md.toString();
+  }
+
+  /** The head of the table of times: Benchmark | Case | Params | Quiver | Baseline | Baseline time | Speed ratio. */
+  public static final String TABLE_HEADER = "| Benchmark | Case | Params | Quiver | Baseline | Baseline time | Speed ratio |\n"
+      + "|---|---|---|---|---|---|---|\n";
+
+  /** The heading and head of the table of measured bytes and counts (Benchmark | Metric | System | Value | Unit). */
+  public static final String BYTES_HEADER = "\n## Measured bytes and counts\n\n"
+      + "| Benchmark | Metric | System | Value | Unit |\n|---|---|---|---|---|\n";
+
+  /** One markdown table row of {@code cells}, with its newline. A benchmark harness helper, not Quiver API. */
+  public static String markdownRow(String... cells) {
+    return "| " + String.join(" | ", cells) + " |\n";
+  }
+
+  /** The row of {@link #TABLE_HEADER} for a benchmark that did not run. Harness helper, not Quiver API. */
+  public static String notRun(String title) {
+    return markdownRow(title, "—", "—", "not run", "—", "—", "—");
+  }
+
+  /** The speed-ratio cell, baseline time / Quiver time in bold, or "—" without both. Harness helper. */
+  public static String ratio(Double baselineMs, Double quiverMs) {
+    return quiverMs != null && baselineMs != null
+        ? String.format(Locale.ROOT, "**%.2f×**", baselineMs / quiverMs)
+        : "—";
+  }
+
+  /**
+   * The mean of the measurements recorded for one (benchmark, metric, system) by the forks and iterations, with
+   * the unit of the first. A benchmark harness type, not Quiver API.
+   */
+  public record Mean(String benchmark, String metric, String system, double value, String unit) {}
+
+  /**
+   * One {@link Mean} per (benchmark, metric, system) of {@code measurements}, in the order each first stands, the
+   * metrics in {@code skipped} and records of fewer than five fields left out. Harness helper, not Quiver API.
+   */
+  public static List<Mean> means(List<String[]> measurements, Set<String> skipped) {
+    Map<String, double[]> sums = new LinkedHashMap<>();
+    Map<String, String[]> firstOf = new LinkedHashMap<>();
+    for (String[] m : measurements) {
+      if (m.length < 5 || skipped.contains(m[1])) {
+        continue;
+      }
+      String key = m[0] + "\u0000" + m[1] + "\u0000" + m[2];
+      sums.computeIfAbsent(key, k -> new double[2]);
+      sums.get(key)[0] += Double.parseDouble(m[3]);
+      sums.get(key)[1]++;
+      firstOf.putIfAbsent(key, m);
+    }
+    List<Mean> means = new ArrayList<>();
+    for (Map.Entry<String, double[]> e : sums.entrySet()) {
+      String[] m = firstOf.get(e.getKey());
+      means.add(new Mean(m[0], m[1], m[2], e.getValue()[0] / e.getValue()[1], m[4]));
+    }
+    return means;
   }
 
   private static int order(String clazz) {
@@ -312,13 +383,9 @@ public final class Report {
 
   private static String cells(String title, String caze, String params, Double quiverMs, double quiverErr,
       Result baseline, Double baselineMs, double baselineErr, Double rows) {
-    String ratio = quiverMs != null && baselineMs != null
-        ? String.format(Locale.ROOT, "**%.2f×**", baselineMs / quiverMs)
-        : "—";
-    return "| " + title + " | " + caze + " | " + (params.isEmpty() ? "—" : params) + " | "
-        + time(quiverMs, quiverErr, rows) + " | "
-        + (baseline == null ? "—" : systemName(baseline.system())) + " | "
-        + time(baselineMs, baselineErr, rows) + " | " + ratio + " |\n";
+    return markdownRow(title, caze, params.isEmpty() ? "—" : params, time(quiverMs, quiverErr, rows),
+        baseline == null ? "—" : systemName(baseline.system()), time(baselineMs, baselineErr, rows),
+        ratio(baselineMs, quiverMs));
   }
 
   static String systemName(String system) {
@@ -334,16 +401,25 @@ public final class Report {
     if (ms == null) {
       return "—";
     }
+    String t = scoreAndError(ms, errorMs);
+    if (rows != null && rows < 0) {
+      t += String.format(Locale.ROOT, " (%.0f commits/s)", -rows / ms * 1000);
+    } else if (rows != null) {
+      t += String.format(Locale.ROOT, " (%.1f M rows/s)", rows / ms / 1000);
+    }
+    return t;
+  }
+
+  /**
+   * A time in ms as a cell: {@code 123 ms}, {@code 1.23 ms} or {@code 12.3 µs}, then the 99.9% error relative to
+   * it ({@code ± 4.5%}) where JMH gave one. A benchmark harness helper, not Quiver API.
+   */
+  public static String scoreAndError(double ms, double errorMs) {
     String t = ms >= 100 ? String.format(Locale.ROOT, "%.0f ms", ms)
         : ms >= 1 ? String.format(Locale.ROOT, "%.2f ms", ms)
         : String.format(Locale.ROOT, "%.1f µs", ms * 1000);
     if (!Double.isNaN(errorMs) && errorMs > 0) {
       t += String.format(Locale.ROOT, " ± %.1f%%", 100 * errorMs / ms);
-    }
-    if (rows != null && rows < 0) {
-      t += String.format(Locale.ROOT, " (%.0f commits/s)", -rows / ms * 1000);
-    } else if (rows != null) {
-      t += String.format(Locale.ROOT, " (%.1f M rows/s)", rows / ms / 1000);
     }
     return t;
   }
@@ -360,12 +436,25 @@ public final class Report {
     String jvmArgs = "";
     if (results.size() > 0) {
       JsonNode first = results.get(0);
-      jdk = first.path("vmName").asText() + " " + first.path("jdkVersion").asText() + " ("
-          + first.path("vmVersion").asText() + ")";
+      jdk = jdk(first);
       List<String> args = new ArrayList<>();
       first.path("jvmArgs").forEach(a -> args.add(a.asText()));
       jvmArgs = String.join(" ", args);
     }
+    return machine(jdk, jvmArgs);
+  }
+
+  /** The JDK of a JMH result's forks: VM name, JDK version and (VM version). Harness helper, not Quiver API. */
+  public static String jdk(JsonNode result) {
+    return result.path("vmName").asText() + " " + result.path("jdkVersion").asText() + " ("
+        + result.path("vmVersion").asText() + ")";
+  }
+
+  /**
+   * The "Machine" list: date, CPU and cores, memory, {@code jdk}, the forks' {@code jvmArgs}, OS. A benchmark
+   * harness helper, not Quiver API.
+   */
+  public static String machine(String jdk, String jvmArgs) {
     String cpu = firstLine(Path.of("/proc/cpuinfo"), "model name").orElse("unknown CPU");
     String mem = firstLine(Path.of("/proc/meminfo"), "MemTotal").orElse("unknown memory");
     return "- Date: " + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE) + "\n"

@@ -2,18 +2,17 @@ package io.quiver.bench.spark.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.bench.report.Report;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Turns one run of the Spark benchmarks (JMH's JSON and the side measurements) into {@code
@@ -58,18 +57,8 @@ public final class SparkReport {
       System.exit(2);
     }
     JsonNode results = new ObjectMapper().readTree(Path.of(args[0]).toFile());
-    List<String[]> measurements = new ArrayList<>();
-    Path tsv = Path.of(args[1]);
-    if (Files.exists(tsv)) {
-      for (String line : Files.readAllLines(tsv)) {
-        if (!line.isBlank()) {
-          measurements.add(line.split("\t", -1));
-        }
-      }
-    }
-    Optional<String> notes = args.length > 5 && Files.exists(Path.of(args[5]))
-        ? Optional.of(Files.readString(Path.of(args[5])))
-        : Optional.empty();
+    List<String[]> measurements = Report.readMeasurements(Path.of(args[1]));
+    Optional<String> notes = Report.readIfPresent(args, 5);
     List<Result> parsed = parse(results);
     Files.writeString(Path.of(args[2]), render(parsed, measurements, args[3], machine(results), notes));
     System.out.println("wrote " + args[2]);
@@ -84,33 +73,13 @@ public final class SparkReport {
   /** One JMH result: class, case, system ({@code quiver} or {@code parquet}), score and error in ms. */
   record Result(String clazz, String caze, String system, double scoreMs, double errorMs) {}
 
+  /** JMH's results of methods named {@code <case>Quiver} or {@code <case>Parquet}, parsed as the core report does. */
   static List<Result> parse(JsonNode results) {
     List<Result> out = new ArrayList<>();
-    for (JsonNode r : results) {
-      String[] parts = r.get("benchmark").asText().split("\\.");
-      String clazz = parts[parts.length - 2];
-      String method = parts[parts.length - 1];
-      String lower = method.toLowerCase(Locale.ROOT);
-      String system = lower.endsWith("quiver") ? "quiver" : lower.endsWith("parquet") ? "parquet" : null;
-      if (system == null) {
-        continue;
-      }
-      JsonNode metric = r.get("primaryMetric");
-      double toMs = toMillis(metric.get("scoreUnit").asText());
-      out.add(new Result(clazz, method.substring(0, method.length() - system.length()), system,
-          metric.get("score").asDouble() * toMs, metric.get("scoreError").asDouble(Double.NaN) * toMs));
+    for (Report.Result r : Report.parse(results, List.of("quiver", "parquet"))) {
+      out.add(new Result(r.clazz(), r.caze(), r.system(), r.scoreMs(), r.errorMs()));
     }
     return out;
-  }
-
-  static double toMillis(String unit) {
-    return switch (unit) {
-      case "ns/op" -> 1e-6;
-      case "us/op" -> 1e-3;
-      case "ms/op" -> 1.0;
-      case "s/op" -> 1e3;
-      default -> throw new IllegalArgumentException("unexpected JMH unit " + unit + " (benchmarks report times)");
-    };
   }
 
   /** The whole {@code benchmarks-spark/RESULTS.md}. */
@@ -156,18 +125,12 @@ public final class SparkReport {
 
   /** The Spark section of {@code text} (markers included, with its newline), if it has one. */
   public static Optional<String> sectionOf(String text) {
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    if (begin < 0 || end < begin) {
-      return Optional.empty();
-    }
-    return Optional.of(text.substring(begin, end + END.length()) + "\n");
+    return Report.between(text, BEGIN, END).map(section -> section + "\n");
   }
 
   static String table(List<Result> parsed, List<String[]> measurements) {
     StringBuilder md = new StringBuilder();
-    md.append("| Benchmark | Case | Params | Quiver | Baseline | Baseline time | Speed ratio |\n");
-    md.append("|---|---|---|---|---|---|---|\n");
+    md.append(Report.TABLE_HEADER);
     for (Map.Entry<String, String> title : TITLES.entrySet()) {
       String clazz = title.getKey();
       Double rows = rows(measurements, clazz);
@@ -180,7 +143,7 @@ public final class SparkReport {
         }
       }
       if (cases.isEmpty()) {
-        md.append("| ").append(title.getValue()).append(" | — | — | not run | — | — | — |\n");
+        md.append(Report.notRun(title.getValue()));
         continue;
       }
       for (String caze : cases) {
@@ -188,45 +151,24 @@ public final class SparkReport {
         Optional<Result> parquet = find(parsed, clazz, caze, "parquet");
         // Rows per second only where every row is read or written.
         Double perRow = caze.equals("filtered") ? null : rows;
-        String ratio = quiver.isPresent() && parquet.isPresent()
-            ? String.format(Locale.ROOT, "**%.2f×**", parquet.get().scoreMs() / quiver.get().scoreMs())
-            : "—";
-        md.append("| ").append(title.getValue()).append(" | ")
-            .append(caze.isEmpty() ? "—" : CASES.getOrDefault(caze, caze)).append(" | ").append(params).append(" | ")
-            .append(quiver.map(r -> time(r.scoreMs(), r.errorMs(), perRow)).orElse("not run")).append(" | ")
-            .append(BASELINE).append(" | ")
-            .append(parquet.map(r -> time(r.scoreMs(), r.errorMs(), perRow)).orElse("not run")).append(" | ")
-            .append(ratio).append(" |\n");
+        md.append(Report.markdownRow(title.getValue(), caze.isEmpty() ? "—" : CASES.getOrDefault(caze, caze), params,
+            quiver.map(r -> time(r.scoreMs(), r.errorMs(), perRow)).orElse("not run"), BASELINE,
+            parquet.map(r -> time(r.scoreMs(), r.errorMs(), perRow)).orElse("not run"),
+            Report.ratio(parquet.map(Result::scoreMs).orElse(null), quiver.map(Result::scoreMs).orElse(null))));
       }
     }
     return md.toString();
   }
 
   static String bytes(List<String[]> measurements) {
-    StringBuilder md = new StringBuilder();
-    Map<String, double[]> sums = new LinkedHashMap<>();
-    Map<String, String[]> firstOf = new LinkedHashMap<>();
-    for (String[] m : measurements) {
-      if (m.length < 5 || m[1].equals("rows")) {
-        continue;
-      }
-      String key = m[0] + "\u0000" + m[1] + "\u0000" + m[2];
-      sums.computeIfAbsent(key, k -> new double[2]);
-      sums.get(key)[0] += Double.parseDouble(m[3]);
-      sums.get(key)[1]++;
-      firstOf.putIfAbsent(key, m);
-    }
-    if (sums.isEmpty()) {
+    List<Report.Mean> means = Report.means(measurements, Set.of("rows"));
+    if (means.isEmpty()) {
       return "";
     }
-    md.append("\n## Measured bytes and counts\n\n");
-    md.append("| Benchmark | Metric | System | Value | Unit |\n|---|---|---|---|---|\n");
-    for (String key : sums.keySet()) {
-      String[] m = firstOf.get(key);
-      double mean = sums.get(key)[0] / sums.get(key)[1];
-      md.append("| ").append(TITLES.getOrDefault(m[0], m[0])).append(" | ").append(m[1]).append(" | ")
-          .append(m[2]).append(" | ").append(String.format(Locale.ROOT, "%,.0f", mean)).append(" | ")
-          .append(m[4].isEmpty() ? "—" : m[4]).append(" |\n");
+    StringBuilder md = new StringBuilder(Report.BYTES_HEADER);
+    for (Report.Mean m : means) {
+      md.append(Report.markdownRow(TITLES.getOrDefault(m.benchmark(), m.benchmark()), m.metric(), m.system(),
+          String.format(Locale.ROOT, "%,.0f", m.value()), m.unit().isEmpty() ? "—" : m.unit()));
     }
     return md.toString();
   }
@@ -247,12 +189,7 @@ public final class SparkReport {
 
   /** A time cell: the score with its relative error, and rows per second when {@code rows} is given. */
   static String time(double ms, double errorMs, Double rows) {
-    String t = ms >= 100 ? String.format(Locale.ROOT, "%.0f ms", ms)
-        : ms >= 1 ? String.format(Locale.ROOT, "%.2f ms", ms)
-        : String.format(Locale.ROOT, "%.1f µs", ms * 1000);
-    if (!Double.isNaN(errorMs) && errorMs > 0) {
-      t += String.format(Locale.ROOT, " ± %.1f%%", 100 * errorMs / ms);
-    }
+    String t = Report.scoreAndError(ms, errorMs);
     if (rows != null) {
       t += String.format(Locale.ROOT, " (%.2f M rows/s)", rows / ms / 1000);
     }
@@ -264,8 +201,7 @@ public final class SparkReport {
     String jvmArgs = "";
     if (results.size() > 0) {
       JsonNode first = results.get(0);
-      jdk = first.path("vmName").asText() + " " + first.path("jdkVersion").asText() + " ("
-          + first.path("vmVersion").asText() + ")";
+      jdk = Report.jdk(first);
       List<String> args = new ArrayList<>();
       boolean opens = false;
       for (JsonNode a : first.path("jvmArgs")) {
@@ -278,23 +214,6 @@ public final class SparkReport {
       }
       jvmArgs = (opens ? "(Spark's --add-opens list, as format-spark's spark.jvm.flags) " : "") + String.join(" ", args);
     }
-    String cpu = firstLine(Path.of("/proc/cpuinfo"), "model name").orElse("unknown CPU");
-    String mem = firstLine(Path.of("/proc/meminfo"), "MemTotal").orElse("unknown memory");
-    return "- Date: " + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE) + "\n"
-        + "- CPU: " + cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores\n"
-        + "- Memory: " + mem + "\n"
-        + "- JDK: " + jdk + "\n"
-        + "- JVM flags of the forks: `" + jvmArgs + "`\n"
-        + "- OS: " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-        + System.getProperty("os.arch") + "; tables on local disk";
-  }
-
-  private static Optional<String> firstLine(Path file, String key) {
-    try {
-      return Files.readAllLines(file).stream().filter(l -> l.startsWith(key))
-          .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst();
-    } catch (IOException | RuntimeException e) {
-      return Optional.empty();
-    }
+    return Report.machine(jdk, jvmArgs);
   }
 }
