@@ -350,7 +350,7 @@ final class CsvSource implements ImportSource {
         }
       }
       if (floating[c]) {
-        floating[c] = ColumnWriter.isDouble(new String(buf, off, len));
+        floating[c] = ColumnWriter.isDouble(buf, off, len);
       }
       if (date[c]) {
         try {
