@@ -17,8 +17,10 @@ import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -112,9 +114,18 @@ final class CsvSource implements ImportSource {
     return schema;
   }
 
+  /** The writers of each root bound so far (the import alternates between two). */
+  private final Map<VectorSchemaRoot, ColumnWriter[][]> bound = new IdentityHashMap<>();
+
   @Override
   public void bind(VectorSchemaRoot root) {
     this.root = root;
+    ColumnWriter[][] known = bound.get(root);
+    if (known != null) {
+      byFileColumn = known[0];
+      absent = known[1];
+      return;
+    }
     byFileColumn = new ColumnWriter[header.size()];
     Set<String> inFile = new HashSet<>(header);
     List<ColumnWriter> missing = new ArrayList<>();
@@ -132,6 +143,7 @@ final class CsvSource implements ImportSource {
       }
     }
     absent = missing.toArray(ColumnWriter[]::new);
+    bound.put(root, new ColumnWriter[][] {byFileColumn, absent});
   }
 
   @Override
