@@ -53,7 +53,7 @@ final class CsvSource implements ImportSource {
     this.file = file;
     this.settings = settings;
     Sample sample = null;
-    try (Cursor first = new Cursor(open(file))) {
+    try (Cursor first = new Cursor(open(file), false)) {
       this.header = readHeader(first);
       for (String col : settings.types().keySet()) {
         if (!header.contains(col)) {
@@ -99,11 +99,16 @@ final class CsvSource implements ImportSource {
       this.schema = new Schema(fields);
       this.origins = Origins.of(settings.types().keySet(), settings.sampleRows());
     }
-    this.data = new Cursor(open(file));
+    this.data = new Cursor(open(file), true);
     if (settings.header()) {
       data.handler.mode = Mode.HEADER;
       data.handler.names = new ArrayList<>();
-      data.next();
+      try {
+        data.next();
+      } catch (RuntimeException e) {
+        data.close();
+        throw e;
+      }
       data.handler.names = null;
     }
     data.handler.columns = header.size();
@@ -196,10 +201,12 @@ final class CsvSource implements ImportSource {
     final CsvReader<Object> reader;
     final Iterator<Object> records;
 
-    Cursor(Counting in) {
+    /** A cursor over the file; {@code ahead}: decoded on a thread of its own (the data pass, not the sample). */
+    Cursor(Counting in, boolean ahead) {
       this.in = in;
-      Reader chars = new InputStreamReader(skipBom(in), StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
+      Reader chars = ahead ? new DecodingReader(skipBom(in), file.getFileName().toString())
+          : new InputStreamReader(skipBom(in), StandardCharsets.UTF_8.newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
       handler.columns = Integer.MAX_VALUE;
       reader = CsvReader.builder().fieldSeparator(settings.delimiter()).quoteCharacter(settings.quote())
           .skipEmptyLines(true).allowExtraFields(true).allowMissingFields(true).build(handler, chars);
