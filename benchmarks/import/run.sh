@@ -28,7 +28,7 @@ jar=${QUIVER_JAR:-$root/format-cli/target/quiver.jar}
 if [ ! -f "$jar" ]; then
   (cd "$root" && mvn -B -q -o -pl format-cli -am package -DskipTests)
 fi
-java_flags=(--add-opens=java.base/java.nio=ALL-UNNAMED -XX:+UseParallelGC)   # as the quiver launcher runs it
+java_flags=(--add-opens=java.base/java.nio=ALL-UNNAMED -XX:+UseParallelGC -XX:MaxNewSize=96m)   # as the quiver launcher runs it
 
 # time_it <label> <command...>: appends "label<TAB>seconds<TAB>peak KB" to $tmp/times.tsv
 time_it() {
