@@ -224,6 +224,17 @@ abstract class ColumnWriter {
     return true;
   }
 
+  /** Whether the letters at off are the lower-case ASCII word, in any ASCII case. */
+  private static boolean asciiIgnoreCase(char[] b, int off, String word) {
+    for (int i = 0; i < word.length(); i++) {
+      char c = b[off + i];
+      if (c != word.charAt(i) && c != word.charAt(i) - ('a' - 'A')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static int digits(char[] b, int off, int n) {
     int r = 0;
     for (int i = off; i < off + n; i++) {
@@ -329,12 +340,63 @@ abstract class ColumnWriter {
   }
 
   static boolean isDouble(String s) {
-    return DOUBLE.matcher(s.trim()).matches();
+    return isDouble(s.toCharArray(), 0, s.length());
   }
 
-  private static final java.util.regex.Pattern DOUBLE =
-      java.util.regex.Pattern.compile("[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?|[-+]?(inf|infinity|nan)",
-          java.util.regex.Pattern.CASE_INSENSITIVE);
+  /**
+   * Whether the text, trimmed as {@link String#trim} trims, is a float64 as import reads one:
+   * {@code [-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?} or {@code [-+]?(inf|infinity|nan)} in any case. By hand
+   * rather than by regular expression: inference asks it of every sampled cell.
+   */
+  static boolean isDouble(char[] b, int off, int len) {
+    int i = off;
+    int end = off + len;
+    while (i < end && b[i] <= ' ') {
+      i++;
+    }
+    while (end > i && b[end - 1] <= ' ') {
+      end--;
+    }
+    if (i < end && (b[i] == '-' || b[i] == '+')) {
+      i++;
+    }
+    int n = end - i;
+    if (n == 3 && asciiIgnoreCase(b, i, "inf") || n == 8 && asciiIgnoreCase(b, i, "infinity")
+        || n == 3 && asciiIgnoreCase(b, i, "nan")) {
+      return true;
+    }
+    int intDigits = 0;
+    while (i < end && b[i] >= '0' && b[i] <= '9') {
+      i++;
+      intDigits++;
+    }
+    int fractionDigits = 0;
+    if (i < end && b[i] == '.') {
+      i++;
+      while (i < end && b[i] >= '0' && b[i] <= '9') {
+        i++;
+        fractionDigits++;
+      }
+    }
+    if (intDigits == 0 && fractionDigits == 0) {
+      return false;
+    }
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+      i++;
+      if (i < end && (b[i] == '-' || b[i] == '+')) {
+        i++;
+      }
+      int expDigits = 0;
+      while (i < end && b[i] >= '0' && b[i] <= '9') {
+        i++;
+        expDigits++;
+      }
+      if (expDigits == 0) {
+        return false;
+      }
+    }
+    return i == end;
+  }
 
   private static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};

@@ -17,8 +17,10 @@ import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -51,7 +53,7 @@ final class CsvSource implements ImportSource {
     this.file = file;
     this.settings = settings;
     Sample sample = null;
-    try (Cursor first = new Cursor(open(file))) {
+    try (Cursor first = new Cursor(open(file), false)) {
       this.header = readHeader(first);
       for (String col : settings.types().keySet()) {
         if (!header.contains(col)) {
@@ -97,11 +99,16 @@ final class CsvSource implements ImportSource {
       this.schema = new Schema(fields);
       this.origins = Origins.of(settings.types().keySet(), settings.sampleRows());
     }
-    this.data = new Cursor(open(file));
+    this.data = new Cursor(open(file), true);
     if (settings.header()) {
       data.handler.mode = Mode.HEADER;
       data.handler.names = new ArrayList<>();
-      data.next();
+      try {
+        data.next();
+      } catch (RuntimeException e) {
+        data.close();
+        throw e;
+      }
       data.handler.names = null;
     }
     data.handler.columns = header.size();
@@ -112,9 +119,18 @@ final class CsvSource implements ImportSource {
     return schema;
   }
 
+  /** The writers of each root bound so far (the import alternates between two). */
+  private final Map<VectorSchemaRoot, ColumnWriter[][]> bound = new IdentityHashMap<>();
+
   @Override
   public void bind(VectorSchemaRoot root) {
     this.root = root;
+    ColumnWriter[][] known = bound.get(root);
+    if (known != null) {
+      byFileColumn = known[0];
+      absent = known[1];
+      return;
+    }
     byFileColumn = new ColumnWriter[header.size()];
     Set<String> inFile = new HashSet<>(header);
     List<ColumnWriter> missing = new ArrayList<>();
@@ -132,6 +148,7 @@ final class CsvSource implements ImportSource {
       }
     }
     absent = missing.toArray(ColumnWriter[]::new);
+    bound.put(root, new ColumnWriter[][] {byFileColumn, absent});
   }
 
   @Override
@@ -184,10 +201,12 @@ final class CsvSource implements ImportSource {
     final CsvReader<Object> reader;
     final Iterator<Object> records;
 
-    Cursor(Counting in) {
+    /** A cursor over the file; {@code ahead}: decoded on a thread of its own (the data pass, not the sample). */
+    Cursor(Counting in, boolean ahead) {
       this.in = in;
-      Reader chars = new InputStreamReader(skipBom(in), StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
+      Reader chars = ahead ? new DecodingReader(skipBom(in), file.getFileName().toString())
+          : new InputStreamReader(skipBom(in), StandardCharsets.UTF_8.newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
       handler.columns = Integer.MAX_VALUE;
       reader = CsvReader.builder().fieldSeparator(settings.delimiter()).quoteCharacter(settings.quote())
           .skipEmptyLines(true).allowExtraFields(true).allowMissingFields(true).build(handler, chars);
@@ -350,7 +369,7 @@ final class CsvSource implements ImportSource {
         }
       }
       if (floating[c]) {
-        floating[c] = ColumnWriter.isDouble(new String(buf, off, len));
+        floating[c] = ColumnWriter.isDouble(buf, off, len);
       }
       if (date[c]) {
         try {

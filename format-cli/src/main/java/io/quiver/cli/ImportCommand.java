@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -170,31 +172,35 @@ final class ImportCommand extends TableCommand {
           + " .json, .ndjson, .arrow, .arrows, .ipc or .feather");
     }
     long committedRows = 0;
-    try (source; VectorSchemaRoot root = VectorSchemaRoot.create(source.schema(), allocator)) {
-      source.bind(root);
-      Batches batches = new Batches(source, root, progress, bytesBefore, size(f));
-      long perCommit = commitEvery == 0 ? Long.MAX_VALUE : Math.multiplyExact(commitEvery, fragmentRows);
-      boolean first = true;
-      while (first || batches.peek()) {
-        batches.startChunk(perCommit);
-        try {
-          if (ds == null) {
-            ds = Dataset.create(uri, source.schema(), batches, options);
-          } else {
-            ds.append(batches);
+    long perCommit = commitEvery == 0 ? Long.MAX_VALUE : Math.multiplyExact(commitEvery, fragmentRows);
+    try (source; VectorSchemaRoot a = VectorSchemaRoot.create(source.schema(), allocator);
+        VectorSchemaRoot b = VectorSchemaRoot.create(source.schema(), allocator)) {
+      // both roots are bound here, so that a column the source cannot fill fails before anything starts
+      source.bind(a);
+      source.bind(b);
+      try (Batches batches = new Batches(source, List.of(a, b), progress, bytesBefore, size(f), perCommit, f)) {
+        boolean first = true;
+        while (first || batches.peek()) {
+          batches.startChunk(perCommit);
+          try {
+            if (ds == null) {
+              ds = Dataset.create(uri, source.schema(), batches, options);
+            } else {
+              ds.append(batches);
+            }
+          } catch (UserException e) {
+            if (committedRows > 0) {
+              throw new UserException(e.getMessage() + "; the " + committedRows + " rows before it are committed"
+                  + " (--commit-every), up to version " + ds.version(), e);
+            }
+            throw e;
           }
-        } catch (UserException e) {
-          if (committedRows > 0) {
-            throw new UserException(e.getMessage() + "; the " + committedRows + " rows before it are committed"
-                + " (--commit-every), up to version " + ds.version(), e);
-          }
-          throw e;
+          committedRows = batches.rows;
+          first = false;
         }
-        committedRows = batches.rows;
-        first = false;
+        rows[0] = batches.rows;
+        return ds;
       }
-      rows[0] = batches.rows;
-      return ds;
     }
   }
 
@@ -207,27 +213,76 @@ final class ImportCommand extends TableCommand {
   }
 
   /**
-   * The source's batches as the table writer reads them: one reused root, refilled on each {@code hasNext}.
-   * A chunk ends after {@code perCommit} rows so that each commit holds whole fragments.
+   * The source's batches as the table writer reads them, parsed one batch ahead on a thread of their own:
+   * while the writer (on the caller's thread) copies batch N into its fragment, the parser fills batch N+1
+   * into the other root. Two roots circulate through two queues (free, filled), so at most two batches are
+   * in memory. A chunk ends after {@code perCommit} rows so that each commit holds whole fragments.
+   *
+   * <p>A failure of the parser reaches the writer in order, as the next batch would have (the same exception,
+   * so the same message); the writer then fails as it did when parsing ran on its thread, and publishes
+   * nothing. A failure of the writer, or any early end, reaches the parser through {@link #close}, which
+   * stops it and waits for it before the roots and the source are closed.
    */
-  private final class Batches implements Iterable<VectorSchemaRoot>, Iterator<VectorSchemaRoot> {
-    private final ImportSource source;
-    private final VectorSchemaRoot root;
-    private final Progress progress;
-    private final long bytesBefore;
-    private final long fileSize;
-    private boolean pending;
+  private final class Batches implements Iterable<VectorSchemaRoot>, Iterator<VectorSchemaRoot>, AutoCloseable {
+    private static final Object END = new Object();
+
+    /** What the parser threw, handed to the writer in place of a batch. */
+    private record Failure(Throwable error) {}
+
+    private final BlockingQueue<VectorSchemaRoot> free;
+    /** Filled roots, then {@link #END} or a {@link Failure}: at most every root and one marker. */
+    private final BlockingQueue<Object> filled;
+    private final Thread parser;
+    private volatile boolean stopped;
+    /** The root last returned by next(): the writer's until it asks for the next one. */
+    private VectorSchemaRoot current;
+    private VectorSchemaRoot pending;
     private boolean ended;
     private long chunkRows;
     private long chunkLimit;
+    /** Rows handed to the writer. */
     long rows;
 
-    Batches(ImportSource source, VectorSchemaRoot root, Progress progress, long bytesBefore, long fileSize) {
-      this.fileSize = fileSize;
-      this.source = source;
-      this.root = root;
-      this.progress = progress;
-      this.bytesBefore = bytesBefore;
+    Batches(ImportSource source, List<VectorSchemaRoot> roots, Progress progress, long bytesBefore,
+        long fileSize, long perCommit, Path file) {
+      this.free = new ArrayBlockingQueue<>(roots.size(), false, roots);
+      this.filled = new ArrayBlockingQueue<>(roots.size() + 1);
+      this.parser = new Thread(() -> parse(source, progress, bytesBefore, fileSize, perCommit),
+          "quiver-import-parse " + file.getFileName());
+      parser.setDaemon(true);
+      parser.start();
+    }
+
+    /** The parser thread: fills free roots in file order, batches never crossing a chunk's end. */
+    private void parse(ImportSource source, Progress progress, long bytesBefore, long fileSize, long perCommit) {
+      long produced = 0;
+      long inChunk = 0;
+      try {
+        while (!stopped) {
+          VectorSchemaRoot root = free.take();
+          source.bind(root);
+          int n = source.fill((int) Math.min(batchRows, perCommit - inChunk));
+          if (n == 0) {
+            filled.put(END);
+            return;
+          }
+          inChunk += n;
+          if (inChunk == perCommit) {
+            inChunk = 0;
+          }
+          produced += n;
+          // the reader runs ahead of the parser by its buffer: the file is done when the rows are
+          progress.bytes(bytesBefore + Math.min(source.bytesRead(), fileSize - 1), produced);
+          filled.put(root);
+        }
+      } catch (InterruptedException e) {
+        // stopped by close()
+      } catch (Throwable e) {
+        if (!stopped) {
+          // never blocks: the queue has room for every root and one marker
+          filled.offer(new Failure(e));
+        }
+      }
     }
 
     void startChunk(long limit) {
@@ -235,24 +290,42 @@ final class ImportCommand extends TableCommand {
       chunkRows = 0;
     }
 
-    /** Whether more rows follow (reads the next batch, which the next chunk's first hasNext returns). */
+    /** Whether more rows follow (takes the next batch, which the next chunk's first hasNext returns). */
     boolean peek() {
-      if (!pending && !ended) {
-        fillNext((int) Math.min(batchRows, chunkLimit));
+      if (pending == null && !ended) {
+        takeNext();
       }
-      return pending;
+      return pending != null;
     }
 
-    private void fillNext(int max) {
-      int n = source.fill(max);
-      if (n == 0) {
-        ended = true;
-        return;
+    /** Hands the writer's last root back to the parser and takes the next filled one (or the end). */
+    private void takeNext() {
+      if (current != null) {
+        free.add(current);
+        current = null;
       }
-      pending = true;
-      rows += n;
-      // the reader runs ahead of the parser by its buffer: the file is done when the rows are
-      progress.bytes(bytesBefore + Math.min(source.bytesRead(), fileSize - 1), rows);
+      Object next;
+      try {
+        next = filled.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new UserException("import interrupted", e);
+      }
+      if (next == END) {
+        ended = true;
+      } else if (next instanceof Failure failure) {
+        ended = true;
+        Throwable e = failure.error();
+        if (e instanceof RuntimeException r) {
+          throw r;
+        }
+        if (e instanceof Error err) {
+          throw err;
+        }
+        throw new IllegalStateException(e);
+      } else {
+        pending = (VectorSchemaRoot) next;
+      }
     }
 
     @Override
@@ -262,14 +335,14 @@ final class ImportCommand extends TableCommand {
 
     @Override
     public boolean hasNext() {
-      if (pending) {
+      if (pending != null) {
         return true;
       }
       if (ended || chunkRows >= chunkLimit) {
         return false;
       }
-      fillNext((int) Math.min(batchRows, chunkLimit - chunkRows));
-      return pending;
+      takeNext();
+      return pending != null;
     }
 
     @Override
@@ -277,9 +350,30 @@ final class ImportCommand extends TableCommand {
       if (!hasNext()) {
         throw new NoSuchElementException();
       }
-      pending = false;
-      chunkRows += root.getRowCount();
-      return root;
+      current = pending;
+      pending = null;
+      chunkRows += current.getRowCount();
+      rows += current.getRowCount();
+      return current;
+    }
+
+    /** Stops the parser (if it is still running) and waits for it: after this, no thread touches a root. */
+    @Override
+    public void close() {
+      stopped = true;
+      parser.interrupt();
+      boolean interrupted = false;
+      while (true) {
+        try {
+          parser.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,10 +64,13 @@ final class JsonSource implements ImportSource {
     return schema;
   }
 
+  /** The writers of each root bound so far (the import alternates between two). */
+  private final Map<VectorSchemaRoot, ColumnWriter.Fields> bound = new IdentityHashMap<>();
+
   @Override
   public void bind(VectorSchemaRoot root) {
     this.root = root;
-    this.fields = new ColumnWriter.Fields(root.getFieldVectors(), "");
+    this.fields = bound.computeIfAbsent(root, r -> new ColumnWriter.Fields(r.getFieldVectors(), ""));
   }
 
   @Override
