@@ -4,6 +4,7 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.internal.codec.ScanTaskCodec;
 import io.quiver.internal.read.FragmentRange;
 import io.quiver.internal.read.MeteringObjectStore;
+import io.quiver.internal.read.ParallelScanReader;
 import io.quiver.internal.read.Projection;
 import io.quiver.internal.read.ScanCounters;
 import io.quiver.internal.read.ScanPlanner;
@@ -37,6 +38,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 public final class Scanner {
   /** Default most rows per returned batch. */
   public static final int DEFAULT_BATCH_SIZE = ScanSpec.DEFAULT_BATCH_SIZE;
+  /** Batches a thread of a parallel scan may have decoded ahead of the caller. */
+  private static final int PARALLEL_QUEUE_DEPTH = 2;
 
   private final TableIo io;
   private final Manifest manifest;
@@ -51,6 +54,8 @@ public final class Scanner {
   private long targetTaskBytes = ScanPlanner.NO_SPLIT;
   private BufferAllocator allocator;
   private ScanMetrics metrics;
+  private int parallelism = 1;
+  private boolean ordered = true;
 
   Scanner(TableIo io, Manifest manifest, BufferAllocator defaultAllocator, String uri) {
     this.io = io;
@@ -159,6 +164,35 @@ public final class Scanner {
     return this;
   }
 
+  /**
+   * Decodes fragments on {@code threads} threads of the scan's own (default 1: the calling thread reads, as
+   * an embedder that brings its own parallelism, such as an engine running {@link #planTasks() tasks},
+   * wants). With more, {@link #open()} reads up to {@code threads} fragments at once, each thread a whole
+   * fragment at a time, and holds at most {@code threads × 3} decoded batches; the threads end when the
+   * reader is closed or returns its last batch. See {@link #ordered(boolean)} for the order of the output.
+   *
+   * @throws InvalidArgumentException unless {@code 1 <= threads <= 256}
+   */
+  public Scanner parallelism(int threads) {
+    if (threads < 1 || threads > 256) {
+      throw new InvalidArgumentException("parallelism must be between 1 and 256 threads, got " + threads
+          + "; use 1 to read on the calling thread, or about the number of cores");
+    }
+    this.parallelism = threads;
+    return this;
+  }
+
+  /**
+   * For a {@link #parallelism parallel} scan: {@code true} (the default) returns batches in scan order,
+   * exactly as the sequential scan does; {@code false} returns each batch as soon as a thread has decoded
+   * it — the same rows, in no particular order (with a {@link #limit}, some {@code limit} matching rows, not
+   * necessarily the first ones), which keeps every thread busy when fragments differ in cost.
+   */
+  public Scanner ordered(boolean value) {
+    this.ordered = value;
+    return this;
+  }
+
   /** The schema (with field ids) of the projected columns, without {@code _rowaddr}. */
   public Schema projectedSchema() {
     return Projection.project(manifest.schema(), columns, fieldIds);
@@ -170,7 +204,7 @@ public final class Scanner {
   }
 
   /**
-   * Starts the scan. With {@link #metrics}, records every fragment as considered, the fragments skipped
+   * Starts the scan (on {@link #parallelism} threads when more than one). With {@link #metrics}, records every fragment as considered, the fragments skipped
    * (no live row, or not reached because the limit was) as pruned, and the data files opened, bytes
    * fetched and rows returned as the reader reads.
    */
@@ -182,8 +216,12 @@ public final class Scanner {
     }
     ScanCounters counters = ScanMetrics.countersOf(metrics);
     counters.fragmentsConsidered(ranges.size());
-    return new ScanReader(metered(io, counters), spec, ranges, allocator != null ? allocator : defaultAllocator,
-        null, counters);
+    BufferAllocator batches = allocator != null ? allocator : defaultAllocator;
+    if (parallelism > 1 && ranges.size() > 1) {
+      return new ParallelScanReader(metered(io, counters), spec, ranges, batches, counters, parallelism, ordered,
+          PARALLEL_QUEUE_DEPTH, null);
+    }
+    return new ScanReader(metered(io, counters), spec, ranges, batches, null, counters);
   }
 
   /** {@code io} reading through a store that records into {@code counters} (itself when nothing is recorded). */

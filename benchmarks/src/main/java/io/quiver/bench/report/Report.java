@@ -46,6 +46,7 @@ public final class Report {
     TITLES.put("TableSizeBench", "7. Table size");
     TITLES.put("ConflictCostBench", "8. Conflict cost (Quiver only)");
     TITLES.put("OverlayUpdateBench", "9. Overlay update, 1% of one column");
+    TITLES.put("ParallelScanBench", "10. Parallel full scan (Scanner.parallelism)");
   }
 
   private Report() {}

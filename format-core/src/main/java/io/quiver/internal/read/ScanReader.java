@@ -95,11 +95,17 @@ final public class ScanReader extends ArrowReader {
 
   @Override
   protected org.apache.arrow.vector.types.pojo.Schema readSchema() {
-    List<Field> fields = new ArrayList<>(projected.toArrow().getFields());
+    return outputSchema(spec);
+  }
+
+  /** The Arrow schema of what a scan of {@code spec} returns: the projection, then {@code _rowaddr} if asked. */
+  static org.apache.arrow.vector.types.pojo.Schema outputSchema(ScanSpec spec) {
+    org.apache.arrow.vector.types.pojo.Schema projected = spec.projected().toArrow();
+    List<Field> fields = new ArrayList<>(projected.getFields());
     if (spec.withRowAddress()) {
       fields.add(rowAddressField());
     }
-    return new org.apache.arrow.vector.types.pojo.Schema(fields, projected.toArrow().getCustomMetadata());
+    return new org.apache.arrow.vector.types.pojo.Schema(fields, projected.getCustomMetadata());
   }
 
   @Override
