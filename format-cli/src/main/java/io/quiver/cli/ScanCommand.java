@@ -45,6 +45,10 @@ final class ScanCommand extends TableCommand {
   @Option(names = "--tag", paramLabel = "<name>", description = "Read the version this tag names.")
   String tag;
 
+  @Option(names = "--threads", paramLabel = "<n>",
+      description = "Decode fragments on this many threads; rows print in table order (default 1).")
+  int threads = 1;
+
   @Option(names = {"-f", "--format"}, description = "Output: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   Format format = Format.table;
 
@@ -55,6 +59,9 @@ final class ScanCommand extends TableCommand {
     }
     if (limit != null && limit < 0) {
       throw new UserException("--limit must be 0 or more, got " + limit);
+    }
+    if (threads < 1 || threads > 256) {
+      throw new UserException("--threads must be between 1 and 256, got " + threads);
     }
     try (Dataset latest = open();
         Dataset ds = version != null ? latest.checkout(version) : tag != null ? latest.checkout(tag)
@@ -67,7 +74,7 @@ final class ScanCommand extends TableCommand {
               + ds.schema().fields().stream().map(io.quiver.schema.Field::name).toList());
         }
       }
-      Scanner scanner = ds.newScan().columns(output);
+      Scanner scanner = ds.newScan().columns(output).parallelism(threads);
       if (where != null) {
         // Exact: the scan returns only the rows the condition is true for; its columns need not be printed.
         scanner.filter(WhereParser.parse(where, ds.schema()));

@@ -126,6 +126,17 @@ class CliCommandsTest {
   }
 
   @Test
+  void scanOnThreadsPrintsTheSameRowsInTheSameOrder() {
+    ok("import", table, people.toString());
+    ok("import", table, people.toString()); // three fragments now
+    String sequential = ok("scan", table, "-f", "csv", "--where", "age IS NOT NULL").out();
+    assertThat(sequential.lines().count()).isEqualTo(1 + 6);
+    assertThat(ok("scan", table, "-f", "csv", "--where", "age IS NOT NULL", "--threads", "3").out())
+        .isEqualTo(sequential);
+    assertThat(userError("scan", table, "--threads", "0")).contains("--threads must be between 1 and 256, got 0");
+  }
+
+  @Test
   void scanWritesCsvAndJsonLines() {
     assertThat(ok("scan", table, "--format", "csv", "--columns", "id,name").out().lines().toList())
         .containsExactly("id,name", "1,ann", "2,bob", "3,\"smith, jr\"");
