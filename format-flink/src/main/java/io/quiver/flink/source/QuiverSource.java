@@ -74,6 +74,10 @@ public final class QuiverSource
     return new Builder(uri);
   }
 
+  SourceConfig config() {
+    return config;
+  }
+
   /** The version the source reads first (the only one, when bounded). */
   public long version() {
     return config.version();
