@@ -1,0 +1,104 @@
+package io.quiver.flink.sink;
+
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.DatasetOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+
+/** The sink tests' table ({@code id int64 not null, tag utf8}), its records as Arrow IPC, and reading it back. */
+final class SinkFixtures {
+  private SinkFixtures() {}
+
+  static final Schema SCHEMA = new Schema(List.of(
+      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+      new Field("tag", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+
+  /** Creates the (empty) table at {@code uri}. */
+  static void createTable(String uri, Map<String, String> storeOptions) {
+    try (RootAllocator allocator = new RootAllocator();
+        VectorSchemaRoot empty = VectorSchemaRoot.create(SCHEMA, allocator);
+        Dataset ds = Dataset.create(uri, SCHEMA, List.of(empty), options(storeOptions))) {
+      ds.version();
+    }
+  }
+
+  static DatasetOptions options(Map<String, String> storeOptions) {
+    return DatasetOptions.builder().storeOptions(storeOptions).build();
+  }
+
+  /** Arrow IPC bytes of rows {@code [from, from + rows)}: id, tag {@code "t" + id}. */
+  static byte[] rows(long from, int rows) {
+    try (RootAllocator allocator = new RootAllocator();
+        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
+      BigIntVector id = (BigIntVector) root.getVector("id");
+      VarCharVector tag = (VarCharVector) root.getVector("tag");
+      id.allocateNew(rows);
+      tag.allocateNew(rows);
+      for (int i = 0; i < rows; i++) {
+        id.set(i, from + i);
+        tag.setSafe(i, ("t" + (from + i)).getBytes(StandardCharsets.UTF_8));
+      }
+      root.setRowCount(rows);
+      return ArrowBatches.encode(root);
+    }
+  }
+
+  /** Record {@code i}: the {@code rowsPerRecord} rows from {@code i * rowsPerRecord}. */
+  static GeneratorFunction<Long, byte[]> records(int rowsPerRecord) {
+    return i -> rows(i * rowsPerRecord, rowsPerRecord);
+  }
+
+  /** Every column of every row at the latest version, by column name, in scan order. */
+  static Map<String, List<Object>> read(String uri, Map<String, String> storeOptions) {
+    Map<String, List<Object>> out = new HashMap<>();
+    try (Dataset ds = Dataset.open(uri, options(storeOptions)); ArrowReader r = ds.newScan().open()) {
+      while (r.loadNextBatch()) {
+        VectorSchemaRoot root = r.getVectorSchemaRoot();
+        for (FieldVector v : root.getFieldVectors()) {
+          List<Object> col = out.computeIfAbsent(v.getName(), k -> new ArrayList<>());
+          for (int i = 0; i < root.getRowCount(); i++) {
+            Object o = v.getObject(i);
+            col.add(o == null ? null : o instanceof org.apache.arrow.vector.util.Text t ? t.toString() : o);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** The ids at the latest version, sorted (duplicates kept). */
+  static List<Long> ids(String uri, Map<String, String> storeOptions) {
+    List<Long> ids = new ArrayList<>();
+    for (Object o : read(uri, storeOptions).getOrDefault("id", List.of())) {
+      ids.add((Long) o);
+    }
+    ids.sort(null);
+    return ids;
+  }
+
+  static List<Long> range(long n) {
+    List<Long> out = new ArrayList<>();
+    for (long i = 0; i < n; i++) {
+      out.add(i);
+    }
+    return out;
+  }
+}
