@@ -64,9 +64,10 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule tools_and_adapters_use_no_internals =
       noClasses().that().resideInAnyPackage(concat(ADAPTERS, "io.quiver.cli..", "io.quiver.bench..",
-              "io.quiver.examples..", "io.quiver.spark.."))
+              "io.quiver.examples..", "io.quiver.spark..", "io.quiver.flink.."))
           .should().dependOnClassesThat().resideInAPackage(INTERNAL)
-          .because("the CLI, the benchmarks, the examples and the Spark connector use Quiver as its users do, through the API");
+          .because("the CLI, the benchmarks, the examples and the Spark and Flink connectors use Quiver as its users"
+              + " do, through the API");
 
   @ArchTest
   static final ArchRule the_dataset_api_does_not_depend_on_checkpointing =

@@ -202,17 +202,28 @@ public final class Dataset implements AutoCloseable {
   public List<VersionInfo> versions() {
     List<VersionInfo> out = new ArrayList<>();
     for (long v : io.commitStore().listVersions(Integer.MAX_VALUE)) {
-      Optional<ManifestAndTransaction> loaded = io.tryLoad(v);
-      if (loaded.isEmpty()) {
-        continue;
-      }
-      Manifest m = loaded.get().manifest();
-      Transaction t = loaded.get().transaction();
-      out.add(new VersionInfo(
-          m.version(), m.timestamp(), t.operation().name(), t.uuid(), t.readVersion(), t.properties(),
-          m.liveRows(), m.fragments().size()));
+      io.tryLoad(v).ifPresent(loaded -> out.add(versionInfo(loaded)));
     }
     return out;
+  }
+
+  /**
+   * What was committed at {@code version}: its operation, timestamp, transaction and counts, as {@link
+   * #versions()} lists it, from that one version's manifest (cached) — no listing.
+   *
+   * @throws io.quiver.exceptions.VersionNotFoundException if {@code version} was never committed or was
+   *     removed by a cleanup
+   */
+  public VersionInfo versionInfo(long version) {
+    return versionInfo(io.load(version));
+  }
+
+  private static VersionInfo versionInfo(ManifestAndTransaction loaded) {
+    Manifest m = loaded.manifest();
+    Transaction t = loaded.transaction();
+    return new VersionInfo(
+        m.version(), m.timestamp(), t.operation().name(), t.uuid(), t.readVersion(), t.properties(),
+        m.liveRows(), m.fragments().size());
   }
 
   // ---------------------------------------------------------------- reading

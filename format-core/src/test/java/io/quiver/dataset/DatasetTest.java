@@ -242,6 +242,27 @@ class DatasetTest {
   }
 
   @Test
+  void versionInfoDescribesOneVersionAsVersionsListsIt() {
+    try (Dataset ds = create(0, 40)) {
+      append(ds, 40, 25);
+      ds.updateConfig(java.util.Map.of("k", "v"), java.util.Set.of());
+      List<VersionInfo> listed = ds.versions();
+      for (VersionInfo expected : listed) {
+        assertThat(ds.versionInfo(expected.version())).isEqualTo(expected);
+      }
+      assertThat(ds.versionInfo(2).operation()).isEqualTo("append");
+      assertThat(ds.versionInfo(3).operation()).isEqualTo("update-config");
+      try (Dataset old = ds.checkout(1)) {
+        assertThat(old.versionInfo(3).rows()).as("any version, whatever the handle's").isEqualTo(65);
+      }
+      VersionNotFoundException v = assertThatExceptionOfType(VersionNotFoundException.class)
+          .isThrownBy(() -> ds.versionInfo(9)).actual();
+      assertThat(v.version()).isEqualTo(9);
+      assertThat(v.getMessage()).contains("version 9").contains("latest version is 3");
+    }
+  }
+
+  @Test
   void missingTablesVersionsAndDuplicatesAreTypedErrors() {
     assertThatExceptionOfType(TableNotFoundException.class).isThrownBy(() -> Dataset.open(URI_, options));
     try (Dataset ds = create(0, 1)) {

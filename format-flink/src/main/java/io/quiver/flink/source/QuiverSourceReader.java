@@ -1,0 +1,182 @@
+package io.quiver.flink.source;
+
+import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.ScanMetrics;
+import io.quiver.exceptions.SchemaMismatchException;
+import io.quiver.flink.types.ArrowRowDataReader;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Reads a Quiver source's splits: a fetcher thread opens each split's scan task, batch by batch, and turns the
+ * rows into {@link RowData} (copied, so each Arrow batch is released as soon as it is converted); the task
+ * thread emits them and counts, per split, the rows emitted. That count is the split's checkpointed state: a
+ * split read again after a restore skips the rows already emitted.
+ */
+final class QuiverSourceReader
+    extends SingleThreadMultiplexSourceReaderBase<RowData, RowData, QuiverSplit, QuiverSourceReader.SplitState> {
+
+  /** A split being read, and the rows of it emitted so far (task thread only). */
+  static final class SplitState {
+    final QuiverSplit split;
+    long emitted;
+
+    SplitState(QuiverSplit split) {
+      this.split = split;
+      this.emitted = split.rowsEmitted();
+    }
+  }
+
+  QuiverSourceReader(SourceConfig config, SourceReaderContext context) {
+    super(() -> new TaskReader(config), new Emitter(), new Configuration(), context);
+  }
+
+  @Override
+  public void start() {
+    if (getNumberOfCurrentlyAssignedSplits() == 0) {
+      context.sendSplitRequest();
+    }
+  }
+
+  @Override
+  protected void onSplitFinished(Map<String, SplitState> finished) {
+    context.sendSplitRequest();
+  }
+
+  @Override
+  protected SplitState initializedState(QuiverSplit split) {
+    return new SplitState(split);
+  }
+
+  @Override
+  protected QuiverSplit toSplitType(String splitId, SplitState state) {
+    return state.split.withRowsEmitted(state.emitted);
+  }
+
+  private static final class Emitter implements RecordEmitter<RowData, RowData, SplitState> {
+    @Override
+    public void emitRecord(RowData row, SourceOutput<RowData> output, SplitState state) {
+      output.collect(row);
+      state.emitted++;
+    }
+  }
+
+  /** Reads splits one after another on the fetcher thread: one Arrow batch per fetch. */
+  static final class TaskReader implements SplitReader<RowData, QuiverSplit> {
+    private final SourceConfig config;
+    private final DatasetOptions options;
+    private final RowType rowType;
+    private final RootAllocator root = new RootAllocator();
+    private final ScanMetrics metrics = new ScanMetrics();
+    private final ArrayDeque<QuiverSplit> splits = new ArrayDeque<>();
+    private QuiverSplit current;
+    private BufferAllocator allocator;
+    private ArrowReader reader;
+    private long toSkip;
+
+    TaskReader(SourceConfig config) {
+      this.config = config;
+      this.options = config.datasetOptions();
+      this.rowType = config.rowType();
+    }
+
+    @Override
+    public RecordsWithSplitIds<RowData> fetch() throws IOException {
+      RecordsBySplits.Builder<RowData> out = new RecordsBySplits.Builder<>();
+      if (current == null) {
+        current = splits.poll();
+        if (current == null) {
+          return out.build();
+        }
+        open(current);
+      }
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot batch = reader.getVectorSchemaRoot();
+        ArrowRowDataReader rows = ArrowRowDataReader.of(batch);
+        if (!rows.rowType().equals(rowType)) {
+          throw new SchemaMismatchException("split " + current.splitId() + " of table " + config.uri()
+              + " returned rows of type " + rows.rowType().asSummaryString() + ", but the source produces "
+              + rowType.asSummaryString() + "; the table's columns changed in a way the source cannot follow:"
+              + " start it again");
+        }
+        int skip = (int) Math.min(toSkip, rows.rowCount());
+        toSkip -= skip;
+        if (skip < rows.rowCount()) {
+          List<RowData> converted = rows.readFrom(skip);
+          out.addAll(current.splitId(), converted);
+          return out.build();
+        }
+      }
+      out.addFinishedSplit(current.splitId());
+      closeCurrent();
+      return out.build();
+    }
+
+    private void open(QuiverSplit split) {
+      allocator = root.newChildAllocator(split.splitId(), 0, Long.MAX_VALUE);
+      try {
+        reader = split.task().open(options, allocator, metrics);
+      } catch (RuntimeException e) {
+        allocator.close();
+        allocator = null;
+        current = null;
+        throw e;
+      }
+      toSkip = split.rowsEmitted();
+    }
+
+    private void closeCurrent() throws IOException {
+      try {
+        if (reader != null) {
+          reader.close();
+        }
+      } finally {
+        reader = null;
+        current = null;
+        if (allocator != null) {
+          allocator.close();
+          allocator = null;
+        }
+      }
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<QuiverSplit> change) {
+      if (change instanceof SplitsAddition<QuiverSplit> addition) {
+        splits.addAll(addition.splits());
+      }
+    }
+
+    @Override
+    public void wakeUp() {
+      // A fetch reads at most one batch: nothing blocks.
+    }
+
+    @Override
+    public void close() throws Exception {
+      try {
+        closeCurrent();
+      } finally {
+        root.close();
+      }
+    }
+  }
+}
