@@ -69,6 +69,18 @@ public final class QuiverSink<IN>
     return new Builder<>(uri, SinkInput.arrowIpc());
   }
 
+  /**
+   * A sink of Flink {@code RowData} of {@code rowType} (insert-only), whose fields are the table's columns
+   * by name ({@link io.quiver.flink.types.FlinkTypes}' type mapping); the table's nullable columns it lacks
+   * are written as null.
+   *
+   * @throws io.quiver.exceptions.InvalidSchemaException if Quiver cannot store a field's type
+   */
+  public static Builder<org.apache.flink.table.data.RowData> forRowData(String uri,
+      org.apache.flink.table.types.logical.RowType rowType) {
+    return new Builder<>(uri, new RowDataInput(Objects.requireNonNull(rowType, "rowType")));
+  }
+
   /** A sink of records converted by {@code input}. */
   public static <T> Builder<T> forInput(String uri, SinkInput<T> input) {
     return new Builder<>(uri, Objects.requireNonNull(input, "input"));

@@ -13,7 +13,7 @@ import org.apache.flink.api.common.state.CheckpointListener;
  * completed; runs {@link #hook} once when checkpoint {@link #hookAt} completed; and counts {@link #reached}
  * down when checkpoint {@link #latchAt} completed. No sleeps: everything follows checkpoint notifications.
  */
-final class Probe implements MapFunction<byte[], byte[]>, CheckpointListener {
+final class Probe<T> implements MapFunction<T, T>, CheckpointListener {
   static final AtomicLong COMPLETED = new AtomicLong();
   static final AtomicInteger FAILURES = new AtomicInteger();
   static final AtomicBoolean HOOK_RAN = new AtomicBoolean();
@@ -35,7 +35,7 @@ final class Probe implements MapFunction<byte[], byte[]>, CheckpointListener {
   }
 
   @Override
-  public byte[] map(byte[] value) {
+  public T map(T value) {
     if (COMPLETED.get() >= failAfter && FAILURES.get() == 0 && FAILURES.compareAndSet(0, 1)) {
       throw new IllegalStateException("injected failure after checkpoint " + COMPLETED.get() + " completed");
     }

@@ -25,6 +25,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -34,7 +35,9 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import io.quiver.flink.types.FlinkTypes;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -87,13 +90,30 @@ class QuiverSinkTest {
     return env;
   }
 
-  /** {@code records} Arrow records of {@code rowsPerRecord} rows, {@code perCheckpoint} records per checkpoint. */
-  static void job(StreamExecutionEnvironment env, String uri, long records, int rowsPerRecord, int perCheckpoint,
-      Map<String, String> storeOptions) {
-    DataGeneratorSource<byte[]> source = new DataGeneratorSource<>(SinkFixtures.records(rowsPerRecord), records,
-        RateLimiterStrategy.perCheckpoint(perCheckpoint), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-    env.fromSource(source, WatermarkStrategy.noWatermarks(), "records").uid("records")
-        .map(new Probe()).returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).uid("probe")
+  /** The sink's input: Flink rows (one row a record) or Arrow IPC batches. */
+  enum Input { ROW_DATA, ARROW }
+
+  /**
+   * {@code records} records of {@code rowsPerRecord} rows ({@link Input#ROW_DATA}: 1), {@code perCheckpoint}
+   * records per checkpoint, through a {@link Probe} into the sink (rolling files at 40 rows).
+   */
+  static void job(StreamExecutionEnvironment env, Input input, String uri, long records, int rowsPerRecord,
+      int perCheckpoint, Map<String, String> storeOptions) {
+    RateLimiterStrategy<?> rate = RateLimiterStrategy.perCheckpoint(perCheckpoint);
+    if (input == Input.ROW_DATA) {
+      TypeInformation<RowData> type = FlinkTypes.typeInfo(SinkFixtures.ROW_TYPE);
+      env.fromSource(new DataGeneratorSource<>(SinkFixtures.rowData(), records, rate, type),
+              WatermarkStrategy.noWatermarks(), "rows").uid("records")
+          .map(new Probe<RowData>()).returns(type).uid("probe")
+          .sinkTo(QuiverSink.forRowData(uri, SinkFixtures.ROW_TYPE).storeOptions(storeOptions).rollAtRows(40)
+              .operatorUid(UID).build())
+          .uid(UID);
+      return;
+    }
+    TypeInformation<byte[]> type = PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO;
+    env.fromSource(new DataGeneratorSource<>(SinkFixtures.records(rowsPerRecord), records, rate, type),
+            WatermarkStrategy.noWatermarks(), "records").uid("records")
+        .map(new Probe<byte[]>()).returns(type).uid("probe")
         .sinkTo(QuiverSink.forArrow(uri).storeOptions(storeOptions).rollAtRows(40).operatorUid(UID).build())
         .uid(UID);
   }
@@ -107,7 +127,7 @@ class QuiverSinkTest {
     String uri = table("file");
     Probe.failAfter = 2;
     StreamExecutionEnvironment env = env(3, new Configuration());
-    job(env, uri, 400, 1, 40, LOCAL);
+    job(env, Input.ROW_DATA, uri, 400, 1, 40, LOCAL);
     env.execute("exactly once through a failure");
     assertThat(Probe.FAILURES.get()).as("the job failed once").isEqualTo(1);
     assertThat(ids(uri, LOCAL)).isEqualTo(range(400));
@@ -119,7 +139,7 @@ class QuiverSinkTest {
     Probe.hookAt = 2;
     Probe.hook = () -> CrashAfterCommitStoreProvider.ARMED.set(true);
     StreamExecutionEnvironment env = env(3, new Configuration());
-    job(env, uri, 400, 1, 40, LOCAL);
+    job(env, Input.ROW_DATA, uri, 400, 1, 40, LOCAL);
     env.execute("committer dies after committing");
     assertThat(CrashAfterCommitStoreProvider.CRASHES.get()).as("the injected crash happened").isEqualTo(1);
     assertThat(ids(uri, LOCAL)).isEqualTo(range(400));
@@ -140,7 +160,7 @@ class QuiverSinkTest {
     };
     Probe.failAfter = 5;
     StreamExecutionEnvironment env = env(3, new Configuration());
-    job(env, uri, 400, 1, 40, LOCAL);
+    job(env, Input.ARROW, uri, 400, 1, 40, LOCAL);
     env.execute("cleanup while running");
     assertThat(report.get()).isNotNull();
     assertThat(report.get().versionsRemoved()).as("the cleanup removed versions").isNotEmpty();
@@ -153,7 +173,7 @@ class QuiverSinkTest {
     String uri = table("file");
     Probe.latchAt = 3;
     StreamExecutionEnvironment first = env(0, new Configuration());
-    job(first, uri, 600, 1, 20, LOCAL);
+    job(first, Input.ROW_DATA, uri, 600, 1, 20, LOCAL);
     JobClient running = first.executeAsync("before the savepoint");
     assertThat(Probe.reached.await(60, TimeUnit.SECONDS)).as("3 checkpoints completed").isTrue();
     String savepoint = running.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(),
@@ -165,7 +185,7 @@ class QuiverSinkTest {
     Configuration restore = new Configuration();
     restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
     StreamExecutionEnvironment second = env(0, restore);
-    job(second, uri, 600, 1, 20, LOCAL);
+    job(second, Input.ROW_DATA, uri, 600, 1, 20, LOCAL);
     JobID secondJob = second.execute("after the savepoint").getJobID();
 
     assertThat(ids(uri, LOCAL)).isEqualTo(range(600));
@@ -218,7 +238,7 @@ class QuiverSinkTest {
       }
     };
     StreamExecutionEnvironment env = env(0, new Configuration());
-    job(env, uri, 400, 1, 40, LOCAL);
+    job(env, Input.ROW_DATA, uri, 400, 1, 40, LOCAL);
     env.execute("column added");
     assertThat(Probe.HOOK_RAN.get()).isTrue();
     Map<String, List<Object>> table = SinkFixtures.read(uri, LOCAL);
@@ -244,7 +264,7 @@ class QuiverSinkTest {
       }
     };
     StreamExecutionEnvironment env = env(0, new Configuration());
-    job(env, uri, 400, 1, 40, LOCAL);
+    job(env, Input.ARROW, uri, 400, 1, 40, LOCAL);
     assertThatThrownBy(() -> env.execute("column dropped"))
         .satisfies(e -> assertThat(causeOf(e, SchemaMismatchException.class)).isNotNull()
             .satisfies(m -> assertThat(m.getMessage()).contains("'tag'").contains("Nothing")));
@@ -254,7 +274,7 @@ class QuiverSinkTest {
   void arrowBatchesAreWrittenInFilesRolledByRows() throws Exception {
     String uri = table("file");
     StreamExecutionEnvironment env = env(0, new Configuration());
-    job(env, uri, 100, 10, 10, LOCAL);
+    job(env, Input.ARROW, uri, 100, 10, 10, LOCAL);
     env.execute("arrow batches");
     assertThat(ids(uri, LOCAL)).isEqualTo(range(1000));
     try (Dataset ds = open(uri)) {

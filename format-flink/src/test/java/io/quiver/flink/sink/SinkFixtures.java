@@ -20,6 +20,13 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
 
 /** The sink tests' table ({@code id int64 not null, tag utf8}), its records as Arrow IPC, and reading it back. */
 final class SinkFixtures {
@@ -62,6 +69,15 @@ final class SinkFixtures {
   /** Record {@code i}: the {@code rowsPerRecord} rows from {@code i * rowsPerRecord}. */
   static GeneratorFunction<Long, byte[]> records(int rowsPerRecord) {
     return i -> rows(i * rowsPerRecord, rowsPerRecord);
+  }
+
+  /** The Flink row type of the table: {@code id BIGINT NOT NULL, tag STRING}. */
+  static final RowType ROW_TYPE = RowType.of(new LogicalType[] {new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH)},
+      new String[] {"id", "tag"});
+
+  /** Record {@code i} as a row: id {@code i}, tag {@code "t" + i}. */
+  static GeneratorFunction<Long, RowData> rowData() {
+    return i -> GenericRowData.of(i, StringData.fromString("t" + i));
   }
 
   /** Every column of every row at the latest version, by column name, in scan order. */
