@@ -43,7 +43,7 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
   }
 
   @Override
-  public void commit(Collection<CommitRequest<QuiverCommittable>> requests) {
+  public void commit(Collection<CommitRequest<QuiverCommittable>> requests) throws InterruptedException {
     List<CommitRequest<QuiverCommittable>> ordered = new ArrayList<>(requests);
     ordered.sort(Comparator.comparingLong(r -> r.getCommittable().checkpointId()));
     for (CommitRequest<QuiverCommittable> request : ordered) {
@@ -51,7 +51,7 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
     }
   }
 
-  private void commit(CommitRequest<QuiverCommittable> request) {
+  private void commit(CommitRequest<QuiverCommittable> request) throws InterruptedException {
     QuiverCommittable c = request.getCommittable();
     String app = c.applicationId();
     try {
@@ -72,12 +72,31 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
     } catch (StaleReadVersionException e) {
       throw e; // retrying cannot bring removed versions back
     } catch (StoreException | RetryableConflictException e) {
+      if (interrupted(e)) {
+        // The task is being cancelled (a failover, a stop): the restored committer asks the watermark.
+        closeDataset();
+        InterruptedException stop = new InterruptedException("commit of " + c + " interrupted");
+        stop.initCause(e);
+        throw stop;
+      }
       // Unknown outcome, an unreachable store, a lost race: the next attempt first asks the watermark.
       LOG.warn("commit of {} to {} did not complete ({}); retrying (attempt {})", c, uri, e.getMessage(),
           request.getNumberOfRetries() + 1);
       closeDataset();
       request.retryLater();
     }
+  }
+
+  private static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException || t instanceof java.io.InterruptedIOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Dataset dataset() {

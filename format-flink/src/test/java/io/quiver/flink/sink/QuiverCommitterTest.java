@@ -66,7 +66,7 @@ class QuiverCommitterTest {
     }
   }
 
-  private List<String> commit(QuiverCommittable c) {
+  private List<String> commit(QuiverCommittable c) throws InterruptedException {
     Request r = new Request(c);
     try (QuiverCommitter committer = new QuiverCommitter(uri, SinkFixtures.options(LOCAL),
         SchemaPolicy.ALLOW_ADDED_NULLABLE_FIELDS)) {
