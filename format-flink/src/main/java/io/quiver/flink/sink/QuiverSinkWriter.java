@@ -3,6 +3,7 @@ package io.quiver.flink.sink;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.DistributedWriter;
 import io.quiver.dataset.WriteResult;
+import io.quiver.exceptions.StoreException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -120,9 +121,15 @@ final class QuiverSinkWriter<IN> implements CommittingSinkWriter<IN, WriteResult
     List<WriteResult> out = List.copyOf(results);
     results.clear();
     long before = writer.readVersion();
-    long now = writer.refresh();
-    if (now != before) {
-      columns = new TableColumns(writer.schema().toArrow(), now);
+    try {
+      long now = writer.refresh();
+      if (now != before) {
+        columns = new TableColumns(writer.schema().toArrow(), now);
+      }
+    } catch (StoreException e) {
+      // The results are already written; a store blip only delays the move to the next checkpoint.
+      LOG.warn("could not move the writer past version {} ({}); trying again at the next checkpoint", before,
+          e.getMessage());
     }
     return out;
   }
