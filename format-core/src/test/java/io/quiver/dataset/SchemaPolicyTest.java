@@ -9,13 +9,11 @@ import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.SchemaMismatchException;
-import io.quiver.scenario.ScenarioTable.ManualClock;
+import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
-import io.quiver.store.TestStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,36 +36,28 @@ import org.junit.jupiter.api.Test;
  * under an older, compatible schema commit on the latest version, with nulls in the added columns.
  */
 class SchemaPolicyTest {
-  private static final String URI_ = "memory://policy";
   private static final SchemaPolicy ADDED = SchemaPolicy.ALLOW_ADDED_NULLABLE_FIELDS;
+  private static final String URI_ = ScenarioTable.URI_;
 
   private RootAllocator allocator;
-  private ManualClock clock;
+  private ScenarioTable table;
   private DatasetOptions options;
 
   @BeforeEach
   void setUp() {
     allocator = new RootAllocator();
-    clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
-    MemoryObjectStore store = new MemoryObjectStore(URI_, clock);
-    options = DatasetOptions.builder()
-        .allocator(allocator)
-        .registry(TestStores.registry("memory", TestStores.keepOpen(store)))
-        .session(new Session(1 << 20))
-        .clock(clock)
-        .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO))
-        .build();
+    table = ScenarioTable.on(new MemoryObjectStore("memory://policy"), allocator);
+    options = table.options();
   }
 
   @AfterEach
   void tearDown() {
+    table.close();
     allocator.close();
   }
 
   private Dataset create() {
-    try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
-      return Dataset.create(URI_, SampleTable.SCHEMA, List.of(b), options);
-    }
+    return table.create(0, 10);
   }
 
   private WriteResult write(DistributedWriter w, long from, int rows) {
@@ -228,7 +218,7 @@ class SchemaPolicyTest {
       try (VectorSchemaRoot b = withScore(50, 1)) {
         ds.append(List.of(b));
       }
-      clock.advance(Duration.ofHours(2));
+      table.clock().advance(Duration.ofHours(2));
       ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).build());
       long latest = ds.latestVersion();
       assertThat(ds.distributed().commit(ckpt, WriteMode.APPEND, seq7, ADDED)).isEqualTo(committed);
@@ -244,7 +234,7 @@ class SchemaPolicyTest {
     try (Dataset ds = create()) {
       WriteResult old = written(1, 10, 5);
       addScore(ds);
-      clock.advance(Duration.ofHours(2));
+      table.clock().advance(Duration.ofHours(2));
       // Versions 1.. are removed; the worker's uncommitted files are within the safety window.
       ds.cleanup(CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ofHours(3)).build());
       assertThatExceptionOfType(io.quiver.exceptions.VersionNotFoundException.class)

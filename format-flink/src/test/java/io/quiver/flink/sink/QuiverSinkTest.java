@@ -225,17 +225,11 @@ class QuiverSinkTest {
     String uri = table("file");
     Probe.hookAt = 2;
     Probe.hook = () -> {
-      // The sink appends concurrently: an add-columns that loses the race to an append is retryable.
-      for (int attempt = 1; ; attempt++) {
+      retryingConflicts(() -> {
         try (Dataset ds = open(uri)) {
           ds.columns().add(List.of(new Field("score", FieldType.nullable(new ArrowType.Int(32, true)), null)));
-          return;
-        } catch (RetryableConflictException e) {
-          if (attempt == 20) {
-            throw e;
-          }
         }
-      }
+      });
     };
     StreamExecutionEnvironment env = env(0, new Configuration());
     job(env, Input.ROW_DATA, uri, 400, 1, 40, LOCAL);
@@ -252,16 +246,11 @@ class QuiverSinkTest {
     String uri = table("file");
     Probe.hookAt = 2;
     Probe.hook = () -> {
-      for (int attempt = 1; ; attempt++) {
+      retryingConflicts(() -> {
         try (Dataset ds = open(uri)) {
           ds.columns().drop("tag");
-          return;
-        } catch (RetryableConflictException e) {
-          if (attempt == 20) {
-            throw e;
-          }
         }
-      }
+      });
     };
     StreamExecutionEnvironment env = env(0, new Configuration());
     job(env, Input.ARROW, uri, 400, 1, 40, LOCAL);
@@ -281,6 +270,20 @@ class QuiverSinkTest {
       List<Fragment> fragments = ds.manifest().fragments();
       assertThat(fragments).allSatisfy(f -> assertThat(f.physicalRows()).isLessThanOrEqualTo(40 + 10 - 1));
       assertThat(fragments.size()).isGreaterThanOrEqualTo(1000 / (40 + 10 - 1));
+    }
+  }
+
+  /** Runs a schema change that races with the sink's appends, again when it loses (a retryable conflict). */
+  static void retryingConflicts(Runnable change) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        change.run();
+        return;
+      } catch (RetryableConflictException e) {
+        if (attempt == 20) {
+          throw e;
+        }
+      }
     }
   }
 
