@@ -26,14 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
 class QuiverCommitterTest {
   static final Map<String, String> LOCAL = QuiverSinkTest.LOCAL;
 
-  @TempDir
-  Path dir;
   String uri;
 
   @BeforeEach
-  void table() {
-    uri = dir.resolve("t").toUri().toString();
-    SinkFixtures.createTable(uri, LOCAL);
+  void table(@TempDir Path dir) {
+    uri = SinkFixtures.localTable(dir);
   }
 
   /** A commit request recording what the committer signalled. */

@@ -36,6 +36,13 @@ final class SinkFixtures {
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
       new Field("tag", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
 
+  /** Creates the (empty) table under {@code dir} on the local store and returns its URI. */
+  static String localTable(java.nio.file.Path dir) {
+    String uri = dir.resolve("t").toUri().toString();
+    createTable(uri, QuiverSinkTest.LOCAL);
+    return uri;
+  }
+
   /** Creates the (empty) table at {@code uri}. */
   static void createTable(String uri, Map<String, String> storeOptions) {
     try (RootAllocator allocator = new RootAllocator();
