@@ -27,7 +27,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  */
 public final class DistributedWriter implements AutoCloseable {
   private final TableIo io;
-  private final Manifest manifest;
+  private Manifest manifest;
   private final BufferAllocator allocator;
   private final DatasetOptions options;
   private final boolean ownsStore;
@@ -73,6 +73,24 @@ public final class DistributedWriter implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * Moves this writer to the table's latest version: results of later {@link #write} calls carry that
+   * version as their read version and its schema as their contract (results written before keep theirs).
+   * A long-lived writer (a streaming job's subtask) calls it at each checkpoint, so that no result's read
+   * version ages without bound — a cleanup may remove old versions, and a commit checks the commits made
+   * since the read version. Never moves backwards. One manifest read.
+   *
+   * @return the version the writer now writes at
+   * @throws io.quiver.exceptions.TableNotFoundException if the table is gone
+   */
+  public long refresh() {
+    Manifest latest = io.loadLatest().manifest();
+    if (latest.version() > manifest.version()) {
+      manifest = latest;
+    }
+    return manifest.version();
   }
 
   /** The version whose schema this writer writes with. */

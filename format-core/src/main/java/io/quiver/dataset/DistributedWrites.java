@@ -1,6 +1,7 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.TableNotFoundException;
 import io.quiver.internal.table.DistributedCommits;
 import io.quiver.internal.table.Idempotence;
@@ -90,6 +91,65 @@ public final class DistributedWrites {
           commitOptions, digest, TransactionRebaser.NONE));
     });
   }
+
+  /**
+   * Commits like {@link #commit(List, WriteMode, CommitOptions)}, with a choice of which schema changes made
+   * since the results were written an append accepts. {@link SchemaPolicy#EXACT} is that method. With
+   * {@link SchemaPolicy#ALLOW_ADDED_NULLABLE_FIELDS} (appends only), the idempotence key or application
+   * sequence is looked up in the latest ledger first, as always; then the append is built on the latest
+   * version — the results' read versions may differ between workers, or be removed by a cleanup — if each
+   * result's fields all still exist there (same id, parent and type, not made NOT NULL) and every field added
+   * since is nullable: the appended rows read null in it. It is refused when an overwrite or restore replaced
+   * the table after the results' smallest read version ({@link
+   * io.quiver.manifest.CommitLedger#lastReplaceVersion()}). A concurrent commit that makes the append
+   * retryable (an added column) is met by re-checking on the new latest version, a few times.
+   *
+   * @throws io.quiver.exceptions.SchemaMismatchException under the policy, naming a field that was dropped,
+   *     re-typed or made NOT NULL since the results were written, or a NOT NULL field added since
+   * @throws io.quiver.exceptions.IncompatibleTransactionException if the table was replaced after the results'
+   *     read version
+   * @throws InvalidArgumentException for no policy, or an overwrite under {@code ALLOW_ADDED_NULLABLE_FIELDS}
+   */
+  public long commit(List<WriteResult> results, WriteMode mode, CommitOptions commitOptions, SchemaPolicy policy) {
+    if (policy == null) {
+      throw new InvalidArgumentException("schema policy must not be null; use SchemaPolicy.EXACT or"
+          + " SchemaPolicy.ALLOW_ADDED_NULLABLE_FIELDS");
+    }
+    if (policy == SchemaPolicy.EXACT) {
+      return commit(results, mode, commitOptions);
+    }
+    if (mode != WriteMode.APPEND) {
+      throw new InvalidArgumentException("SchemaPolicy." + policy + " applies to appends only, got " + mode
+          + "; an overwrite replaces the schema and commits with SchemaPolicy.EXACT");
+    }
+    DistributedCommits.fragments(results);
+    long read = DistributedCommits.readVersion(results);
+    Optional<String> digest = Idempotence.rowsDigest("append", results);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return dataset.mutate(m -> {
+          TableIo io = m.io();
+          Optional<Idempotence.Already> already =
+              Idempotence.inLatestLedger(io, results, mode, commitOptions, digest, commitOptions.properties());
+          Manifest latest = io.loadLatest().manifest();
+          if (already.isPresent()) {
+            dataset.moveForward(latest);
+            return already.get().version();
+          }
+          Operation op = DistributedCommits.appendOnLatest(io, latest, read, results, commitOptions);
+          return dataset.moveTo(m.commit(Optional.of(latest), latest.version(), op, commitOptions, digest,
+              TransactionRebaser.NONE));
+        });
+      } catch (RetryableConflictException e) {
+        if (attempt >= POLICY_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** How often an append under a schema policy is re-checked on a newer latest version after a retryable conflict. */
+  private static final int POLICY_ATTEMPTS = 3;
 
   /**
    * Whether a commit was made under {@code idempotenceKey}, answered from the latest version's idempotence

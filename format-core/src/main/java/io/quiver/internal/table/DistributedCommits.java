@@ -79,13 +79,9 @@ final public class DistributedCommits {
       throw new InvalidArgumentException("write mode must not be null; use WriteMode.APPEND or WriteMode.OVERWRITE");
     }
     List<Fragment> fragments = fragments(results);
+    checkLocations(io, results);
     for (int i = 0; i < results.size(); i++) {
       WriteResult r = results.get(i);
-      if (!r.tableLocation().equals(io.location())) {
-        throw new InvalidArgumentException(
-            "write result " + i + " belongs to table " + r.tableLocation() + ", not " + io.location()
-                + "; commit results on the table their workers wrote to");
-      }
       if (!r.schema().equals(base.schema())) {
         throw new SchemaMismatchException(
             "write result " + i + " (read at version " + r.readVersion() + ") was written with schema "
@@ -98,6 +94,92 @@ final public class DistributedCommits {
       return new Operation.Append(fragments);
     }
     return new Operation.Overwrite(base.schema(), fragments, Map.of());
+  }
+
+  private static void checkLocations(TableIo io, List<WriteResult> results) {
+    for (int i = 0; i < results.size(); i++) {
+      WriteResult r = results.get(i);
+      if (!r.tableLocation().equals(io.location())) {
+        throw new InvalidArgumentException(
+            "write result " + i + " belongs to table " + r.tableLocation() + ", not " + io.location()
+                + "; commit results on the table their workers wrote to");
+      }
+    }
+  }
+
+  /**
+   * The append of {@code results} under {@link io.quiver.dataset.SchemaPolicy#ALLOW_ADDED_NULLABLE_FIELDS},
+   * to be built and checked on {@code latest} (the latest version): the results may carry older schema
+   * contracts, each compatible with the latest schema ({@link #checkAddedNullableFields}); their read
+   * versions may be gone. Refused when an overwrite or restore replaced the table after the results'
+   * smallest read version {@code read}, or when the latest ledger cannot vouch that a tracked (keyed or
+   * sequenced) commit was not made earlier.
+   *
+   * @throws SchemaMismatchException if a result's contract is not compatible with the latest schema
+   * @throws io.quiver.exceptions.IncompatibleTransactionException if the table was replaced since, or the
+   *     ledger cannot show the commits since {@code read} (the message says which)
+   */
+  static public Operation.Append appendOnLatest(TableIo io, Manifest latest, long read, List<WriteResult> results,
+      CommitOptions commitOptions) {
+    List<Fragment> fragments = fragments(results);
+    checkLocations(io, results);
+    for (int i = 0; i < results.size(); i++) {
+      checkAddedNullableFields(i, results.get(i), latest);
+    }
+    boolean tracked = commitOptions.idempotenceKey().isPresent() || commitOptions.applicationSequence().isPresent();
+    Optional<String> why = Idempotence.appendCannotSkip(read, tracked, Optional.empty(), latest);
+    if (why.isPresent()) {
+      throw new io.quiver.exceptions.IncompatibleTransactionException(
+          "the write results (smallest read version " + read + ") cannot be appended to version "
+              + latest.version() + " of " + io.location() + ": " + why.get() + ". Nothing was committed."
+              + " Rewrite the data with writers opened at the latest version.");
+    }
+    return new Operation.Append(fragments);
+  }
+
+  /**
+   * Checks that {@code result}'s schema contract can be appended to {@code latest}: every field it wrote
+   * exists there with the same id, parent and type, and is nullable there if it was nullable when written;
+   * every field added since is nullable or inside an added field.
+   *
+   * @throws SchemaMismatchException naming the first field that is not, and what to do
+   */
+  static void checkAddedNullableFields(int index, WriteResult result, Manifest latest) {
+    io.quiver.schema.Schema written = result.schema();
+    io.quiver.schema.Schema now = latest.schema();
+    String which = "write result " + index + " (written at version " + result.readVersion() + ")";
+    String fix = " Nothing was committed: write the rows again with a writer at the latest version ("
+        + "DistributedWriter.open, or refresh()), or change the table's schema back.";
+    for (io.quiver.schema.Field f : written.allFields()) {
+      String path = written.pathOf(f.id());
+      Optional<io.quiver.schema.Field> found = now.findField(f.id());
+      if (found.isEmpty()) {
+        throw new SchemaMismatchException(which + " holds field '" + path + "' (id " + f.id() + "), which the"
+            + " table's schema at version " + latest.version() + " no longer has (it was dropped)." + fix);
+      }
+      io.quiver.schema.Field g = found.get();
+      if (g.parentId() != f.parentId()) {
+        throw new SchemaMismatchException(which + " holds field '" + path + "' (id " + f.id() + ") under parent "
+            + f.parentId() + ", but at version " + latest.version() + " it is under parent " + g.parentId() + "."
+            + fix);
+      }
+      if (!g.type().equals(f.type())) {
+        throw new SchemaMismatchException(which + " wrote field '" + path + "' (id " + f.id() + ") as " + f.type()
+            + ", but at version " + latest.version() + " its type is " + g.type() + "." + fix);
+      }
+      if (f.nullable() && !g.nullable()) {
+        throw new SchemaMismatchException(which + " wrote field '" + path + "' (id " + f.id() + ") as nullable,"
+            + " but at version " + latest.version() + " it is NOT NULL: the rows may hold nulls there." + fix);
+      }
+    }
+    for (io.quiver.schema.Field g : now.allFields()) {
+      boolean added = written.findField(g.id()).isEmpty();
+      boolean parentAdded = g.parentId() >= 0 && written.findField(g.parentId()).isEmpty();
+      if (added && !g.nullable() && !parentAdded) {
+        throw new SchemaMismatchException("field '" + now.pathOf(g.id()) + "' (id " + g.id() + ") was added as NOT"
+            + " NULL after " + which + " was written: its rows have no values for it." + fix);
+      }
+    }
   }
 
   static public List<Fragment> fragments(List<WriteResult> results) {

@@ -163,6 +163,17 @@ final public class Idempotence {
     if (!(op instanceof Operation.Append)) {
       return Optional.of("only appends can be committed across removed versions");
     }
+    return appendCannotSkip(readVersion, tracked, Optional.of(readSchema), latest);
+  }
+
+  /**
+   * Why an append read at {@code readVersion} may not be built on {@code latest} without checking the
+   * commits in between — as {@link #appendCannotSkip(Operation, long, boolean, Schema, Manifest)}, but
+   * with the schema compared only when {@code sameSchemaAs} is present (a caller that accepts an older,
+   * compatible schema checks it itself).
+   */
+  static Optional<String> appendCannotSkip(
+      long readVersion, boolean tracked, Optional<Schema> sameSchemaAs, Manifest latest) {
     if (latest.ledger().isEmpty()) {
       return Optional.of("version " + latest.version() + " predates the idempotence ledger, which records when the"
           + " table was last replaced");
@@ -172,7 +183,7 @@ final public class Idempotence {
       return Optional.of("version " + ledger.lastReplaceVersion() + " replaced the table (overwrite or restore)"
           + " after the read version");
     }
-    if (!readSchema.equals(latest.schema())) {
+    if (sameSchemaAs.isPresent() && !sameSchemaAs.get().equals(latest.schema())) {
       return Optional.of("the schema changed since the read version");
     }
     if (tracked && !ledger.coversCommitsAfter(readVersion)) {

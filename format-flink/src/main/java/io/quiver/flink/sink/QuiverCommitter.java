@@ -1,0 +1,123 @@
+package io.quiver.flink.sink;
+
+import io.quiver.dataset.CommitOptions;
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.SchemaPolicy;
+import io.quiver.dataset.WriteMode;
+import io.quiver.exceptions.RetryableConflictException;
+import io.quiver.exceptions.StaleReadVersionException;
+import io.quiver.exceptions.StoreException;
+import io.quiver.manifest.CommitLedger;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits each checkpoint's {@link QuiverCommittable} as one append, in checkpoint order, under the
+ * application sequence ({@code jobId/operatorUid}, checkpoint id). A committable at or below that
+ * application's watermark in the latest version's ledger was committed already (a restore re-delivers every
+ * committable it cannot know was acknowledged): {@code signalAlreadyCommitted}, from any version and after
+ * any cleanup. A commit whose outcome is unknown, or that lost to a concurrent commit, is retried later (and
+ * then found by the watermark if it did land); the committer never deletes a file. A change that makes the
+ * append wrong — a schema change the policy does not accept, an overwrite since — fails the job with Quiver's
+ * message.
+ */
+final class QuiverCommitter implements Committer<QuiverCommittable> {
+  private static final Logger LOG = LoggerFactory.getLogger(QuiverCommitter.class);
+
+  private final String uri;
+  private final DatasetOptions options;
+  private final SchemaPolicy policy;
+  private Dataset dataset;
+
+  QuiverCommitter(String uri, DatasetOptions options, SchemaPolicy policy) {
+    this.uri = uri;
+    this.options = options;
+    this.policy = policy;
+  }
+
+  @Override
+  public void commit(Collection<CommitRequest<QuiverCommittable>> requests) throws InterruptedException {
+    List<CommitRequest<QuiverCommittable>> ordered = new ArrayList<>(requests);
+    ordered.sort(Comparator.comparingLong(r -> r.getCommittable().checkpointId()));
+    for (CommitRequest<QuiverCommittable> request : ordered) {
+      commit(request);
+    }
+  }
+
+  private void commit(CommitRequest<QuiverCommittable> request) throws InterruptedException {
+    QuiverCommittable c = request.getCommittable();
+    String app = c.applicationId();
+    try {
+      Dataset table = dataset();
+      Optional<CommitLedger.SequenceWatermark> mark = table.distributed().applicationWatermark(app);
+      if (mark.isPresent() && mark.get().sequence() >= c.checkpointId()) {
+        LOG.info("{} is already in {} (watermark {} at version {})", c, uri, mark.get().sequence(),
+            mark.get().version());
+        request.signalAlreadyCommitted();
+        return;
+      }
+      if (c.results().isEmpty()) {
+        return;
+      }
+      long version = table.distributed().commit(c.results(), WriteMode.APPEND,
+          CommitOptions.defaults().withApplicationSequence(app, c.checkpointId()), policy);
+      LOG.info("committed {} to {} as version {}", c, uri, version);
+    } catch (StaleReadVersionException e) {
+      throw e; // retrying cannot bring removed versions back
+    } catch (StoreException | RetryableConflictException e) {
+      if (interrupted(e)) {
+        // The task is being cancelled (a failover, a stop): the restored committer asks the watermark.
+        closeDataset();
+        InterruptedException stop = new InterruptedException("commit of " + c + " interrupted");
+        stop.initCause(e);
+        throw stop;
+      }
+      // Unknown outcome, an unreachable store, a lost race: the next attempt first asks the watermark.
+      LOG.warn("commit of {} to {} did not complete ({}); retrying (attempt {})", c, uri, e.getMessage(),
+          request.getNumberOfRetries() + 1);
+      closeDataset();
+      request.retryLater();
+    }
+  }
+
+  private static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException || t instanceof java.io.InterruptedIOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Dataset dataset() {
+    if (dataset == null) {
+      dataset = Dataset.open(uri, options);
+    }
+    return dataset;
+  }
+
+  private void closeDataset() {
+    if (dataset != null) {
+      try {
+        dataset.close();
+      } finally {
+        dataset = null;
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closeDataset();
+  }
+}
