@@ -156,6 +156,10 @@ final class ImportCommand extends TableCommand {
     if (d == quote || d == '\n' || d == '\r') {
       throw new UserException("--delimiter cannot be the quote character or a line break");
     }
+    if (d > 0x7F || quote > 0x7F || quote == '\n' || quote == '\r') {
+      throw new UserException("--delimiter and --quote must be ASCII characters other than a line break, got '"
+          + d + "' and '" + quote + "'");
+    }
     return new ImportSource.Settings(d, quote, nullString, !noHeader, sampleRows, typeOverrides);
   }
 

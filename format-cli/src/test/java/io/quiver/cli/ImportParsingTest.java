@@ -2,6 +2,7 @@ package io.quiver.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -31,8 +32,8 @@ class ImportParsingTest {
     }
     for (String cell : cells) {
       assertThat(ColumnWriter.isDouble(cell)).as("'%s'", cell).isEqualTo(DOUBLE.matcher(cell.trim()).matches());
-      char[] padded = ("x" + cell + "y").toCharArray();
-      assertThat(ColumnWriter.isDouble(padded, 1, cell.length())).as("'%s' in a buffer", cell)
+      byte[] padded = ("x" + cell + "y").getBytes(StandardCharsets.UTF_8);
+      assertThat(ColumnWriter.isDouble(padded, 1, padded.length - 2)).as("'%s' in a buffer", cell)
           .isEqualTo(DOUBLE.matcher(cell.trim()).matches());
     }
   }
