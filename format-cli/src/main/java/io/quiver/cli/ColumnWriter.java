@@ -97,6 +97,18 @@ abstract class ColumnWriter {
     }
   }
 
+  /**
+   * A variable-width vector's {@link #reserve}: room for {@code rows} offsets and validity bits; returns its
+   * data buffer's capacity in bytes.
+   */
+  final long reserveOffsets(BaseVariableWidthVector v, int rows) {
+    while (v.getValueCapacity() < rows) {
+      v.reallocValidityAndOffsetBuffers();
+    }
+    capacity = v.getValueCapacity();
+    return v.getDataBuffer().capacity();
+  }
+
   /** Writes a null cell. */
   void nul(int row) {
     if (vector instanceof BaseFixedWidthVector f) {
@@ -278,6 +290,17 @@ abstract class ColumnWriter {
       throw NOT_A_NUMBER;
     }
     long r = 0;
+    if (end - off <= 18) {
+      // cannot overflow
+      for (int i = off; i < end; i++) {
+        int d = b[i] - '0';
+        if (d < 0 || d > 9) {
+          throw NOT_A_NUMBER;
+        }
+        r = r * 10 - d;
+      }
+      return negative ? r : -r;
+    }
     for (int i = off; i < end; i++) {
       int d = b[i] - '0';
       if (d < 0 || d > 9) {
@@ -834,6 +857,9 @@ abstract class ColumnWriter {
   /** UTF-8 text. In JSON, a non-string value (number, object, array) is stored as its JSON text. */
   static final class Text extends ColumnWriter {
     private final VarCharVector v;
+    /** Bytes the data buffer holds, and has been given since {@link #reserve} (nulls add none). */
+    private long dataCapacity;
+    private long used;
     private ByteArrayOutputStream json;
     private JsonGenerator generator;
 
@@ -847,13 +873,25 @@ abstract class ColumnWriter {
       return false;
     }
 
+    @Override
+    void reserve(int rows) {
+      dataCapacity = reserveOffsets(v, rows);
+      used = 0;
+    }
+
     /** The bytes as they are, once validated (not UTF-8: a bad cell). */
     @Override
     void bytes(byte[] b, int off, int len, int row) {
       if (!Utf8.valid(b, off, off + len)) {
         throw bad(b, off, len);
       }
-      v.setSafe(row, b, off, len);
+      used += len;
+      if (row < capacity && used <= dataCapacity) {
+        v.set(row, b, off, len);
+      } else {
+        v.setSafe(row, b, off, len);
+        dataCapacity = v.getDataBuffer().capacity();
+      }
     }
 
     /** Encoded text needs no validation. */

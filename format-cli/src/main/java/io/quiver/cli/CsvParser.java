@@ -2,6 +2,9 @@ package io.quiver.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -33,7 +36,16 @@ final class CsvParser implements AutoCloseable {
   /** The longest field read: a longer one is most likely a quote that is never closed. */
   static final int MAX_FIELD = 16 << 20;
 
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+      ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+  private static final long LF = '\n' * ONES;
+  private static final long CR = '\r' * ONES;
+
   private final InputStream in;
+  /** The delimiter in each of a long's eight bytes. */
+  private final long delimiters;
   private final Path file;
   private final byte delimiter;
   private final byte quote;
@@ -58,6 +70,7 @@ final class CsvParser implements AutoCloseable {
     this.in = in;
     this.file = file;
     this.delimiter = (byte) delimiter;
+    this.delimiters = delimiter * ONES;
     this.quote = (byte) quote;
     this.buf = new byte[Math.max(bufferSize, 4)];
     while (limit < 3 && !eof) {
@@ -148,9 +161,21 @@ final class CsvParser implements AutoCloseable {
     int start = pos;
     int i = pos;
     byte d = delimiter;
+    long ds = delimiters;
     while (true) {
       byte[] b = buf;
       int end = limit;
+      // eight bytes at a time: the first delimiter, LF or CR among them (SWAR)
+      while (i + 8 <= end) {
+        long x = (long) LONGS.get(b, i);
+        long m = zeroBytes(x ^ ds) | zeroBytes(x ^ LF) | zeroBytes(x ^ CR);
+        if (m != 0) {
+          i += Long.numberOfTrailingZeros(m) >>> 3;
+          end = i;
+          break;
+        }
+        i += 8;
+      }
       while (i < end) {
         byte c = b[i];
         if (c == d || c == '\n' || c == '\r') {
@@ -158,7 +183,7 @@ final class CsvParser implements AutoCloseable {
         }
         i++;
       }
-      if (i < end) {
+      if (i < limit) {
         break;
       }
       int shift = refill(start);
@@ -170,6 +195,14 @@ final class CsvParser implements AutoCloseable {
     }
     pos = i;
     sink.cell(index, buf, start, i - start, false);
+  }
+
+  /**
+   * The high bit of each zero byte of {@code y} at and below its lowest one (above it a borrow can set more,
+   * which the lowest-set-bit reading ignores).
+   */
+  private static long zeroBytes(long y) {
+    return (y - ONES) & ~y & HIGH_BITS;
   }
 
   private void quoted(Cells sink, int index) {
