@@ -254,20 +254,11 @@ abstract class ColumnWriter {
     return end;
   }
 
-  /** Where text (decimals and hexadecimal, read as Java reads them) starts without spaces and tabs. */
-  static int trimStart(char[] b, int off, int end) {
-    while (off < end && (b[off] == ' ' || b[off] == '\t')) {
-      off++;
-    }
-    return off;
-  }
-
-  /** Where text ends without spaces and tabs. */
-  static int trimEnd(char[] b, int off, int end) {
-    while (end > off && (b[end - 1] == ' ' || b[end - 1] == '\t')) {
-      end--;
-    }
-    return end;
+  /** The cell's text without leading and trailing spaces and tabs (for parsers that read any script). */
+  static char[] trimmedText(byte[] b, int off, int len) {
+    int s = trimStart(b, off, off + len);
+    int e = trimEnd(b, s, off + len);
+    return new String(b, s, e - s, StandardCharsets.UTF_8).toCharArray();
   }
 
   /** A decimal integer (optional sign); throws NumberFormatException when not one or out of long's range. */
@@ -744,20 +735,12 @@ abstract class ColumnWriter {
       this.scale = v.getScale();
     }
 
-    @Override
-    void bytes(byte[] b, int off, int len, int row) {
-      char[] c = new String(b, off, len, StandardCharsets.UTF_8).toCharArray();
-      text(c, 0, c.length, row);
-    }
-
     /** As BigDecimal reads text (decimal digits of any script), trimmed of spaces and tabs. */
     @Override
-    void text(char[] b, int off, int len, int row) {
-      int s = trimStart(b, off, off + len);
-      int e = trimEnd(b, s, off + len);
+    void bytes(byte[] b, int off, int len, int row) {
       try {
-        put(new BigDecimal(b, s, e - s), row);
-      } catch (NumberFormatException | ArithmeticException | UnsupportedOperationException e2) {
+        put(new BigDecimal(trimmedText(b, off, len)), row);
+      } catch (NumberFormatException | ArithmeticException | UnsupportedOperationException e) {
         throw bad(b, off, len);
       }
     }
@@ -934,24 +917,17 @@ abstract class ColumnWriter {
       return false;
     }
 
-    @Override
-    void bytes(byte[] b, int off, int len, int row) {
-      char[] c = new String(b, off, len, StandardCharsets.UTF_8).toCharArray();
-      text(c, 0, c.length, row);
-    }
-
     /** Hexadecimal digits as Character.digit reads them, trimmed of spaces and tabs. */
     @Override
-    void text(char[] b, int off, int len, int row) {
-      int s = trimStart(b, off, off + len);
-      int e = trimEnd(b, s, off + len);
-      if (((e - s) & 1) != 0) {
+    void bytes(byte[] b, int off, int len, int row) {
+      char[] c = trimmedText(b, off, len);
+      if ((c.length & 1) != 0) {
         throw bad(b, off, len);
       }
-      byte[] out = new byte[(e - s) / 2];
+      byte[] out = new byte[c.length / 2];
       for (int i = 0; i < out.length; i++) {
-        int hi = Character.digit(b[s + 2 * i], 16);
-        int lo = Character.digit(b[s + 2 * i + 1], 16);
+        int hi = Character.digit(c[2 * i], 16);
+        int lo = Character.digit(c[2 * i + 1], 16);
         if (hi < 0 || lo < 0) {
           throw bad(b, off, len);
         }
