@@ -55,10 +55,10 @@ final class ImportCommand extends TableCommand {
   Map<String, String> typeOverrides = new LinkedHashMap<>();
 
   @Option(names = "--delimiter", paramLabel = "<char>",
-      description = "CSV field delimiter: one character, or tab (default: , and tab for .tsv).")
+      description = "CSV field delimiter: one ASCII character, or tab (default: , and tab for .tsv).")
   String delimiter;
 
-  @Option(names = "--quote", paramLabel = "<char>", description = "CSV quote character (default: \").")
+  @Option(names = "--quote", paramLabel = "<char>", description = "CSV quote character, ASCII (default: \").")
   char quote = '"';
 
   @Option(names = "--null", paramLabel = "<string>",
