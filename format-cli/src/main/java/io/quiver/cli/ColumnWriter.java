@@ -38,13 +38,17 @@ import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /**
- * Writes one column's cells, parsed from CSV text or read from a JSON token stream, straight into its
- * Arrow vector. A value that does not fit the column's type throws {@link BadCell}; the source turns it
- * into a one-line message with the file, line and column.
+ * Writes one column's cells, parsed from CSV bytes (UTF-8, as they are in the file) or read from a JSON
+ * token stream, straight into its Arrow vector. A value that does not fit the column's type throws {@link
+ * BadCell}; the source turns it into a one-line message with the file, line and column.
  */
 abstract class ColumnWriter {
   final FieldVector vector;
   final String path;
+  /** Rows a fixed-width vector holds without growing, as of the last {@link #reserve}: written unchecked. */
+  int capacity;
+  /** Text encoded as UTF-8 (JSON strings, for {@link #bytes}). */
+  byte[] scratch = new byte[64];
 
   ColumnWriter(FieldVector vector, String path) {
     this.vector = vector;
@@ -56,8 +60,54 @@ abstract class ColumnWriter {
     return Types.name(vector.getField().getType());
   }
 
-  /** Writes a non-null cell from text. */
-  abstract void text(char[] buf, int off, int len, int row);
+  /**
+   * Writes a non-null cell from {@code len} bytes of UTF-8 text (a CSV cell). Bytes that are not UTF-8 throw
+   * {@link BadCell} like any value that does not fit; the caller tells the two apart ({@link Utf8#valid}).
+   */
+  abstract void bytes(byte[] buf, int off, int len, int row);
+
+  /** Writes a non-null cell from text (a JSON string): its UTF-8 bytes, as {@link #bytes} reads them. */
+  void text(char[] buf, int off, int len, int row) {
+    int n = utf8(buf, off, len); // first: it may replace scratch
+    bytes(scratch, 0, n, row);
+  }
+
+  /** Encodes text into {@link #scratch}; returns the byte count. A lone surrogate is a bad cell. */
+  final int utf8(char[] buf, int off, int len) {
+    if (scratch.length < len * 3) {
+      scratch = new byte[Math.max(len * 3, scratch.length * 2)];
+    }
+    int n = Utf8.encode(buf, off, len, scratch);
+    if (n < 0) {
+      throw bad(buf, off, len);
+    }
+    return n;
+  }
+
+  /**
+   * Makes room for {@code rows} values in a fixed-width vector (once per batch), so that the writes up to
+   * there skip the capacity check of {@code setSafe}.
+   */
+  void reserve(int rows) {
+    if (vector instanceof BaseFixedWidthVector f) {
+      while (f.getValueCapacity() < rows) {
+        f.reAlloc();
+      }
+      capacity = f.getValueCapacity();
+    }
+  }
+
+  /**
+   * A variable-width vector's {@link #reserve}: room for {@code rows} offsets and validity bits; returns its
+   * data buffer's capacity in bytes.
+   */
+  final long reserveOffsets(BaseVariableWidthVector v, int rows) {
+    while (v.getValueCapacity() < rows) {
+      v.reallocValidityAndOffsetBuffers();
+    }
+    capacity = v.getValueCapacity();
+    return v.getDataBuffer().capacity();
+  }
 
   /** Writes a null cell. */
   void nul(int row) {
@@ -152,82 +202,136 @@ abstract class ColumnWriter {
     return new BadCell(new String(buf, off, Math.min(len, 200)));
   }
 
+  /** The cell's first 200 characters (enough bytes for them, decoded). */
+  static BadCell bad(byte[] buf, int off, int len) {
+    String s = new String(buf, off, Math.min(len, 800), StandardCharsets.UTF_8);
+    return new BadCell(s.length() > 200 ? s.substring(0, 200) : s);
+  }
+
   // ------------------------------------------------------------------ scalar parsing (shared with inference)
 
-  static int trimStart(char[] b, int off, int end) {
+  /** What the parsers below throw for text that is not one: shared, without a stack trace (cheap to throw). */
+  private static final class NotANumber extends NumberFormatException {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  /** What the date parsers below throw for text that is not one: shared, without a stack trace. */
+  private static final class NotADate extends DateTimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotADate() {
+      super("not a date or timestamp");
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  private static final NumberFormatException NOT_A_NUMBER = new NotANumber();
+  private static final DateTimeException NOT_A_DATE = new NotADate();
+
+  // The parsers read UTF-8 bytes (CSV cells as they are in the file; JSON strings encoded). Every spelling
+  // they accept is ASCII, so a byte with its high bit set (part of a non-ASCII character) never matches.
+
+  static int trimStart(byte[] b, int off, int end) {
     while (off < end && (b[off] == ' ' || b[off] == '\t')) {
       off++;
     }
     return off;
   }
 
-  static int trimEnd(char[] b, int off, int end) {
+  static int trimEnd(byte[] b, int off, int end) {
     while (end > off && (b[end - 1] == ' ' || b[end - 1] == '\t')) {
       end--;
     }
     return end;
   }
 
+  /** The cell's text without leading and trailing spaces and tabs (for parsers that read any script). */
+  static char[] trimmedText(byte[] b, int off, int len) {
+    int s = trimStart(b, off, off + len);
+    int e = trimEnd(b, s, off + len);
+    return new String(b, s, e - s, StandardCharsets.UTF_8).toCharArray();
+  }
+
   /** A decimal integer (optional sign); throws NumberFormatException when not one or out of long's range. */
-  static long parseLong(char[] b, int off, int end) {
+  static long parseLong(byte[] b, int off, int end) {
     off = trimStart(b, off, end);
     end = trimEnd(b, off, end);
     if (off == end) {
-      throw new NumberFormatException();
+      throw NOT_A_NUMBER;
     }
     boolean negative = false;
-    char first = b[off];
+    byte first = b[off];
     if (first == '-' || first == '+') {
       negative = first == '-';
       off++;
       if (off == end) {
-        throw new NumberFormatException();
+        throw NOT_A_NUMBER;
       }
     }
     if (end - off > 19) {
-      throw new NumberFormatException();
+      throw NOT_A_NUMBER;
     }
     long r = 0;
+    if (end - off <= 18) {
+      // cannot overflow
+      for (int i = off; i < end; i++) {
+        int d = b[i] - '0';
+        if (d < 0 || d > 9) {
+          throw NOT_A_NUMBER;
+        }
+        r = r * 10 - d;
+      }
+      return negative ? r : -r;
+    }
     for (int i = off; i < end; i++) {
       int d = b[i] - '0';
       if (d < 0 || d > 9) {
-        throw new NumberFormatException();
+        throw NOT_A_NUMBER;
       }
       // accumulate negatively so that Long.MIN_VALUE parses
       if (r < (Long.MIN_VALUE + d) / 10) {
-        throw new NumberFormatException();
+        throw NOT_A_NUMBER;
       }
       r = r * 10 - d;
     }
     if (!negative) {
       if (r == Long.MIN_VALUE) {
-        throw new NumberFormatException();
+        throw NOT_A_NUMBER;
       }
       return -r;
     }
     return r;
   }
 
-  static boolean isBool(char[] b, int off, int end) {
-    off = trimStart(b, off, end);
-    end = trimEnd(b, off, end);
-    int n = end - off;
-    return n == 4 && regionIgnoreCase(b, off, "true") || n == 5 && regionIgnoreCase(b, off, "false");
+  /** {@code true} or {@code false} in any ASCII case, trimmed of spaces and tabs. */
+  static boolean isBool(byte[] b, int off, int end) {
+    return bool(b, off, end) >= 0;
   }
 
-  private static boolean regionIgnoreCase(char[] b, int off, String word) {
-    for (int i = 0; i < word.length(); i++) {
-      if (Character.toLowerCase(b[off + i]) != word.charAt(i)) {
-        return false;
-      }
+  /** 1 for true, 0 for false, -1 for neither (as {@link #isBool} reads them). */
+  private static int bool(byte[] b, int off, int end) {
+    int s = trimStart(b, off, end);
+    int e = trimEnd(b, s, end);
+    int n = e - s;
+    if (n == 4 && asciiIgnoreCase(b, s, "true")) {
+      return 1;
     }
-    return true;
+    return n == 5 && asciiIgnoreCase(b, s, "false") ? 0 : -1;
   }
 
-  /** Whether the letters at off are the lower-case ASCII word, in any ASCII case. */
-  private static boolean asciiIgnoreCase(char[] b, int off, String word) {
+  /** Whether the bytes at off are the lower-case ASCII word (letters only), in any ASCII case. */
+  private static boolean asciiIgnoreCase(byte[] b, int off, String word) {
     for (int i = 0; i < word.length(); i++) {
-      char c = b[off + i];
+      int c = b[off + i];
       if (c != word.charAt(i) && c != word.charAt(i) - ('a' - 'A')) {
         return false;
       }
@@ -235,12 +339,12 @@ abstract class ColumnWriter {
     return true;
   }
 
-  private static int digits(char[] b, int off, int n) {
+  private static int digits(byte[] b, int off, int n) {
     int r = 0;
     for (int i = off; i < off + n; i++) {
       int d = b[i] - '0';
       if (d < 0 || d > 9) {
-        throw new DateTimeException("digit");
+        throw NOT_A_DATE;
       }
       r = r * 10 + d;
     }
@@ -248,13 +352,19 @@ abstract class ColumnWriter {
   }
 
   /** {@code yyyy-mm-dd} as days since the epoch; throws DateTimeException when not a date. */
-  static int parseDate(char[] b, int off, int end) {
+  static int parseDate(byte[] b, int off, int end) {
     off = trimStart(b, off, end);
     end = trimEnd(b, off, end);
     if (end - off != 10 || b[off + 4] != '-' || b[off + 7] != '-') {
-      throw new DateTimeException("date");
+      throw NOT_A_DATE;
     }
     return (int) epochDay(digits(b, off, 4), digits(b, off + 5, 2), digits(b, off + 8, 2));
+  }
+
+  /** {@link #parseDate(byte[], int, int)} of text (JSON strings). */
+  static int parseDate(char[] b, int off, int end) {
+    byte[] u = new String(b, off, end - off).getBytes(StandardCharsets.UTF_8);
+    return parseDate(u, 0, u.length);
   }
 
   private static final int[] DAYS_IN_MONTH = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -262,12 +372,12 @@ abstract class ColumnWriter {
   /** Days since 1970-01-01 of a proleptic Gregorian date (validated), without allocating. */
   static long epochDay(int y, int m, int d) {
     if (m < 1 || m > 12 || d < 1) {
-      throw new DateTimeException("date");
+      throw NOT_A_DATE;
     }
     boolean leap = (y & 3) == 0 && (y % 100 != 0 || y % 400 == 0);
     int max = m == 2 && leap ? 29 : DAYS_IN_MONTH[m - 1];
     if (d > max) {
-      throw new DateTimeException("date");
+      throw NOT_A_DATE;
     }
     // Howard Hinnant's days_from_civil
     long yy = m <= 2 ? y - 1 : y;
@@ -282,13 +392,13 @@ abstract class ColumnWriter {
    * {@code yyyy-mm-dd[T ]hh:mm[:ss[.f...]][Z|+hh:mm|-hh:mm]} as microseconds since the epoch (UTC for a
    * value without offset); throws DateTimeException when not a timestamp.
    */
-  static long parseTimestampMicros(char[] b, int off, int end) {
+  static long parseTimestampMicros(byte[] b, int off, int end) {
     off = trimStart(b, off, end);
     end = trimEnd(b, off, end);
     int n = end - off;
     if (n < 16 || b[off + 4] != '-' || b[off + 7] != '-' || (b[off + 10] != 'T' && b[off + 10] != ' ')
         || b[off + 13] != ':') {
-      throw new DateTimeException("timestamp");
+      throw NOT_A_DATE;
     }
     int year = digits(b, off, 4);
     int month = digits(b, off + 5, 2);
@@ -300,7 +410,7 @@ abstract class ColumnWriter {
     int micros = 0;
     if (i < end && b[i] == ':') {
       if (i + 3 > end) {
-        throw new DateTimeException("timestamp");
+        throw NOT_A_DATE;
       }
       second = digits(b, i + 1, 2);
       i += 3;
@@ -314,13 +424,13 @@ abstract class ColumnWriter {
           i++;
         }
         if (i == start || i - start > 9) {
-          throw new DateTimeException("timestamp");
+          throw NOT_A_DATE;
         }
       }
     }
     int offsetSeconds = 0;
     if (i < end) {
-      char c = b[i];
+      byte c = b[i];
       if (c == 'Z' && i + 1 == end) {
         i++;
       } else if ((c == '+' || c == '-') && i + 6 == end && b[i + 3] == ':') {
@@ -328,19 +438,26 @@ abstract class ColumnWriter {
         offsetSeconds = c == '-' ? -s : s;
         i = end;
       } else {
-        throw new DateTimeException("timestamp");
+        throw NOT_A_DATE;
       }
     }
     if (hour > 23 || minute > 59 || second > 59) {
-      throw new DateTimeException("timestamp");
+      throw NOT_A_DATE;
     }
     long epochSecond = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second
         - offsetSeconds;
     return Math.addExact(Math.multiplyExact(epochSecond, 1_000_000L), micros);
   }
 
+  /** {@link #parseTimestampMicros(byte[], int, int)} of text (JSON strings). */
+  static long parseTimestampMicros(char[] b, int off, int end) {
+    byte[] u = new String(b, off, end - off).getBytes(StandardCharsets.UTF_8);
+    return parseTimestampMicros(u, 0, u.length);
+  }
+
   static boolean isDouble(String s) {
-    return isDouble(s.toCharArray(), 0, s.length());
+    byte[] u = s.getBytes(StandardCharsets.UTF_8);
+    return isDouble(u, 0, u.length);
   }
 
   /**
@@ -348,13 +465,13 @@ abstract class ColumnWriter {
    * {@code [-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?} or {@code [-+]?(inf|infinity|nan)} in any case. By hand
    * rather than by regular expression: inference asks it of every sampled cell.
    */
-  static boolean isDouble(char[] b, int off, int len) {
+  static boolean isDouble(byte[] b, int off, int len) {
     int i = off;
     int end = off + len;
-    while (i < end && b[i] <= ' ') {
+    while (i < end && (b[i] & 0xFF) <= ' ') {
       i++;
     }
-    while (end > i && b[end - 1] <= ' ') {
+    while (end > i && (b[end - 1] & 0xFF) <= ' ') {
       end--;
     }
     if (i < end && (b[i] == '-' || b[i] == '+')) {
@@ -401,7 +518,7 @@ abstract class ColumnWriter {
   private static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-  static double parseDouble(char[] b, int off, int len) {
+  static double parseDouble(byte[] b, int off, int len) {
     // Fast path (Clinger): [-]digits[.digits] with at most 15 significant digits is one exact division.
     int i = off;
     int end = off + len;
@@ -415,7 +532,7 @@ abstract class ColumnWriter {
     int fraction = -1;
     boolean simple = i < end;
     for (; i < end; i++) {
-      char c = b[i];
+      byte c = b[i];
       if (c >= '0' && c <= '9') {
         mantissa = mantissa * 10 + (c - '0');
         if (++digitCount > 15) {
@@ -436,7 +553,7 @@ abstract class ColumnWriter {
       double v = fraction > 0 ? mantissa / POWERS_OF_TEN[fraction] : mantissa;
       return negative ? -v : v;
     }
-    String s = new String(b, off, len).trim();
+    String s = new String(b, off, len, StandardCharsets.UTF_8).trim();
     String l = s.toLowerCase(java.util.Locale.ROOT);
     switch (l) {
       case "inf", "+inf", "infinity", "+infinity":
@@ -448,7 +565,7 @@ abstract class ColumnWriter {
       default:
         char last = l.isEmpty() ? ' ' : l.charAt(l.length() - 1);
         if (last == 'd' || last == 'f' || l.contains("x")) {
-          throw new NumberFormatException();
+          throw NOT_A_NUMBER;
         }
         return Double.parseDouble(s);
     }
@@ -465,15 +582,15 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
-      int s = trimStart(b, off, off + len);
-      int e = trimEnd(b, s, off + len);
-      if (e - s == 4 && regionIgnoreCase(b, s, "true")) {
-        v.setSafe(row, 1);
-      } else if (e - s == 5 && regionIgnoreCase(b, s, "false")) {
-        v.setSafe(row, 0);
-      } else {
+    void bytes(byte[] b, int off, int len, int row) {
+      int value = bool(b, off, off + len);
+      if (value < 0) {
         throw bad(b, off, len);
+      }
+      if (row < capacity) {
+        v.set(row, value);
+      } else {
+        v.setSafe(row, value);
       }
     }
 
@@ -496,46 +613,57 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
+    void bytes(byte[] b, int off, int len, int row) {
       long l;
       try {
         l = parseLong(b, off, off + len);
       } catch (NumberFormatException e) {
         throw bad(b, off, len);
       }
-      put(l, row, () -> new String(b, off, len));
+      if (!put(l, row)) {
+        throw bad(b, off, len);
+      }
     }
 
-    private void put(long l, int row, java.util.function.Supplier<String> text) {
+    /** Writes the value; false if it is out of the column's range. */
+    private boolean put(long l, int row) {
+      boolean room = row < capacity;
       switch (width) {
-        case 64 -> ((BigIntVector) vector).setSafe(row, l);
+        case 64 -> {
+          BigIntVector x = (BigIntVector) vector;
+          if (room) {
+            x.set(row, l);
+          } else {
+            x.setSafe(row, l);
+          }
+        }
         case 32 -> {
           if (l != (int) l) {
-            throw new BadCell(text.get());
+            return false;
           }
           ((IntVector) vector).setSafe(row, (int) l);
         }
         case 16 -> {
           if (l != (short) l) {
-            throw new BadCell(text.get());
+            return false;
           }
           ((SmallIntVector) vector).setSafe(row, (short) l);
         }
         default -> {
           if (l != (byte) l) {
-            throw new BadCell(text.get());
+            return false;
           }
           ((TinyIntVector) vector).setSafe(row, (byte) l);
         }
       }
+      return true;
     }
 
     @Override
     void jsonScalar(JsonParser p, JsonToken t, int row) throws IOException {
       if (t == JsonToken.VALUE_NUMBER_INT) {
         JsonParser.NumberType nt = p.getNumberType();
-        if (nt == JsonParser.NumberType.INT || nt == JsonParser.NumberType.LONG) {
-          put(p.getLongValue(), row, () -> text(p));
+        if ((nt == JsonParser.NumberType.INT || nt == JsonParser.NumberType.LONG) && put(p.getLongValue(), row)) {
           return;
         }
         throw new BadCell(text(p));
@@ -565,17 +693,21 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
+    void bytes(byte[] b, int off, int len, int row) {
+      double d;
       try {
-        put(parseDouble(b, off, len), row);
+        d = parseDouble(b, off, len);
       } catch (NumberFormatException e) {
         throw bad(b, off, len);
       }
+      put(d, row);
     }
 
     private void put(double d, int row) {
       if (single) {
         ((Float4Vector) vector).setSafe(row, (float) d);
+      } else if (row < capacity) {
+        ((Float8Vector) vector).set(row, d);
       } else {
         ((Float8Vector) vector).setSafe(row, d);
       }
@@ -603,13 +735,12 @@ abstract class ColumnWriter {
       this.scale = v.getScale();
     }
 
+    /** As BigDecimal reads text (decimal digits of any script), trimmed of spaces and tabs. */
     @Override
-    void text(char[] b, int off, int len, int row) {
-      int s = trimStart(b, off, off + len);
-      int e = trimEnd(b, s, off + len);
+    void bytes(byte[] b, int off, int len, int row) {
       try {
-        put(new BigDecimal(b, s, e - s), row);
-      } catch (NumberFormatException | ArithmeticException | UnsupportedOperationException e2) {
+        put(new BigDecimal(trimmedText(b, off, len)), row);
+      } catch (NumberFormatException | ArithmeticException | UnsupportedOperationException e) {
         throw bad(b, off, len);
       }
     }
@@ -647,11 +778,17 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
+    void bytes(byte[] b, int off, int len, int row) {
+      int day;
       try {
-        v.setSafe(row, parseDate(b, off, off + len));
+        day = parseDate(b, off, off + len);
       } catch (DateTimeException e) {
         throw bad(b, off, len);
+      }
+      if (row < capacity) {
+        v.set(row, day);
+      } else {
+        v.setSafe(row, day);
       }
     }
   }
@@ -667,7 +804,7 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
+    void bytes(byte[] b, int off, int len, int row) {
       long micros;
       try {
         micros = parseTimestampMicros(b, off, off + len);
@@ -680,12 +817,16 @@ abstract class ColumnWriter {
         case MICROSECOND -> micros;
         case NANOSECOND -> Math.multiplyExact(micros, 1000L);
       };
-      v.setSafe(row, value);
+      if (row < capacity) {
+        v.set(row, value);
+      } else {
+        v.setSafe(row, value);
+      }
     }
 
     /** Other ISO-8601 spellings (offsets with seconds, fractions past micros) through java.time. */
-    private static long fallback(char[] b, int off, int len) {
-      String t = new String(b, off, len).trim().replace(' ', 'T');
+    private static long fallback(byte[] b, int off, int len) {
+      String t = new String(b, off, len, StandardCharsets.UTF_8).trim().replace(' ', 'T');
       try {
         java.time.Instant i = t.endsWith("Z") || t.matches(".*[+-]\\d{2}:\\d{2}(:\\d{2})?$")
             ? OffsetDateTime.parse(t).toInstant() : LocalDateTime.parse(t).toInstant(ZoneOffset.UTC);
@@ -699,7 +840,9 @@ abstract class ColumnWriter {
   /** UTF-8 text. In JSON, a non-string value (number, object, array) is stored as its JSON text. */
   static final class Text extends ColumnWriter {
     private final VarCharVector v;
-    private byte[] scratch = new byte[256];
+    /** Bytes the data buffer holds, and has been given since {@link #reserve} (nulls add none). */
+    private long dataCapacity;
+    private long used;
     private ByteArrayOutputStream json;
     private JsonGenerator generator;
 
@@ -714,40 +857,31 @@ abstract class ColumnWriter {
     }
 
     @Override
+    void reserve(int rows) {
+      dataCapacity = reserveOffsets(v, rows);
+      used = 0;
+    }
+
+    /** The bytes as they are, once validated (not UTF-8: a bad cell). */
+    @Override
+    void bytes(byte[] b, int off, int len, int row) {
+      if (!Utf8.valid(b, off, off + len)) {
+        throw bad(b, off, len);
+      }
+      used += len;
+      if (row < capacity && used <= dataCapacity) {
+        v.set(row, b, off, len);
+      } else {
+        v.setSafe(row, b, off, len);
+        dataCapacity = v.getDataBuffer().capacity();
+      }
+    }
+
+    /** Encoded text needs no validation. */
+    @Override
     void text(char[] b, int off, int len, int row) {
-      if (scratch.length < len * 3) {
-        scratch = new byte[Math.max(len * 3, scratch.length * 2)];
-      }
-      int n = 0;
-      int i = off;
-      int end = off + len;
-      byte[] out = scratch;
-      while (i < end) {
-        char c = b[i];
-        if (c < 0x80) {
-          out[n++] = (byte) c;
-          i++;
-        } else if (c < 0x800) {
-          out[n++] = (byte) (0xC0 | (c >> 6));
-          out[n++] = (byte) (0x80 | (c & 0x3F));
-          i++;
-        } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(b[i + 1])) {
-          int cp = Character.toCodePoint(c, b[i + 1]);
-          out[n++] = (byte) (0xF0 | (cp >> 18));
-          out[n++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-          out[n++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-          out[n++] = (byte) (0x80 | (cp & 0x3F));
-          i += 2;
-        } else if (Character.isSurrogate(c)) {
-          throw bad(b, off, len);
-        } else {
-          out[n++] = (byte) (0xE0 | (c >> 12));
-          out[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-          out[n++] = (byte) (0x80 | (c & 0x3F));
-          i++;
-        }
-      }
-      v.setSafe(row, out, 0, n);
+      int n = utf8(b, off, len); // first: it may replace scratch
+      v.setSafe(row, scratch, 0, n);
     }
 
     @Override
@@ -783,17 +917,17 @@ abstract class ColumnWriter {
       return false;
     }
 
+    /** Hexadecimal digits as Character.digit reads them, trimmed of spaces and tabs. */
     @Override
-    void text(char[] b, int off, int len, int row) {
-      int s = trimStart(b, off, off + len);
-      int e = trimEnd(b, s, off + len);
-      if (((e - s) & 1) != 0) {
+    void bytes(byte[] b, int off, int len, int row) {
+      char[] c = trimmedText(b, off, len);
+      if ((c.length & 1) != 0) {
         throw bad(b, off, len);
       }
-      byte[] out = new byte[(e - s) / 2];
+      byte[] out = new byte[c.length / 2];
       for (int i = 0; i < out.length; i++) {
-        int hi = Character.digit(b[s + 2 * i], 16);
-        int lo = Character.digit(b[s + 2 * i + 1], 16);
+        int hi = Character.digit(c[2 * i], 16);
+        int lo = Character.digit(c[2 * i + 1], 16);
         if (hi < 0 || lo < 0) {
           throw bad(b, off, len);
         }
@@ -816,8 +950,8 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
-      throw new BadCell(new String(b, off, len));
+    void bytes(byte[] b, int off, int len, int row) {
+      throw bad(b, off, len);
     }
 
     @Override
@@ -853,8 +987,8 @@ abstract class ColumnWriter {
     }
 
     @Override
-    void text(char[] b, int off, int len, int row) {
-      throw new BadCell(new String(b, off, len));
+    void bytes(byte[] b, int off, int len, int row) {
+      throw bad(b, off, len);
     }
 
     @Override

@@ -1,16 +1,6 @@
 package io.quiver.cli;
 
-import de.siegmar.fastcsv.reader.AbstractBaseCsvCallbackHandler;
-import de.siegmar.fastcsv.reader.CsvParseException;
-import de.siegmar.fastcsv.reader.CsvReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.PushbackInputStream;
-import java.io.RandomAccessFile;
-import java.io.Reader;
-import java.io.UncheckedIOException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +8,6 @@ import java.time.DateTimeException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,13 +19,15 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * A CSV file read with FastCSV's callback parser: cells arrive as character ranges and are parsed
- * straight into the Arrow vectors, without a String or a record object per cell. Types are inferred from
- * the first {@code sampleRows} rows (read in a first, short pass) unless {@code --type} or an existing
- * table gives them.
+ * A CSV file read by {@link CsvParser} from its bytes: cells arrive as byte ranges of the read buffer and
+ * are parsed (numbers, booleans, dates and timestamps from ASCII) or copied (text, once validated as UTF-8)
+ * straight into the Arrow vectors, without a String or a char[] per cell. Types are inferred from the first
+ * {@code sampleRows} rows (read in a first, short pass) unless {@code --type} or an existing table gives
+ * them.
  */
 final class CsvSource implements ImportSource {
-  private static final Object RECORD = new Object();
+  /** The parser's read buffer size; tests make it small to cross its boundary everywhere. */
+  static int bufferSize = CsvParser.BUFFER;
 
   private final Path file;
   private final Settings settings;
@@ -44,7 +35,8 @@ final class CsvSource implements ImportSource {
   private final Schema schema;
   /** Per top-level column: where its type came from. */
   private final Origins origins;
-  private final Cursor data;
+  private final Handler handler;
+  private final CsvParser data;
   private ColumnWriter[] byFileColumn;
   private ColumnWriter[] absent;
   private VectorSchemaRoot root;
@@ -52,8 +44,9 @@ final class CsvSource implements ImportSource {
   CsvSource(Path file, Settings settings, Schema existing) {
     this.file = file;
     this.settings = settings;
+    this.handler = new Handler();
     Sample sample = null;
-    try (Cursor first = new Cursor(open(file), false)) {
+    try (CsvParser first = open()) {
       this.header = readHeader(first);
       for (String col : settings.types().keySet()) {
         if (!header.contains(col)) {
@@ -74,13 +67,14 @@ final class CsvSource implements ImportSource {
           for (int c = 0; c < firstLine.size(); c++) {
             String cell = firstLine.get(c);
             if (!cell.equals(settings.nullString())) {
-              sample.add(c, cell.toCharArray(), 0, cell.length());
+              byte[] u = cell.getBytes(StandardCharsets.UTF_8);
+              sample.add(c, u, 0, u.length);
             }
           }
         }
-        first.handler.mode = Mode.SAMPLE;
-        first.handler.sample = sample;
-        for (int i = settings.header() ? 0 : 1; i < settings.sampleRows() && first.next(); i++) {
+        handler.mode = Mode.SAMPLE;
+        handler.sample = sample;
+        for (int i = settings.header() ? 0 : 1; i < settings.sampleRows() && next(first); i++) {
           // the handler classifies the cells
         }
       }
@@ -99,19 +93,18 @@ final class CsvSource implements ImportSource {
       this.schema = new Schema(fields);
       this.origins = Origins.of(settings.types().keySet(), settings.sampleRows());
     }
-    this.data = new Cursor(open(file), true);
+    handler.columns = Integer.MAX_VALUE;
+    this.data = open();
     if (settings.header()) {
-      data.handler.mode = Mode.HEADER;
-      data.handler.names = new ArrayList<>();
+      handler.mode = Mode.SKIP;
       try {
-        data.next();
+        next(data);
       } catch (RuntimeException e) {
         data.close();
         throw e;
       }
-      data.handler.names = null;
     }
-    data.handler.columns = header.size();
+    handler.columns = header.size();
   }
 
   @Override
@@ -156,23 +149,29 @@ final class CsvSource implements ImportSource {
     for (FieldVector v : root.getFieldVectors()) {
       v.reset();
     }
-    Handler h = data.handler;
+    for (ColumnWriter w : byFileColumn) {
+      w.reserve(maxRows);
+    }
+    Handler h = handler;
     h.mode = Mode.DATA;
     h.writers = byFileColumn;
     int n = 0;
     while (n < maxRows) {
       h.row = n;
       h.badColumn = -1;
-      if (!data.next()) {
+      if (!next(data)) {
         break;
       }
       if (h.badColumn >= 0) {
+        if (h.notUtf8) {
+          throw ImportSource.notUtf8(file);
+        }
         ColumnWriter w = byFileColumn[h.badColumn];
-        throw origins.badValue(file, h.line(), w, h.badValue);
+        throw origins.badValue(file, data.line(), w, h.badValue);
       }
       for (ColumnWriter w : absent) {
         if (!w.vector.getField().isNullable()) {
-          throw new UserException(file + " line " + h.line() + ": column '" + w.path
+          throw new UserException(file + " line " + data.line() + ": column '" + w.path
               + "' is not nullable in the table but the file has no such column");
         }
         w.nul(n);
@@ -185,7 +184,7 @@ final class CsvSource implements ImportSource {
 
   @Override
   public long bytesRead() {
-    return data.in.count();
+    return data.bytesRead();
   }
 
   @Override
@@ -193,116 +192,36 @@ final class CsvSource implements ImportSource {
     data.close();
   }
 
-  // ------------------------------------------------------------------ opening
+  // ------------------------------------------------------------------ reading
 
-  private final class Cursor implements AutoCloseable {
-    final Counting in;
-    final Handler handler = new Handler();
-    final CsvReader<Object> reader;
-    final Iterator<Object> records;
-
-    /** A cursor over the file; {@code ahead}: decoded on a thread of its own (the data pass, not the sample). */
-    Cursor(Counting in, boolean ahead) {
-      this.in = in;
-      Reader chars = ahead ? new DecodingReader(skipBom(in), file.getFileName().toString())
-          : new InputStreamReader(skipBom(in), StandardCharsets.UTF_8.newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
-      handler.columns = Integer.MAX_VALUE;
-      reader = CsvReader.builder().fieldSeparator(settings.delimiter()).quoteCharacter(settings.quote())
-          .skipEmptyLines(true).allowExtraFields(true).allowMissingFields(true).build(handler, chars);
-      records = reader.iterator();
-    }
-
-    /** The next record through the handler; false at the end of the file. Malformed input is a UserException. */
-    boolean next() {
-      handler.fields = 0;
-      boolean more;
-      try {
-        more = records.hasNext();
-        if (more) {
-          records.next();
-        }
-      } catch (UncheckedIOException | CsvParseException e) {
-        if (ImportSource.isDecodingError(e)) {
-          throw ImportSource.notUtf8(file);
-        }
-        if (e instanceof UncheckedIOException) {
-          throw new UserException("cannot read " + file + ": " + ImportSource.rootMessage(e), e);
-        }
-        throw new UserException(file + " line " + handler.line() + ": malformed CSV: "
-            + ImportSource.rootMessage(e));
-      }
-      if (!more) {
-        if (handler.lastQuoted && !endsWithQuote(file, settings.quote())) {
-          throw new UserException(file + " line " + handler.line() + ": malformed CSV: a quoted field is not"
-              + " closed before the end of the file");
-        }
-        return false;
-      }
-      if (handler.columns != Integer.MAX_VALUE && handler.fields != handler.columns) {
-        throw new UserException(file + " line " + handler.line() + ": expected " + handler.columns + " values ("
-            + header + "), found " + handler.fields);
-      }
-      return true;
-    }
-
-    @Override
-    public void close() {
-      try {
-        reader.close();
-      } catch (IOException e) {
-        // read-only; nothing to lose
-      }
-    }
-  }
-
-  private static Counting open(Path f) {
+  private CsvParser open() {
     try {
-      return new Counting(Files.newInputStream(f));
+      return new CsvParser(Files.newInputStream(file), file, settings.delimiter(), settings.quote(), bufferSize);
     } catch (IOException e) {
-      throw new UserException("cannot read " + f + ": " + e.getMessage(), e);
+      throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 
-  /** Skips a UTF-8 byte-order mark. */
-  private static InputStream skipBom(InputStream in) {
-    PushbackInputStream p = new PushbackInputStream(in, 3);
-    try {
-      byte[] b = new byte[3];
-      int n = p.readNBytes(b, 0, 3);
-      if (!(n == 3 && (b[0] & 0xFF) == 0xEF && (b[1] & 0xFF) == 0xBB && (b[2] & 0xFF) == 0xBF) && n > 0) {
-        p.unread(b, 0, n);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return p;
-  }
-
-  /** Whether the file's last character other than line breaks is the quote (so the last quoted field closed). */
-  private static boolean endsWithQuote(Path f, char quote) {
-    try (RandomAccessFile r = new RandomAccessFile(f.toFile(), "r")) {
-      for (long pos = r.length() - 1; pos >= 0; pos--) {
-        r.seek(pos);
-        int b = r.read();
-        if (b != '\n' && b != '\r') {
-          return b == quote;
-        }
-      }
+  /** The next record through the handler; false at the end of the file. A ragged row is a UserException. */
+  private boolean next(CsvParser p) {
+    if (!p.next(handler)) {
       return false;
-    } catch (IOException e) {
-      return true;
     }
+    if (handler.columns != Integer.MAX_VALUE && p.fields() != handler.columns) {
+      throw new UserException(file + " line " + p.line() + ": expected " + handler.columns + " values ("
+          + header + "), found " + p.fields());
+    }
+    return true;
   }
 
   /** The first line's cells, as read by {@link #readHeader}. */
   private List<String> firstLine;
 
-  private List<String> readHeader(Cursor c) {
-    Handler h = c.handler;
+  private List<String> readHeader(CsvParser c) {
+    Handler h = handler;
     h.mode = Mode.HEADER;
     h.names = new ArrayList<>();
-    if (!c.next()) {
+    if (!next(c)) {
       throw new UserException(file + " is empty" + (settings.header() ? "; the first line must name the columns"
           : ""));
     }
@@ -355,7 +274,8 @@ final class CsvSource implements ImportSource {
       return b;
     }
 
-    void add(int c, char[] buf, int off, int len) {
+    /** Classifies a non-null cell of column {@code c}: {@code len} bytes of UTF-8 from {@code off}. */
+    void add(int c, byte[] buf, int off, int len) {
       any[c] = true;
       int end = off + len;
       if (bool[c]) {
@@ -410,66 +330,66 @@ final class CsvSource implements ImportSource {
     }
   }
 
-  // ------------------------------------------------------------------ the callback handler
+  // ------------------------------------------------------------------ the cell handler
 
-  private enum Mode { HEADER, SAMPLE, DATA }
+  /** What the handler does with cells: names the columns, skips the header, classifies, writes. */
+  private enum Mode { HEADER, SKIP, SAMPLE, DATA }
 
-  private final class Handler extends AbstractBaseCsvCallbackHandler<Object> {
+  private final class Handler implements CsvParser.Cells {
     Mode mode = Mode.HEADER;
     List<String> names;
     Sample sample;
     ColumnWriter[] writers;
-    int columns;
-    int fields;
+    /** Cells past this many are not looked at (the row is ragged). */
+    int columns = Integer.MAX_VALUE;
     int row;
     int badColumn = -1;
     String badValue;
-    boolean lastQuoted;
-    private final char[] nul = settings.nullString().toCharArray();
-
-    long line() {
-      return getStartingLineNumber();
-    }
+    /** Whether the bad cell is not UTF-8 (rather than not of its column's type). */
+    boolean notUtf8;
+    private final byte[] nul = settings.nullString().getBytes(StandardCharsets.UTF_8);
 
     @Override
-    protected void handleBegin(long startingLineNumber) {
-      fields = 0;
-    }
-
-    @Override
-    protected void handleField(int index, char[] buf, int off, int len, boolean quoted) {
-      fields = index + 1;
-      lastQuoted = quoted;
+    public void cell(int index, byte[] buf, int off, int len, boolean quoted) {
       if (index >= columns) {
         return;
       }
       switch (mode) {
-        case HEADER -> names.add(new String(buf, off, len));
+        case HEADER -> {
+          if (!Utf8.valid(buf, off, off + len)) {
+            throw ImportSource.notUtf8(file);
+          }
+          names.add(new String(buf, off, len, StandardCharsets.UTF_8));
+        }
+        case SKIP -> {
+          // the header, read in the first pass
+        }
         case SAMPLE -> {
-          if (!(isNull(buf, off, len) && !quoted)) {
+          if (quoted || !isNull(buf, off, len)) {
             sample.add(index, buf, off, len);
           }
         }
         case DATA -> {
-          ColumnWriter w = writers[index];
           if (badColumn >= 0) {
             return;
           }
+          ColumnWriter w = writers[index];
           if (isNull(buf, off, len) && (!quoted || w.quotedNullIsNull())) {
             w.nul(row);
             return;
           }
           try {
-            w.text(buf, off, len, row);
+            w.bytes(buf, off, len, row);
           } catch (ColumnWriter.BadCell e) {
             badColumn = index;
             badValue = e.value;
+            notUtf8 = !Utf8.valid(buf, off, off + len);
           }
         }
       }
     }
 
-    private boolean isNull(char[] buf, int off, int len) {
+    private boolean isNull(byte[] buf, int off, int len) {
       if (len != nul.length) {
         return false;
       }
@@ -479,11 +399,6 @@ final class CsvSource implements ImportSource {
         }
       }
       return true;
-    }
-
-    @Override
-    protected Object buildRecord() {
-      return RECORD;
     }
   }
 }

@@ -55,10 +55,10 @@ final class ImportCommand extends TableCommand {
   Map<String, String> typeOverrides = new LinkedHashMap<>();
 
   @Option(names = "--delimiter", paramLabel = "<char>",
-      description = "CSV field delimiter: one character, or tab (default: , and tab for .tsv).")
+      description = "CSV field delimiter: one ASCII character, or tab (default: , and tab for .tsv).")
   String delimiter;
 
-  @Option(names = "--quote", paramLabel = "<char>", description = "CSV quote character (default: \").")
+  @Option(names = "--quote", paramLabel = "<char>", description = "CSV quote character, ASCII (default: \").")
   char quote = '"';
 
   @Option(names = "--null", paramLabel = "<string>",
@@ -155,6 +155,10 @@ final class ImportCommand extends TableCommand {
     }
     if (d == quote || d == '\n' || d == '\r') {
       throw new UserException("--delimiter cannot be the quote character or a line break");
+    }
+    if (d > 0x7F || quote > 0x7F || quote == '\n' || quote == '\r') {
+      throw new UserException("--delimiter and --quote must be ASCII characters other than a line break, got '"
+          + d + "' and '" + quote + "'");
     }
     return new ImportSource.Settings(d, quote, nullString, !noHeader, sampleRows, typeOverrides);
   }

@@ -66,7 +66,7 @@ final class Origins {
 
   /** The narrowest CLI type holding both the inferred type's values and {@code value}. */
   static String suggest(ArrowType inferred, String value) {
-    char[] c = value.toCharArray();
+    byte[] c = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     boolean isLong;
     try {
       ColumnWriter.parseLong(c, 0, c.length);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Import parses on threads of its own (CSV decoding, parsing) ahead of the fragment writer: a failure on
+ * Import parses on a thread of its own ahead of the fragment writer: a failure on
  * either side publishes nothing, names the same file, line and column as before, and leaves no import
  * thread running.
  */
