@@ -2,6 +2,7 @@ package io.quiver.flink.sink;
 
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -70,6 +72,18 @@ final class SinkFixtures {
       }
       root.setRowCount(rows);
       return ArrowBatches.encode(root);
+    }
+  }
+
+  /** Appends rows {@code [from, from + rows)} ({@link #rows}) to the table with {@code Dataset.append}; returns the version. */
+  static long append(String uri, Map<String, String> storeOptions, long from, int rows) {
+    try (RootAllocator allocator = new RootAllocator();
+        ArrowStreamReader r = new ArrowStreamReader(new ByteArrayInputStream(rows(from, rows)), allocator);
+        Dataset ds = Dataset.open(uri, options(storeOptions).toBuilder().allocator(allocator).build())) {
+      r.loadNextBatch();
+      return ds.append(List.of(r.getVectorSchemaRoot()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
