@@ -21,7 +21,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -44,9 +43,7 @@ class QuiverSinkS3IT {
   static final String BUCKET = "quiver-flink";
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      () -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-          .build());
+  static final MiniClusterExtension CLUSTER = SinkFixtures.cluster();
 
   static EmulatorProcess s3proxy;
   static Map<String, String> storeOptions;

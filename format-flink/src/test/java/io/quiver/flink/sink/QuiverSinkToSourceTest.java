@@ -17,12 +17,10 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,17 +38,10 @@ class QuiverSinkToSourceTest {
   static final Duration WAIT = Duration.ofSeconds(30);
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      () -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-          .build());
+  static final MiniClusterExtension CLUSTER = SinkFixtures.cluster();
 
   @TempDir
   Path dir;
-
-  @BeforeEach
-  void reset() {
-    Probe.reset();
-  }
 
   /** Polls {@code condition} until it holds; fails naming {@code what} and {@code state} after {@link #WAIT}. */
   static void await(String what, BooleanSupplier condition, Supplier<String> state) throws InterruptedException {
@@ -66,6 +57,7 @@ class QuiverSinkToSourceTest {
   @Test
   @Timeout(90)
   void aContinuousSourceEmitsEveryRowAConcurrentSinkJobCommitsOnceThroughTheSinksRestart() throws Exception {
+    Probe.reset();
     String uri = SinkFixtures.localTable(dir);
 
     // The reader: parallelism 1, so it emits splits in the order the enumerator plans them (version order) —

@@ -22,6 +22,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -37,6 +39,12 @@ final class SinkFixtures {
   static final Schema SCHEMA = new Schema(List.of(
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
       new Field("tag", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+
+  /** The sink tests' MiniCluster: one task manager with 4 slots (a job of parallelism 2 and a second job fit). */
+  static MiniClusterExtension cluster() {
+    return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1)
+        .setNumberSlotsPerTaskManager(4).build());
+  }
 
   /** Creates the (empty) table under {@code dir} on the local store and returns its URI. */
   static String localTable(java.nio.file.Path dir) {
