@@ -5,10 +5,12 @@ import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.SchemaPolicy;
 import io.quiver.dataset.WriteMode;
+import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.manifest.CommitLedger;
+import io.quiver.store.ObjectStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -24,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * application's watermark in the latest version's ledger was committed already (a restore re-delivers every
  * committable it cannot know was acknowledged): {@code signalAlreadyCommitted}, from any version and after
  * any cleanup. A commit whose outcome is unknown, or that lost to a concurrent commit, is retried later (and
- * then found by the watermark if it did land); the committer never deletes a file. A change that makes the
+ * then found by the watermark if it did land); the committer never deletes a file. Before committing a
+ * checkpoint not yet committed, it checks that every data file of its results still exists ({@link
+ * ObjectStore#head}); when one is missing (a cleanup with too short a safety window removed it) nothing is
+ * committed and the job fails with {@link MissingDataFilesException}. A change that makes the
  * append wrong — a schema change the policy does not accept, an overwrite since — fails the job with Quiver's
  * message.
  */
@@ -35,6 +40,8 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
   private final DatasetOptions options;
   private final SchemaPolicy policy;
   private Dataset dataset;
+  /** The table's store, to check that a checkpoint's files still exist before committing them. */
+  private ObjectStore store;
 
   QuiverCommitter(String uri, DatasetOptions options, SchemaPolicy policy) {
     this.uri = uri;
@@ -66,6 +73,7 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
       if (c.results().isEmpty()) {
         return;
       }
+      requireFiles(c);
       long version = table.distributed().commit(c.results(), WriteMode.APPEND,
           CommitOptions.defaults().withApplicationSequence(app, c.checkpointId()), policy);
       LOG.info("committed {} to {} as version {}", c, uri, version);
@@ -84,6 +92,29 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
           request.getNumberOfRetries() + 1);
       closeDataset();
       request.retryLater();
+    }
+  }
+
+  /**
+   * Fails with {@link MissingDataFilesException} unless every data file of {@code c}'s results exists: a cleanup
+   * with too short a safety window may have removed them as orphans, and committing would publish a version
+   * whose files are gone. (A cleanup racing with this check can still remove a file before the commit lands;
+   * the safety window is what rules that out.)
+   */
+  private void requireFiles(QuiverCommittable c) {
+    ObjectStore files = store();
+    List<String> missing = new ArrayList<>();
+    int total = 0;
+    for (WriteResult result : c.results()) {
+      for (String key : result.files()) { // relative to the table's location: data/...
+        total++;
+        if (files.head(key).isEmpty()) {
+          missing.add(key);
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new MissingDataFilesException(uri, c.applicationId(), c.checkpointId(), missing, total, c.rows());
     }
   }
 
@@ -106,12 +137,28 @@ final class QuiverCommitter implements Committer<QuiverCommittable> {
     return dataset;
   }
 
+  private ObjectStore store() {
+    if (store == null) {
+      store = options.registry().open(uri, options.storeOptions());
+    }
+    return store;
+  }
+
   private void closeDataset() {
-    if (dataset != null) {
-      try {
+    try {
+      if (dataset != null) {
         dataset.close();
+      }
+    } finally {
+      dataset = null;
+      try {
+        if (store != null) {
+          store.close();
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("closing the store of {} failed: {}", uri, e.toString());
       } finally {
-        dataset = null;
+        store = null;
       }
     }
   }

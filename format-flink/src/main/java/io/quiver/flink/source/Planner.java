@@ -30,6 +30,12 @@ final class Planner implements AutoCloseable {
   /** Fragment ids at {@link #knownAt}. */
   private Set<Long> knownFragments;
   private long knownAt = -1;
+  /**
+   * Set by {@link #close()}. Flink closes the enumerator before it stops the worker thread that runs the
+   * periodic discovery, so a discovery may still run after close: it must not open the table again (nothing
+   * would close it).
+   */
+  private boolean closed;
 
   Planner(SourceConfig config) {
     this.config = config;
@@ -44,6 +50,9 @@ final class Planner implements AutoCloseable {
 
   /** Every split of {@code version}. */
   synchronized List<QuiverSplit> planAll(long version) {
+    if (closed) {
+      return List.of(); // see discover()
+    }
     try (Dataset at = dataset().checkout(version)) {
       List<QuiverSplit> splits = new ArrayList<>();
       for (ScanTask task : config.configure(at.newScan()).planTasks()) {
@@ -61,6 +70,9 @@ final class Planner implements AutoCloseable {
 
   /** The splits committed after the last version discovered, through the latest version. */
   synchronized Discovery discover() {
+    if (closed) {
+      return new Discovery(cursor, List.of()); // the enumerator is gone; nobody takes these splits
+    }
     long latest = dataset().latestVersion();
     List<QuiverSplit> splits = new ArrayList<>();
     for (long v = cursor + 1; v <= latest; v++) {
@@ -160,6 +172,7 @@ final class Planner implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     if (dataset != null) {
       dataset.close();
       dataset = null;

@@ -93,6 +93,50 @@ class QuiverCommitterTest {
     assertThat(SinkFixtures.ids(uri, LOCAL)).isEqualTo(SinkFixtures.range(15));
   }
 
+  /** Deletes a data file of the table, as a cleanup with too short a safety window would. */
+  private void delete(String key) throws java.io.IOException {
+    java.nio.file.Files.delete(Path.of(java.net.URI.create(uri)).resolve(key));
+  }
+
+  @Test
+  void aCheckpointWhoseDataFileWasRemovedBeforeItsCommitFailsAndCommitsNothing() throws Exception {
+    QuiverCommittable one = new QuiverCommittable("job", "sink", 1, List.of(written(0, 5)));
+    assertThat(commit(one)).isEmpty();
+    WriteResult kept = written(5, 5);
+    WriteResult removed = written(10, 5);
+    String gone = removed.files().get(0);
+    assertThat(gone).startsWith("data/");
+    delete(gone);
+    QuiverCommittable two = new QuiverCommittable("job", "sink", 2, List.of(kept, removed));
+    MissingDataFilesException e = assertThatExceptionOfType(MissingDataFilesException.class)
+        .isThrownBy(() -> commit(two)).actual();
+    assertThat(e.checkpointId()).isEqualTo(2);
+    assertThat(e.applicationId()).isEqualTo("job/sink");
+    assertThat(e.table()).isEqualTo(uri);
+    assertThat(e.missingFiles()).containsExactly(gone);
+    assertThat(e.problems()).singleElement().asString().contains(gone);
+    assertThat(e.getMessage()).contains("checkpoint 2").contains(gone).contains(uri)
+        .contains("safety window").contains("checkpoint interval + restart time + commit time")
+        .contains("10 row(s)").contains("re-ingested from the source");
+    try (Dataset ds = Dataset.open(uri, SinkFixtures.options(LOCAL))) {
+      assertThat(ds.latestVersion()).as("nothing committed").isEqualTo(2);
+      assertThat(ds.distributed().applicationWatermark("job/sink").orElseThrow().sequence()).isEqualTo(1);
+    }
+    assertThat(SinkFixtures.ids(uri, LOCAL)).isEqualTo(SinkFixtures.range(5));
+  }
+
+  @Test
+  void aReplayOfACommittedCheckpointIsRecognisedBeforeItsFilesAreChecked() throws Exception {
+    WriteResult result = written(0, 5);
+    QuiverCommittable one = new QuiverCommittable("job", "sink", 1, List.of(result));
+    assertThat(commit(one)).isEmpty();
+    assertThat(commit(one)).as("replayed, files present").containsExactly("already");
+    // Files a committed checkpoint named may go later (a compaction, then a cleanup); its replay is still
+    // committed, not an error.
+    delete(result.files().get(0));
+    assertThat(commit(one)).as("replayed, files gone").containsExactly("already");
+  }
+
   @Test
   void theEndOfInputCheckpointIdLongMaxValueCommitsOnceAndIsRecognised() throws Exception {
     QuiverCommittable end = new QuiverCommittable("batch-job", "sink", Long.MAX_VALUE, List.of(written(0, 3)));

@@ -14,8 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import io.quiver.flink.source.QuiverSource;
+import java.util.ArrayList;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -31,15 +36,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * The sink's exactly-once journey on S3 (S3Proxy, a child process; Maven copies its jar in
  * pre-integration-test, execution copy-s3proxy): a job whose map fails once after two checkpoints restarts
- * from its checkpoint, and every record is in the table once.
+ * from its checkpoint, and every record is in the table once; a bounded {@link QuiverSource} job then reads
+ * every one of them back from S3, once.
  */
 class QuiverSinkS3IT {
   static final String BUCKET = "quiver-flink";
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      () -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-          .build());
+  static final MiniClusterExtension CLUSTER = SinkFixtures.cluster();
 
   static EmulatorProcess s3proxy;
   static Map<String, String> storeOptions;
@@ -86,7 +90,7 @@ class QuiverSinkS3IT {
   }
 
   @Test
-  void aTaskFailureAfterTwoCheckpointsOnS3LeavesEveryRecordInTheTableOnce() throws Exception {
+  void aTaskFailureAfterTwoCheckpointsOnS3LeavesEveryRecordInTheTableOnceAndTheSourceReadsThemBack() throws Exception {
     String uri = "s3://" + BUCKET + "/tables/" + UUID.randomUUID();
     SinkFixtures.createTable(uri, storeOptions);
     Probe.failAfter = 2;
@@ -95,5 +99,24 @@ class QuiverSinkS3IT {
     env.execute("exactly once on S3");
     assertThat(Probe.FAILURES.get()).isEqualTo(1);
     assertThat(SinkFixtures.ids(uri, storeOptions)).isEqualTo(SinkFixtures.range(400));
+
+    // The source's journey: a bounded QuiverSource job reads the table back from S3.
+    QuiverSource source = QuiverSource.forRowData(uri).storeOptions(storeOptions).batchSize(64).build();
+    Configuration noRestart = new Configuration();
+    noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    StreamExecutionEnvironment read = StreamExecutionEnvironment.getExecutionEnvironment(noRestart);
+    read.setParallelism(2);
+    List<Long> ids = new ArrayList<>();
+    List<String> tags = new ArrayList<>();
+    try (CloseableIterator<RowData> rows =
+        read.fromSource(source, WatermarkStrategy.noWatermarks(), "quiver-source").executeAndCollect("read S3")) {
+      rows.forEachRemaining(r -> {
+        ids.add(r.getLong(0));
+        tags.add(r.getString(1).toString());
+      });
+    }
+    assertThat(ids.stream().sorted().toList()).as("every row the sink wrote, once").isEqualTo(SinkFixtures.range(400));
+    assertThat(tags).as("the rows' tags").containsExactlyInAnyOrderElementsOf(
+        SinkFixtures.range(400).stream().map(i -> "t" + i).toList());
   }
 }

@@ -2,6 +2,7 @@ package io.quiver.flink.sink;
 
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +16,14 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -35,6 +39,12 @@ final class SinkFixtures {
   static final Schema SCHEMA = new Schema(List.of(
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
       new Field("tag", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+
+  /** The sink tests' MiniCluster: one task manager with 4 slots (a job of parallelism 2 and a second job fit). */
+  static MiniClusterExtension cluster() {
+    return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1)
+        .setNumberSlotsPerTaskManager(4).build());
+  }
 
   /** Creates the (empty) table under {@code dir} on the local store and returns its URI. */
   static String localTable(java.nio.file.Path dir) {
@@ -70,6 +80,18 @@ final class SinkFixtures {
       }
       root.setRowCount(rows);
       return ArrowBatches.encode(root);
+    }
+  }
+
+  /** Appends rows {@code [from, from + rows)} ({@link #rows}) to the table with {@code Dataset.append}; returns the version. */
+  static long append(String uri, Map<String, String> storeOptions, long from, int rows) {
+    try (RootAllocator allocator = new RootAllocator();
+        ArrowStreamReader r = new ArrowStreamReader(new ByteArrayInputStream(rows(from, rows)), allocator);
+        Dataset ds = Dataset.open(uri, options(storeOptions).toBuilder().allocator(allocator).build())) {
+      r.loadNextBatch();
+      return ds.append(List.of(r.getVectorSchemaRoot()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

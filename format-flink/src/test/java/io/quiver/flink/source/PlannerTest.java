@@ -65,6 +65,22 @@ class PlannerTest {
   }
 
   @Test
+  void aDiscoveryScheduledAfterTheEnumeratorClosedPlansNothing() {
+    try (Dataset ds = Tables.create(uri, allocator, 0, 10)) {
+      Planner planner = new Planner(continuous());
+      planner.planAll(1);
+      planner.resumeAfter(1);
+      planner.close(); // Flink closes the enumerator while its worker may still run a scheduled discovery
+      Tables.append(ds, allocator, 10, 10);
+      Planner.Discovery d = planner.discover();
+      assertThat(d.splits()).isEmpty();
+      assertThat(d.through()).isEqualTo(1);
+      assertThat(planner.planAll(1)).isEmpty();
+      planner.close();
+    }
+  }
+
+  @Test
   void versionsThatAddNoRowsAreSkippedAndOthersFail() {
     try (Dataset ds = Tables.create(uri, allocator, 0, 10);
         Planner planner = new Planner(QuiverSource.forRowData(uri).columns("id", "name")
