@@ -38,7 +38,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * null in them: {@link SchemaPolicy#ALLOW_ADDED_NULLABLE_FIELDS}, the default); a dropped or re-typed column
  * the job writes fails the job with Quiver's message. Files of a failed attempt are never committed:
  * {@code Dataset.cleanup} removes them after its safety window, which must exceed the checkpoint interval +
- * the longest restart + the commit time (docs/flink-sink.md).
+ * the longest restart + the commit time (docs/flink.md).
  *
  * @param <IN> the input record type
  */
