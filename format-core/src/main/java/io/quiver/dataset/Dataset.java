@@ -14,6 +14,7 @@ import io.quiver.internal.read.Take;
 import io.quiver.internal.table.CommitLoop;
 import io.quiver.internal.table.Mutation;
 import io.quiver.internal.table.TableConfig;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.table.TagStore;
 import io.quiver.internal.txn.Operation;
@@ -135,7 +136,7 @@ public final class Dataset implements AutoCloseable {
       try {
         committed = Mutation.run(io, options.clock(), m -> {
           List<Fragment> fragments =
-              writer(m.io(), tableSchema, allocator, options).withoutRowsDigest().write(batches.iterator());
+              writer(m.io(), tableSchema, Map.of(), allocator, options).withoutRowsDigest().write(batches.iterator());
           return m.commit(Optional.empty(), 0, new Operation.Overwrite(tableSchema, fragments, Map.of()),
               options.commitOptions(), Optional.empty(), TransactionRebaser.NONE);
         });
@@ -278,7 +279,7 @@ public final class Dataset implements AutoCloseable {
     Manifest base = manifest;
     boolean keyed = commitOptions.idempotenceKey().isPresent();
     return moveTo(mutate(m -> {
-      FragmentWriter writer = writer(m.io(), base.schema(), allocator, options);
+      FragmentWriter writer = writer(m.io(), base.schema(), base.config(), allocator, options);
       List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
       // The rows' digest, not the files': a retry that rewrote the same rows is the same commit.
       return m.commit(Optional.of(base), base.version(), new Operation.Append(fragments), commitOptions,
@@ -300,7 +301,7 @@ public final class Dataset implements AutoCloseable {
     CommitOptions commitOptions = options.commitOptions();
     boolean keyed = commitOptions.idempotenceKey().isPresent();
     return moveTo(mutate(m -> {
-      FragmentWriter writer = writer(m.io(), tableSchema, allocator, options);
+      FragmentWriter writer = writer(m.io(), tableSchema, base.config(), allocator, options);
       List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
       return m.commit(Optional.of(base), base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()),
           commitOptions, keyed ? Optional.of(writer.rows().hex("overwrite", tableSchema)) : Optional.empty(),
@@ -666,8 +667,11 @@ public final class Dataset implements AutoCloseable {
     return moveTo(mutate(m -> m.commit(base, op, options.commitOptions())));
   }
 
-  private static FragmentWriter writer(TableIo io, Schema schema, BufferAllocator allocator, DatasetOptions options) {
-    return new FragmentWriter(io.store(), schema, allocator, options.rowsPerBatch(), options.maxRowsPerFragment());
+  /** A writer of new fragments, compressed as the table configuration {@code config} says. */
+  private static FragmentWriter writer(TableIo io, Schema schema, Map<String, String> config, BufferAllocator allocator,
+      DatasetOptions options) {
+    return new FragmentWriter(io.store(), schema, allocator, options.rowsPerBatch(), options.maxRowsPerFragment(),
+        CompressionConfig.of(config));
   }
 
   @Override

@@ -20,7 +20,15 @@ final class Files {
   static WrittenFile write(
       ObjectStore store, String key, VectorSchemaRoot data, BufferAllocator allocator, int rowsPerBatch,
       int... pieces) {
-    try (DataFileWriter writer = new DataFileWriter(store, key, data.getSchema(), allocator, rowsPerBatch)) {
+    return write(store, key, data, allocator, rowsPerBatch, FileCompression.NONE, pieces);
+  }
+
+  /** As above, compressed as {@code compression} says. */
+  static WrittenFile write(
+      ObjectStore store, String key, VectorSchemaRoot data, BufferAllocator allocator, int rowsPerBatch,
+      FileCompression compression, int... pieces) {
+    try (DataFileWriter writer =
+        new DataFileWriter(store, key, data.getSchema(), allocator, rowsPerBatch, compression)) {
       int offset = 0;
       if (pieces.length == 0) {
         pieces = new int[] {data.getRowCount()};
