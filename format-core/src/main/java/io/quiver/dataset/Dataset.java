@@ -124,6 +124,20 @@ public final class Dataset implements AutoCloseable {
    */
   public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema,
       Iterable<VectorSchemaRoot> batches, DatasetOptions options) {
+    return create(uri, schema, batches, options, Map.of());
+  }
+
+  /**
+   * {@link #create(String, org.apache.arrow.vector.types.pojo.Schema, Iterable, DatasetOptions)} with an
+   * initial table configuration, which already applies to the initial rows: e.g. {@code write.compression =
+   * none} writes them uncompressed (docs/format.md §5.1 lists the write settings).
+   *
+   * @throws io.quiver.exceptions.InvalidArgumentException for a null or empty key, a null value, or a value
+   *     a known key cannot hold
+   */
+  public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema,
+      Iterable<VectorSchemaRoot> batches, DatasetOptions options, Map<String, String> config) {
+    Map<String, String> initialConfig = TableConfig.update(config, Set.of()).upserts();
     Schema tableSchema = Schema.fromArrow(schema, new FieldIdAllocator(0));
     return withStore(uri, options, (io, allocator, ownsAllocator) -> {
       Optional<Long> existing = io.commitStore().latestVersion();
@@ -136,8 +150,9 @@ public final class Dataset implements AutoCloseable {
       try {
         committed = Mutation.run(io, options.clock(), m -> {
           List<Fragment> fragments =
-              writer(m.io(), tableSchema, Map.of(), allocator, options).withoutRowsDigest().write(batches.iterator());
-          return m.commit(Optional.empty(), 0, new Operation.Overwrite(tableSchema, fragments, Map.of()),
+              writer(m.io(), tableSchema, initialConfig, allocator, options).withoutRowsDigest()
+                  .write(batches.iterator());
+          return m.commit(Optional.empty(), 0, new Operation.Overwrite(tableSchema, fragments, initialConfig),
               options.commitOptions(), Optional.empty(), TransactionRebaser.NONE);
         });
       } catch (RetryableConflictException e) {
