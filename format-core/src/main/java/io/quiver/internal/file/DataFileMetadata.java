@@ -125,6 +125,26 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     return codec == BodyDecompression.NONE ? "NONE" : BodyDecompression.codecName(codec);
   }
 
+  /** Buffers per record batch (every field's, in preorder): the count {@link #bufferRange} accepts. */
+  public int bufferCount() {
+    return layout.totalBuffers;
+  }
+
+  /**
+   * Absolute file offset and length of buffer {@code buffer} (0 .. {@link #bufferCount()} - 1) of record
+   * batch {@code batch}, as its metadata declares it (compressed bytes for a compressed batch). For tools
+   * and tests that inspect or damage files.
+   */
+  public long[] bufferRange(int batch, int buffer) {
+    checkBatch(batch);
+    if (buffer < 0 || buffer >= layout.totalBuffers) {
+      throw new InvalidArgumentException(
+          "buffer " + buffer + " does not exist in " + location + ", whose batches have " + layout.totalBuffers
+              + " buffers");
+    }
+    return new long[] {bodyOffsets[batch] + bufferOffset(batch, buffer), bufferLength(batch, buffer)};
+  }
+
   /** Row offset (within the file) at which batch i starts. */
   public long batchStart(int batch) {
     return starts[checkBatch(batch)];
