@@ -3,14 +3,12 @@ package io.quiver.dataset;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.manifest.DataFile;
-import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.TestStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +16,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float4Vector;
@@ -45,25 +42,12 @@ class CompressedFormatCompatibilityTest {
   }
 
   private MemoryObjectStore copy() {
-    MemoryObjectStore store = new MemoryObjectStore(URI_);
-    Path root;
     try {
-      root = Path.of(getClass().getResource("/compat/compressed-1.1/table").toURI());
+      return TestStores.loadDirectory(new MemoryObjectStore(URI_),
+          Path.of(getClass().getResource("/compat/compressed-1.1/table").toURI()));
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
-    try (Stream<Path> files = Files.walk(root)) {
-      files.filter(Files::isRegularFile).forEach(f -> {
-        try {
-          store.write(root.relativize(f).toString().replace('\\', '/'), Files.readAllBytes(f));
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return store;
   }
 
   private DatasetOptions options(MemoryObjectStore store) {
@@ -152,12 +136,7 @@ class CompressedFormatCompatibilityTest {
   }
 
   private static List<DataFile> files(Manifest m) {
-    List<DataFile> out = new ArrayList<>();
-    for (Fragment f : m.fragments()) {
-      out.addAll(f.files());
-      f.overlays().forEach(o -> out.add(o.dataFile()));
-    }
-    return out;
+    return CompressionTableTest.allFiles(m);
   }
 
   @Test

@@ -149,7 +149,8 @@ class CompressionTableTest {
     }
   }
 
-  private static List<DataFile> allFiles(Manifest m) {
+  /** Every data file of the version: base files and overlays. */
+  static List<DataFile> allFiles(Manifest m) {
     List<DataFile> files = new ArrayList<>();
     for (Fragment f : m.fragments()) {
       files.addAll(f.files());

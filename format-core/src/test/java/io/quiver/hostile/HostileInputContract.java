@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 /**
- * D1–D5 of the race catalogue, against a real table in the store under test (store-agnostic: a subclass
+ * D1–D6 of the race catalogue (D6: hostile compressed buffers), against a real table in the store under test (store-agnostic: a subclass
  * supplies a fresh, empty store). Every damaged read is done by a fresh handle with a cold metadata cache and
  * a private allocator (closed after each damaged read, so a leak names the damage), under a preemptive
  * timeout: a hostile file must give the typed error ({@link CorruptFileException} naming the path, or {@link

@@ -8,23 +8,18 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.MemoryObjectStore;
 import java.io.ByteArrayOutputStream;
 import java.nio.channels.Channels;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compression.CompressionUtil;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
-import org.apache.arrow.vector.ipc.SeekableReadChannel;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,14 +38,8 @@ class CompressedDataFileTest {
     allocator.close();
   }
 
-  static Stream<Field> everyType() {
-    List<Field> all = new ArrayList<>(TestData.primitiveFields());
-    all.addAll(TestData.nestedFields());
-    return all.stream();
-  }
-
   @ParameterizedTest(name = "{0}")
-  @MethodSource("everyType")
+  @MethodSource("io.quiver.internal.file.DataFileRoundTripTest#everyType")
   void zstdRoundTripsEveryTypeWithNulls(Field field) {
     Schema schema = new Schema(List.of(field));
     try (VectorSchemaRoot data = TestData.randomBatch(schema, 300, field.getName().hashCode(), allocator)) {
@@ -72,20 +61,7 @@ class CompressedDataFileTest {
     try (VectorSchemaRoot data = TestData.randomBatch(schema, 500, 42, allocator)) {
       Files.write(store, "data/all.arrow", data, allocator, 128, FileCompression.zstd(1), 10, 490);
       Files.assertFileEquals(reader, "data/all.arrow", data, allocator);
-      byte[] bytes = store.read("data/all.arrow");
-      try (ArrowFileReader arrow = new ArrowFileReader(
-          new SeekableReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)), allocator,
-          CommonsCompressionFactory.INSTANCE)) {
-        VectorSchemaRoot root = arrow.getVectorSchemaRoot();
-        int start = 0;
-        while (arrow.loadNextBatch()) {
-          try (VectorSchemaRoot slice = Files.slice(data, start, root.getRowCount())) {
-            Files.assertSameData(slice, root);
-          }
-          start += root.getRowCount();
-        }
-        assertThat(start).isEqualTo(500);
-      }
+      Files.assertArrowJavaReads(store.read("data/all.arrow"), data, allocator, CommonsCompressionFactory.INSTANCE);
     }
   }
 

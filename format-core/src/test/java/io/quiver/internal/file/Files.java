@@ -97,6 +97,27 @@ final class Files {
     }
   }
 
+  /**
+   * Arrow Java's own {@link org.apache.arrow.vector.ipc.ArrowFileReader} (decompressing with {@code factory})
+   * reads {@code bytes} as consecutive slices of {@code expected}, every row.
+   */
+  static void assertArrowJavaReads(byte[] bytes, VectorSchemaRoot expected, BufferAllocator allocator,
+      org.apache.arrow.vector.compression.CompressionCodec.Factory factory) throws java.io.IOException {
+    try (org.apache.arrow.vector.ipc.ArrowFileReader arrow = new org.apache.arrow.vector.ipc.ArrowFileReader(
+        new org.apache.arrow.vector.ipc.SeekableReadChannel(
+            new org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel(bytes)), allocator, factory)) {
+      VectorSchemaRoot root = arrow.getVectorSchemaRoot();
+      int start = 0;
+      while (arrow.loadNextBatch()) {
+        try (VectorSchemaRoot slice = slice(expected, start, root.getRowCount())) {
+          assertSameData(slice, root);
+        }
+        start += root.getRowCount();
+      }
+      assertThat(start).as("rows Arrow Java read").isEqualTo(expected.getRowCount());
+    }
+  }
+
   static int[] allColumns(DataFileMetadata md) {
     int[] all = new int[md.atomicColumnCount()];
     for (int i = 0; i < all.length; i++) {
