@@ -37,8 +37,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Body compression (data-file format 1.1, issue 17 item 3): benchmark 1's table (id int64, x float64, s utf8,
- * v fixed_size_list&lt;float32, 128&gt;) written three times by Quiver — ZSTD level 3 (the default), ZSTD
- * level 1, uncompressed — and once by Lance, from the same generated rows.
+ * v fixed_size_list&lt;float32, 128&gt;) written four times by Quiver — ZSTD level 3 keeping only buffers it
+ * shrinks by a quarter (the default), ZSTD level 3 and level 1 keeping every saving, uncompressed — and once by
+ * Lance, from the same generated rows.
  *
  * <ul>
  *   <li>setup: table size on disk of each, Quiver's create time of each, and the bytes a cold projected scan
@@ -68,10 +69,12 @@ public class CompressionBench {
   long expectedTake;
   BufferAllocator allocator;
   Dataset zstd;
+  Dataset zstdAll;
   Dataset zstd1;
   Dataset plain;
   long[] zstdAddresses;
   long[] plainAddresses;
+  long[] zstdAllAddresses;
   List<Path> zstdFiles;
   List<Path> plainFiles;
   LanceTable lance;
@@ -82,14 +85,20 @@ public class CompressionBench {
     expected = Scans.expected(rows, 4);
     expectedId = Scans.expected(rows, 1);
     allocator = new RootAllocator();
-    Path zstdTable = Tables.quiver("quiver-scan-zstd3-" + rows, BenchData.scanSchema(), rows, Bench.ROWS_PER_FRAGMENT,
-        Map.of("write.compression", "zstd", "write.compression.level", "3"));
-    Path zstd1Table = Tables.quiver("quiver-scan-zstd1-" + rows, BenchData.scanSchema(), rows, Bench.ROWS_PER_FRAGMENT,
-        Map.of("write.compression", "zstd", "write.compression.level", "1"));
+    Path zstdTable = Tables.quiver("quiver-scan-zstd3-ms25-" + rows, BenchData.scanSchema(), rows,
+        Bench.ROWS_PER_FRAGMENT, Map.of("write.compression", "zstd", "write.compression.level", "3",
+            "write.compression.min-savings", "0.25"));
+    Path zstdAllTable = Tables.quiver("quiver-scan-zstd3-" + rows, BenchData.scanSchema(), rows,
+        Bench.ROWS_PER_FRAGMENT, Map.of("write.compression", "zstd", "write.compression.level", "3",
+            "write.compression.min-savings", "0"));
+    Path zstd1Table = Tables.quiver("quiver-scan-zstd1-" + rows, BenchData.scanSchema(), rows,
+        Bench.ROWS_PER_FRAGMENT, Map.of("write.compression", "zstd", "write.compression.level", "1",
+            "write.compression.min-savings", "0"));
     Path plainTable = Tables.quiver("quiver-scan-none-" + rows, BenchData.scanSchema(), rows, Bench.ROWS_PER_FRAGMENT,
         Map.of("write.compression", "none"));
     Path lanceTable = Tables.lanceScanTable(rows);
     zstd = Dataset.open(zstdTable.toString(), Bench.quiverOptions(allocator));
+    zstdAll = Dataset.open(zstdAllTable.toString(), Bench.quiverOptions(allocator));
     zstd1 = Dataset.open(zstd1Table.toString(), Bench.quiverOptions(allocator));
     plain = Dataset.open(plainTable.toString(), Bench.quiverOptions(allocator));
     lance = LanceTable.open(allocator, lanceTable);
@@ -98,12 +107,21 @@ public class CompressionBench {
     positions = BenchData.randomRows(rows, TakeBench.TAKE, 7);
     zstdAddresses = Tables.addresses(zstd, positions);
     plainAddresses = Tables.addresses(plain, positions);
+    zstdAllAddresses = Tables.addresses(zstdAll, positions);
     for (long p : positions) {
       expectedTake += p;
     }
     Bench.record("CompressionBench", "rows", "table", rows, "rows");
     Bench.record("CompressionBench", "table size on disk", "quiverZstd", Bench.sizeOf(zstdTable), "bytes");
+    Bench.record("CompressionBench", "table size on disk", "quiverZstdAll", Bench.sizeOf(zstdAllTable), "bytes");
     Bench.record("CompressionBench", "table size on disk", "quiverZstd1", Bench.sizeOf(zstd1Table), "bytes");
+    for (int c = 0; c < BenchData.scanSchema().getFields().size(); c++) {
+      String name = BenchData.scanSchema().getFields().get(c).getName();
+      Bench.record("CompressionBench", "column " + name + ": stored bytes / uncompressed", "quiverZstdAll",
+          (double) bodyBytes(zstdAll, zstdAllTable, c) / bodyBytes(plain, plainTable, c), "ratio");
+      Bench.record("CompressionBench", "column " + name + ": stored bytes / uncompressed", "quiverZstd",
+          (double) bodyBytes(zstd, zstdTable, c) / bodyBytes(plain, plainTable, c), "ratio");
+    }
     Bench.record("CompressionBench", "table size on disk", "quiverPlain", Bench.sizeOf(plainTable), "bytes");
     Bench.record("CompressionBench", "table size on disk", "lance", Bench.sizeOf(lanceTable), "bytes");
     long columnBytes = idColumnBytes(plainFiles);
@@ -116,6 +134,21 @@ public class CompressionBench {
       Bench.record("CompressionBench", "projected scan of id: bytes read / Arrow bytes", "lance",
           (double) (Bench.processBytesRead() - rchar) / columnBytes, "ratio");
     }
+  }
+
+  /** Body bytes of atomic column {@code column} in every data file of the table (compressed sizes if compressed). */
+  private static long bodyBytes(Dataset ds, Path table, int column) {
+    io.quiver.store.ObjectStore store = ObjectStores.defaultRegistry().open(table.toUri().toString(), Map.of());
+    io.quiver.internal.file.DataFileReader reader = new io.quiver.internal.file.DataFileReader(store,
+        new io.quiver.internal.file.MetadataCache(64L << 20), io.quiver.internal.file.ReadOptions.defaults());
+    long bytes = 0;
+    for (Fragment f : ds.manifest().fragments()) {
+      for (DataFile file : f.files()) {
+        bytes += reader.metadata(file.path()).projectedBodyBytes(new int[] {column});
+      }
+    }
+    store.close();
+    return bytes;
   }
 
   private static List<Path> files(Dataset ds, Path table) {
@@ -161,6 +194,7 @@ public class CompressionBench {
   @TearDown(Level.Trial)
   public void tearDown() {
     zstd.close();
+    zstdAll.close();
     zstd1.close();
     plain.close();
     lance.close();
@@ -185,6 +219,11 @@ public class CompressionBench {
   @Benchmark
   public long scanQuiverZstd() {
     return scan(zstd);
+  }
+
+  @Benchmark
+  public long scanQuiverZstdAll() {
+    return scan(zstdAll);
   }
 
   @Benchmark
@@ -232,6 +271,13 @@ public class CompressionBench {
   @Benchmark
   public long takeQuiverZstd() {
     try (VectorSchemaRoot root = zstd.take(zstdAddresses, TAKE_COLUMNS)) {
+      return TakeBench.check(root, expectedTake);
+    }
+  }
+
+  @Benchmark
+  public long takeQuiverZstdAll() {
+    try (VectorSchemaRoot root = zstdAll.take(zstdAllAddresses, TAKE_COLUMNS)) {
       return TakeBench.check(root, expectedTake);
     }
   }

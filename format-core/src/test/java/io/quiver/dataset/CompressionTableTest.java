@@ -296,6 +296,7 @@ class CompressionTableTest {
     try (Dataset ds = create(Map.of())) {
       for (Map<String, String> bad : List.of(Map.of("write.compression", "lz4"),
           Map.of("write.compression.level", "99"), Map.of("write.compression.level", "fast"),
+          Map.of("write.compression.min-savings", "1.5"), Map.of("write.compression.min-savings", "a lot"),
           Map.of("write.compression.exclude", "emb,,val"))) {
         String key = bad.keySet().iterator().next();
         assertThatExceptionOfType(InvalidArgumentException.class).as(bad.toString())

@@ -454,7 +454,14 @@ public abstract class HostileInputContract {
 
   @Test
   void d6_hostileUncompressedLengthsOfCompressedBuffersAreCorruptFilesNamingTheBufferWithoutAllocating() {
-    String key = fragment(0).files().get(0).path();
+    // A fragment of 500 rows written with every saving kept, so that batch 0 has compressed buffers to lie about.
+    String key;
+    try (Dataset ds = Dataset.open(URI_, options(allocator)); VectorSchemaRoot rows = SampleTable.batch(allocator, 1000, 500)) {
+      ds.updateConfig(java.util.Map.of("write.compression.min-savings", "0"), java.util.Set.of());
+      ds.append(List.of(rows));
+      List<Fragment> fragments = ds.manifest().fragments();
+      key = fragments.get(fragments.size() - 1).files().get(0).path();
+    }
     byte[] original = store.read(key);
     io.quiver.internal.file.DataFileMetadata md = new io.quiver.internal.file.DataFileReader(store,
         new io.quiver.internal.file.MetadataCache(1 << 20), io.quiver.internal.file.ReadOptions.defaults()).metadata(key);

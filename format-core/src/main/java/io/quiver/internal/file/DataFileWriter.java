@@ -75,6 +75,7 @@ public final class DataFileWriter implements AutoCloseable {
   private final CompressionCodec codec;
   /** Per preorder field of the schema: whether its buffers are compressed. */
   private final boolean[] compressedFields;
+  private final FileCompression compression;
   private final int formatMinor;
   private State state = State.OPEN;
   private long rowCount;
@@ -108,6 +109,7 @@ public final class DataFileWriter implements AutoCloseable {
     this.rowsPerBatch = rowsPerBatch;
     SchemaLayout layout = new SchemaLayout(schema);
     this.compressedFields = compressedFields(layout, compression);
+    this.compression = compression;
     boolean compress = false;
     for (int c = 0; c < layout.atomicField.length; c++) {
       compress |= compression.compresses(c);
@@ -213,8 +215,8 @@ public final class DataFileWriter implements AutoCloseable {
 
   /**
    * The stage as a record batch with a compressed body: the field nodes and buffers Arrow's unloader
-   * would produce, in preorder, each buffer compressed by the codec (which stores a buffer raw when
-   * compressing would grow it) or, for a plain column, stored raw behind the -1 length marker.
+   * would produce, in preorder, each buffer compressed by the codec or stored raw behind the -1 length
+   * marker: a plain column's, and any whose compressed form saves too little ({@link FileCompression#keeps}).
    */
   private ArrowRecordBatch compressedBatch() {
     List<ArrowFieldNode> nodes = new ArrayList<>();
@@ -240,7 +242,14 @@ public final class DataFileWriter implements AutoCloseable {
     for (ArrowBuf buf : v.getFieldBuffers()) {
       if (compressed) {
         buf.getReferenceManager().retain(); // compress() releases its input; the vector keeps its buffer
-        buffers.add(codec.compress(allocator, buf));
+        ArrowBuf packed = codec.compress(allocator, buf);
+        long raw = buf.writerIndex();
+        if (packed.getLong(0) != CompressionUtil.NO_COMPRESSION_LENGTH
+            && !compression.keeps(packed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
+          packed.close(); // saves too little to be worth a decompression on every read
+          packed = CompressionUtil.packageRawBuffer(allocator, buf);
+        }
+        buffers.add(packed);
       } else {
         buffers.add(CompressionUtil.packageRawBuffer(allocator, buf));
       }

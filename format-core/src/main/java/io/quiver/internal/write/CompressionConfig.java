@@ -19,6 +19,9 @@ import java.util.Set;
  *   <li>{@value #CODEC_KEY}: {@code zstd} (the default) or {@code none} (format 1.0 files);
  *   <li>{@value #LEVEL_KEY}: the ZSTD level, {@link FileCompression#minLevel()} to {@link
  *       FileCompression#maxLevel()}, default {@value #DEFAULT_LEVEL};
+ *   <li>{@value #MIN_SAVINGS_KEY}: the least fraction of a buffer's bytes compression must save for the
+ *       buffer to be stored compressed, from 0 (any saving) to below 1, default {@value
+ *       FileCompression#DEFAULT_MIN_SAVINGS}; other buffers are stored uncompressed inside the compressed body;
  *   <li>{@value #EXCLUDE_KEY}: a comma-separated list of field ids or dotted paths whose atomic fields are
  *       stored uncompressed (a struct excludes all its members), e.g. {@code embedding, 7}: wide float
  *       vectors rarely compress, and an uncompressed column reads without decompression. An entry made of
@@ -29,10 +32,11 @@ import java.util.Set;
  * Every writing operation (append, overwrite, add/replace columns, staged column writes, overlays,
  * compaction) reads the configuration of the version it builds on.
  */
-public record CompressionConfig(FileCompression.Codec codec, int level, List<String> exclude) {
+public record CompressionConfig(FileCompression.Codec codec, int level, double minSavings, List<String> exclude) {
   public static final String CODEC_KEY = "write.compression";
   public static final String LEVEL_KEY = "write.compression.level";
   public static final String EXCLUDE_KEY = "write.compression.exclude";
+  public static final String MIN_SAVINGS_KEY = "write.compression.min-savings";
 
   /** ZSTD by default: see "Body compression" in benchmarks/RESULTS.md for the measurements. */
   public static final FileCompression.Codec DEFAULT_CODEC = FileCompression.Codec.ZSTD;
@@ -40,7 +44,7 @@ public record CompressionConfig(FileCompression.Codec codec, int level, List<Str
   public static final int DEFAULT_LEVEL = FileCompression.DEFAULT_ZSTD_LEVEL;
 
   /** Uncompressed files, whatever the table says (tests, tools). */
-  public static final CompressionConfig NONE = new CompressionConfig(FileCompression.Codec.NONE, 0, List.of());
+  public static final CompressionConfig NONE = new CompressionConfig(FileCompression.Codec.NONE, 0, 0, List.of());
 
   public CompressionConfig {
     exclude = List.copyOf(exclude);
@@ -79,6 +83,21 @@ public record CompressionConfig(FileCompression.Codec codec, int level, List<Str
                 + ")");
       }
     }
+    double minSavings = FileCompression.DEFAULT_MIN_SAVINGS;
+    String savingsValue = config.get(MIN_SAVINGS_KEY);
+    if (savingsValue != null) {
+      try {
+        minSavings = Double.parseDouble(savingsValue.trim());
+      } catch (NumberFormatException e) {
+        minSavings = Double.NaN;
+      }
+      if (!(minSavings >= 0 && minSavings < 1)) {
+        throw new InvalidArgumentException(
+            "table configuration " + MIN_SAVINGS_KEY + " is '" + savingsValue + "'; expected a fraction from 0 to"
+                + " below 1 (0.25 keeps a buffer compressed when that saves a quarter of its bytes; default "
+                + FileCompression.DEFAULT_MIN_SAVINGS + ")");
+      }
+    }
     List<String> exclude = new ArrayList<>();
     String excludeValue = config.get(EXCLUDE_KEY);
     if (excludeValue != null) {
@@ -95,7 +114,7 @@ public record CompressionConfig(FileCompression.Codec codec, int level, List<Str
         exclude.add(e);
       }
     }
-    return new CompressionConfig(codec, codec == FileCompression.Codec.NONE ? 0 : level, exclude);
+    return new CompressionConfig(codec, codec == FileCompression.Codec.NONE ? 0 : level, minSavings, exclude);
   }
 
   /** Checks the compression keys among {@code upserts} (a configuration update). */
@@ -118,7 +137,7 @@ public record CompressionConfig(FileCompression.Codec codec, int level, List<Str
         plain.add(c);
       }
     }
-    return new FileCompression(codec, level, plain);
+    return new FileCompression(codec, level, plain, minSavings);
   }
 
   private boolean excluded(Schema schema, Field field) {

@@ -105,6 +105,33 @@ class CompressedDataFileTest {
   }
 
   @Test
+  void buffersThatSaveLessThanTheMinimumAreStoredRaw() {
+    Schema schema = new Schema(List.of(TestData.field("r", new ArrowType.FloatingPoint(
+        org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE), false)));
+    int rows = 20_000;
+    try (VectorSchemaRoot data = VectorSchemaRoot.create(schema, allocator)) {
+      org.apache.arrow.vector.Float8Vector r = (org.apache.arrow.vector.Float8Vector) data.getVector(0);
+      r.allocateNew(rows);
+      java.util.Random random = new java.util.Random(5);
+      for (int i = 0; i < rows; i++) {
+        r.set(i, random.nextDouble());
+      }
+      r.setValueCount(rows);
+      data.setRowCount(rows);
+      Files.write(store, "data/any.arrow", data, allocator, 8192, FileCompression.zstd(3));
+      Files.write(store, "data/quarter.arrow", data, allocator, 8192, FileCompression.zstd(3).withMinSavings(0.25));
+      long any = reader.metadata("data/any.arrow").projectedBodyBytes(new int[] {0});
+      long quarter = reader.metadata("data/quarter.arrow").projectedBodyBytes(new int[] {0});
+      assertThat(any).as("random doubles compress a little").isLessThan((long) rows * 8);
+      assertThat(quarter).as("but not by a quarter: stored raw").isGreaterThanOrEqualTo((long) rows * 8).isGreaterThan(any);
+      assertThat(reader.metadata("data/quarter.arrow").compression(0)).isEqualTo("ZSTD");
+      Files.assertFileEquals(reader, "data/quarter.arrow", data, allocator);
+      assertThatExceptionOfType(InvalidArgumentException.class)
+          .isThrownBy(() -> FileCompression.zstd(3).withMinSavings(1.0));
+    }
+  }
+
+  @Test
   void everyColumnPlainWritesAnUncompressedFormat10File() {
     Schema schema = new Schema(List.of(TestData.nullable("a", new ArrowType.Int(64, true))));
     try (VectorSchemaRoot data = sequence(schema, 100)) {
