@@ -140,7 +140,7 @@ public final class CompressionReport {
       for (String system : List.of("quiverZstd", "quiverZstdAll")) {
         Double v = values.get("column " + column + ": stored bytes / uncompressed|" + system);
         if (v != null) {
-          md.append(Report.markdownRow("column `" + column + "`: stored bytes / uncompressed", NAMES.get(system),
+          md.append(Report.markdownRow("column `" + column + "`: bytes a scan of it fetches / uncompressed", NAMES.get(system),
               String.format(Locale.ROOT, "%.3f", v)));
         }
       }
