@@ -9,20 +9,10 @@
 #
 # Tables are cached in benchmarks/target/bench-data like the other benchmarks' (the first run builds them).
 set -euo pipefail
-profile=${1:-quick}
+. "$(dirname "$0")/../lib.sh"
+bench_setup "benchmarks/compression/run.sh [quick|full] [JMH arguments...]" "$@"
 shift || true
-case "$profile" in
-  quick|full) ;;
-  *) echo "usage: benchmarks/compression/run.sh [quick|full] [JMH arguments...]" >&2; exit 2 ;;
-esac
-here=$(cd "$(dirname "$0")/.." && pwd)
-root=$(cd "$here/.." && pwd)
-cd "$root"
-
-echo "== building the benchmarks"
-mvn -B -q package dependency:build-classpath -pl benchmarks -am -DskipTests \
-  -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime
-cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
+bench_build
 
 out="$here/target/results/compression-$profile"
 mkdir -p "$out" "$here/target/bench-data"

@@ -20,24 +20,12 @@ import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Data-file format 1.1: ZSTD-compressed bodies written, ZSTD and LZ4_FRAME bodies read, cell for cell. */
-class CompressedDataFileTest {
-  private final RootAllocator allocator = new RootAllocator();
-  private final MemoryObjectStore store = new MemoryObjectStore("mem://bucket/table");
-  private final DataFileReader reader =
-      new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
-
-  @AfterEach
-  void noLeaks() {
-    assertThat(allocator.getAllocatedMemory()).as("leaked Arrow memory").isEqualTo(0);
-    allocator.close();
-  }
-
+class CompressedDataFileTest extends DataFileTestBase {
   @ParameterizedTest(name = "{0}")
   @MethodSource("io.quiver.internal.file.DataFileRoundTripTest#everyType")
   void zstdRoundTripsEveryTypeWithNulls(Field field) {

@@ -2,31 +2,17 @@ package io.quiver.internal.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quiver.store.MemoryObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class DataFileRoundTripTest {
-  private final RootAllocator allocator = new RootAllocator();
-  private final MemoryObjectStore store = new MemoryObjectStore("mem://bucket/table");
-  private final DataFileReader reader =
-      new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
-
-  @AfterEach
-  void noLeaks() {
-    assertThat(allocator.getAllocatedMemory()).as("leaked Arrow memory").isEqualTo(0);
-    allocator.close();
-  }
-
+class DataFileRoundTripTest extends DataFileTestBase {
   static Stream<Field> everyType() {
     List<Field> all = new ArrayList<>(TestData.primitiveFields());
     all.addAll(TestData.nestedFields());
