@@ -9,20 +9,10 @@
 # Generated tables are cached in benchmarks/target/bench-data (delete it to rebuild them); JMH's JSON and
 # the side measurements go to benchmarks/target/results/<profile>/.
 set -euo pipefail
-profile=${1:-quick}
+. "$(dirname "$0")/lib.sh"
+bench_setup "benchmarks/run.sh [quick|full] [JMH arguments...]" "$@"
 shift || true
-case "$profile" in
-  quick|full) ;;
-  *) echo "usage: benchmarks/run.sh [quick|full] [JMH arguments...]" >&2; exit 2 ;;
-esac
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cd "$root"
-
-echo "== building the benchmarks"
-mvn -B -q package dependency:build-classpath -pl benchmarks -am -DskipTests \
-  -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime
-cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
+bench_build
 
 out="$here/target/results/$profile"
 mkdir -p "$out" "$here/target/bench-data"

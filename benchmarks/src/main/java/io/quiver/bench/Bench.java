@@ -159,6 +159,26 @@ public final class Bench {
     }
   }
 
+  /**
+   * The default registry with {@code file://} stores that count what they read: each open puts its counting store
+   * in {@code holder[0]} (a cold projected scan's bytes fetched). A benchmark harness helper, not Quiver API.
+   */
+  public static io.quiver.store.ObjectStores countingFileRegistry(io.quiver.store.CountingObjectStore[] holder) {
+    io.quiver.store.ObjectStores base = io.quiver.store.ObjectStores.defaultRegistry();
+    return base.register(new io.quiver.store.ObjectStoreProvider() {
+      @Override
+      public java.util.Set<String> schemes() {
+        return java.util.Set.of("file");
+      }
+
+      @Override
+      public io.quiver.store.ObjectStore open(java.net.URI uri, java.util.Map<String, String> options) {
+        holder[0] = new io.quiver.store.CountingObjectStore(base.open(uri.toString(), options));
+        return holder[0];
+      }
+    });
+  }
+
   /** Quiver's options for benchmark tables: the shared fragment and batch sizes, patient commits. */
   public static DatasetOptions quiverOptions(BufferAllocator allocator) {
     return quiverOptions(allocator, true);

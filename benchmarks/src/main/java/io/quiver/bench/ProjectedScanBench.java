@@ -8,17 +8,12 @@ import io.quiver.dataset.Session;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.store.CountingObjectStore;
-import io.quiver.store.ObjectStore;
-import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -82,19 +77,7 @@ public class ProjectedScanBench {
       }
     }
     CountingObjectStore[] counting = new CountingObjectStore[1];
-    ObjectStores base = ObjectStores.defaultRegistry();
-    ObjectStores registry = base.register(new ObjectStoreProvider() {
-      @Override
-      public Set<String> schemes() {
-        return Set.of("file");
-      }
-
-      @Override
-      public ObjectStore open(URI uri, Map<String, String> options) {
-        counting[0] = new CountingObjectStore(base.open(uri.toString(), options));
-        return counting[0];
-      }
-    });
+    ObjectStores registry = Bench.countingFileRegistry(counting);
     DatasetOptions cold = Bench.quiverOptions(allocator).toBuilder()
         .registry(registry)
         .session(new Session(256L << 20))

@@ -6,7 +6,7 @@ import io.quiver.store.ObjectStores;
 import org.junit.jupiter.params.Parameter;
 
 /**
- * D1–D5 (format-core's {@link HostileInputContract}) on a store fixture, opened through ServiceLoader. It
+ * D1–D6 (format-core's {@link HostileInputContract}) on a store fixture, opened through ServiceLoader. It
  * extends format-core's suite, so it holds its own fixture instead of extending {@link StoreSuite}.
  */
 public abstract class HostileInputSuite extends HostileInputContract {

@@ -14,6 +14,7 @@ import io.quiver.internal.read.Take;
 import io.quiver.internal.table.CommitLoop;
 import io.quiver.internal.table.Mutation;
 import io.quiver.internal.table.TableConfig;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.table.TagStore;
 import io.quiver.internal.txn.Operation;
@@ -123,6 +124,20 @@ public final class Dataset implements AutoCloseable {
    */
   public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema,
       Iterable<VectorSchemaRoot> batches, DatasetOptions options) {
+    return create(uri, schema, batches, options, Map.of());
+  }
+
+  /**
+   * {@link #create(String, org.apache.arrow.vector.types.pojo.Schema, Iterable, DatasetOptions)} with an
+   * initial table configuration, which already applies to the initial rows: e.g. {@code write.compression =
+   * none} writes them uncompressed (docs/format.md §5.1 lists the write settings).
+   *
+   * @throws io.quiver.exceptions.InvalidArgumentException for a null or empty key, a null value, or a value
+   *     a known key cannot hold
+   */
+  public static Dataset create(String uri, org.apache.arrow.vector.types.pojo.Schema schema,
+      Iterable<VectorSchemaRoot> batches, DatasetOptions options, Map<String, String> config) {
+    Map<String, String> initialConfig = TableConfig.update(config, Set.of()).upserts();
     Schema tableSchema = Schema.fromArrow(schema, new FieldIdAllocator(0));
     return withStore(uri, options, (io, allocator, ownsAllocator) -> {
       Optional<Long> existing = io.commitStore().latestVersion();
@@ -135,8 +150,9 @@ public final class Dataset implements AutoCloseable {
       try {
         committed = Mutation.run(io, options.clock(), m -> {
           List<Fragment> fragments =
-              writer(m.io(), tableSchema, allocator, options).withoutRowsDigest().write(batches.iterator());
-          return m.commit(Optional.empty(), 0, new Operation.Overwrite(tableSchema, fragments, Map.of()),
+              writer(m.io(), tableSchema, initialConfig, allocator, options).withoutRowsDigest()
+                  .write(batches.iterator());
+          return m.commit(Optional.empty(), 0, new Operation.Overwrite(tableSchema, fragments, initialConfig),
               options.commitOptions(), Optional.empty(), TransactionRebaser.NONE);
         });
       } catch (RetryableConflictException e) {
@@ -289,7 +305,7 @@ public final class Dataset implements AutoCloseable {
     Manifest base = manifest;
     boolean keyed = commitOptions.idempotenceKey().isPresent();
     return moveTo(mutate(m -> {
-      FragmentWriter writer = writer(m.io(), base.schema(), allocator, options);
+      FragmentWriter writer = writer(m.io(), base.schema(), base.config(), allocator, options);
       List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
       // The rows' digest, not the files': a retry that rewrote the same rows is the same commit.
       return m.commit(Optional.of(base), base.version(), new Operation.Append(fragments), commitOptions,
@@ -311,7 +327,7 @@ public final class Dataset implements AutoCloseable {
     CommitOptions commitOptions = options.commitOptions();
     boolean keyed = commitOptions.idempotenceKey().isPresent();
     return moveTo(mutate(m -> {
-      FragmentWriter writer = writer(m.io(), tableSchema, allocator, options);
+      FragmentWriter writer = writer(m.io(), tableSchema, base.config(), allocator, options);
       List<Fragment> fragments = (keyed ? writer : writer.withoutRowsDigest()).write(batches.iterator());
       return m.commit(Optional.of(base), base.version(), new Operation.Overwrite(tableSchema, fragments, Map.of()),
           commitOptions, keyed ? Optional.of(writer.rows().hex("overwrite", tableSchema)) : Optional.empty(),
@@ -677,8 +693,11 @@ public final class Dataset implements AutoCloseable {
     return moveTo(mutate(m -> m.commit(base, op, options.commitOptions())));
   }
 
-  private static FragmentWriter writer(TableIo io, Schema schema, BufferAllocator allocator, DatasetOptions options) {
-    return new FragmentWriter(io.store(), schema, allocator, options.rowsPerBatch(), options.maxRowsPerFragment());
+  /** A writer of new fragments, compressed as the table configuration {@code config} says. */
+  private static FragmentWriter writer(TableIo io, Schema schema, Map<String, String> config, BufferAllocator allocator,
+      DatasetOptions options) {
+    return new FragmentWriter(io.store(), schema, allocator, options.rowsPerBatch(), options.maxRowsPerFragment(),
+        CompressionConfig.of(config));
   }
 
   @Override

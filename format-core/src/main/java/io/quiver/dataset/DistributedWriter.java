@@ -2,6 +2,7 @@ package io.quiver.dataset;
 
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.write.ArrowInput;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.write.FragmentWriter;
 import io.quiver.internal.write.RowDigest;
 import io.quiver.manifest.Fragment;
@@ -121,7 +122,7 @@ public final class DistributedWriter implements AutoCloseable {
 
   private WriteResult write(Iterator<VectorSchemaRoot> batches) {
     FragmentWriter writer = new FragmentWriter(io.store(), manifest.schema(), allocator, options.rowsPerBatch(),
-        options.maxRowsPerFragment());
+        options.maxRowsPerFragment(), CompressionConfig.of(manifest.config()));
     List<Fragment> fragments = writer.write(batches);
     RowDigest rows = writer.rows();
     return new WriteResult(io.location(), manifest.version(), manifest.schema(), fragments,

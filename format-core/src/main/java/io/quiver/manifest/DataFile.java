@@ -13,8 +13,9 @@ import java.util.Set;
  * @param fieldIds ids of the atomic fields stored, in file column order; {@link #TOMBSTONE} marks a
  *     field superseded in place
  * @param columnIndices for each entry of {@code fieldIds}, its atomic column index in the file
- * @param formatMajor data-file format major version (1 = Arrow IPC file, uncompressed)
- * @param formatMinor data-file format minor version
+ * @param formatMajor data-file format major version (1 = Arrow IPC file)
+ * @param formatMinor data-file format minor version: 0 uncompressed, 1 ({@link #COMPRESSED_MINOR}) record
+ *     batch bodies may be compressed (Arrow IPC buffer compression)
  * @param sizeBytes file size, which bounds every range a reader fetches
  * @param baseId reserved for files under another base location
  */
@@ -33,7 +34,11 @@ public record DataFile(
   /** Data-file format this library writes and reads. */
   public static final int CURRENT_MAJOR = 1;
 
+  /** The minor of an uncompressed data file; what {@link #of(String, List, long)} records. */
   public static final int CURRENT_MINOR = 0;
+
+  /** Data-file format 1.1: record batch bodies may be compressed (ZSTD or LZ4_FRAME buffers). */
+  public static final int COMPRESSED_MINOR = 1;
 
   /** Prefix of every data-file path. */
   public static final String DATA_PREFIX = "data/";
@@ -72,10 +77,20 @@ public record DataFile(
     baseId = baseId == null ? OptionalInt.empty() : baseId;
   }
 
-  /** A data file in the current format that stores the given fields in order, column i for field i. */
+  /** An uncompressed data file (format 1.0) that stores the given fields in order, column i for field i. */
   public static DataFile of(String path, List<Integer> fieldIds, long sizeBytes) {
+    return of(path, fieldIds, sizeBytes, CURRENT_MINOR);
+  }
+
+  /** A data file of format {@code 1.formatMinor} that stores the given fields in order, column i for field i. */
+  public static DataFile of(String path, List<Integer> fieldIds, long sizeBytes, int formatMinor) {
     List<Integer> columns = java.util.stream.IntStream.range(0, fieldIds.size()).boxed().toList();
-    return new DataFile(path, fieldIds, columns, CURRENT_MAJOR, CURRENT_MINOR, sizeBytes, OptionalInt.empty());
+    return new DataFile(path, fieldIds, columns, CURRENT_MAJOR, formatMinor, sizeBytes, OptionalInt.empty());
+  }
+
+  /** Whether record batch bodies of this file may be compressed (format 1.1 and later minors). */
+  public boolean mayBeCompressed() {
+    return formatMinor >= COMPRESSED_MINOR;
   }
 
   /** The atomic column index holding {@code fieldId}, or -1 when this file does not store it. */

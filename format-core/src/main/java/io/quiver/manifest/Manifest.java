@@ -50,8 +50,15 @@ public record Manifest(
   /** 1.1 adds the idempotence ledger (and its writer feature); 1.0 tables are read and upgraded. */
   public static final int FORMAT_MINOR = 1;
 
+  /**
+   * Reader feature of a version that references a data file of format 1.1 or later (record batch bodies
+   * may be compressed): a reader that cannot decompress refuses the version instead of failing on a file.
+   * Derived from the files on every commit: added with the first compressed file, gone once none is left.
+   */
+  public static final String COMPRESSION_FEATURE = "compressed-data-files";
+
   /** Reader and writer features this library implements. */
-  public static final Set<String> KNOWN_FEATURES = Set.of(CommitLedger.WRITER_FEATURE);
+  public static final Set<String> KNOWN_FEATURES = Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE);
 
   /** A manifest without a ledger, as format 1.0 wrote them. */
   public Manifest(
@@ -106,6 +113,23 @@ public record Manifest(
     features.add(CommitLedger.WRITER_FEATURE);
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
         transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger));
+  }
+
+  /** This manifest with {@code features} as its reader features. */
+  public Manifest withReaderFeatures(Set<String> features) {
+    return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        transactionUuid, transactionPath, features, writerFeatures, ledger);
+  }
+
+  /** Whether a data file or overlay of this version may have compressed record batch bodies (format 1.1). */
+  public boolean referencesCompressedFiles() {
+    for (Fragment f : fragments) {
+      if (f.files().stream().anyMatch(DataFile::mayBeCompressed)
+          || f.overlays().stream().anyMatch(o -> o.dataFile().mayBeCompressed())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Rows visible at this version, from metadata alone. */

@@ -8,13 +8,10 @@ import io.quiver.manifest.CommitLedger;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.TestStores;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
@@ -42,16 +39,7 @@ class Format10CompatibilityTest {
   void setUp() throws IOException, URISyntaxException {
     allocator = new RootAllocator();
     store = new MemoryObjectStore(URI_);
-    Path root = Path.of(getClass().getResource("/compat/format-1.0/table").toURI());
-    try (Stream<Path> files = Files.walk(root)) {
-      files.filter(Files::isRegularFile).forEach(f -> {
-        try {
-          store.write(root.relativize(f).toString().replace('\\', '/'), Files.readAllBytes(f));
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    }
+    TestStores.loadDirectory(store, Path.of(getClass().getResource("/compat/format-1.0/table").toURI()));
     options = DatasetOptions.builder().allocator(allocator)
         .registry(TestStores.registry("memory", TestStores.keepOpen(store))).build();
   }

@@ -42,7 +42,6 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -107,20 +106,7 @@ class FormatCompatibilityTest {
 
   /** {@link #copy(String)}, every object modified at {@code storeClock}'s time. */
   private static MemoryObjectStore copy(String table, Clock storeClock) {
-    MemoryObjectStore store = new MemoryObjectStore(BASE + table, storeClock);
-    Path root = resource(table);
-    try (Stream<Path> files = Files.walk(root)) {
-      files.filter(Files::isRegularFile).forEach(f -> {
-        try {
-          store.write(root.relativize(f).toString().replace('\\', '/'), Files.readAllBytes(f));
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return store;
+    return TestStores.loadDirectory(new MemoryObjectStore(BASE + table, storeClock), resource(table));
   }
 
   private static Path resource(String name) {

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 /**
- * D1–D5 of the race catalogue, against a real table in the store under test (store-agnostic: a subclass
+ * D1–D6 of the race catalogue (D6: hostile compressed buffers), against a real table in the store under test (store-agnostic: a subclass
  * supplies a fresh, empty store). Every damaged read is done by a fresh handle with a cold metadata cache and
  * a private allocator (closed after each damaged read, so a leak names the damage), under a preemptive
  * timeout: a hostile file must give the typed error ({@link CorruptFileException} naming the path, or {@link
@@ -54,6 +54,9 @@ import org.junit.jupiter.api.TestInfo;
  * data files in {@code io.quiver.internal.file.CorruptFileTest}, arbitrary manifests in {@code
  * io.quiver.internal.codec.MetadataCodecTest}. A new store gets this suite with a one-method subclass, like {@code
  * MemoryHostileInputTest} here and {@code LocalHostileInputTest} in conformance-tests.
+ *
+ * <p>D6: the data files are compressed (the default, format 1.1); every declared uncompressed length of a
+ * buffer is hostile input, bounded before anything is allocated.
  *
  * <p>The table: v1 create ids 0..20, v2 append 20..30, v3 delete ids 3 and 5 (a deletion file), tag
  * {@code t} on v3.
@@ -445,6 +448,75 @@ public abstract class HostileInputContract {
     }
     root.setRowCount(rows);
     return root;
+  }
+
+  // ---------------------------------------------------------------------------------------------- D6
+
+  @Test
+  void d6_hostileUncompressedLengthsOfCompressedBuffersAreCorruptFilesNamingTheBufferWithoutAllocating() {
+    // A fragment of 500 rows written with every saving kept, so that batch 0 has compressed buffers to lie about.
+    String key;
+    try (Dataset ds = Dataset.open(URI_, options(allocator)); VectorSchemaRoot rows = SampleTable.batch(allocator, 1000, 500)) {
+      ds.updateConfig(java.util.Map.of("write.compression.min-savings", "0"), java.util.Set.of());
+      ds.append(List.of(rows));
+      List<Fragment> fragments = ds.manifest().fragments();
+      key = fragments.get(fragments.size() - 1).files().get(0).path();
+    }
+    byte[] original = store.read(key);
+    io.quiver.internal.file.DataFileMetadata md = new io.quiver.internal.file.DataFileReader(store,
+        new io.quiver.internal.file.MetadataCache(1 << 20), io.quiver.internal.file.ReadOptions.defaults()).metadata(key);
+    assertThat(md.isCompressed(0)).as("tables are written compressed by default").isTrue();
+    int checked = 0;
+    try {
+      for (int b = 0; b < md.bufferCount(); b++) {
+        long[] range = md.bufferRange(0, b);
+        if (range[1] < 8) {
+          continue;
+        }
+        long declared = littleEndianLong(original, (int) range[0]);
+        if (declared <= 0) {
+          continue; // stored raw (-1) or empty (0): no length to lie about
+        }
+        // Past any bound, past the batch's values, just past and just short of the real length, negative.
+        for (long hostile : new long[] {Long.MAX_VALUE, 1L << 40, Integer.MAX_VALUE, declared + 4096, declared + 1,
+            declared - 1, -2}) {
+          byte[] bad = original.clone();
+          putLittleEndianLong(bad, (int) range[0], hostile);
+          expectCorruptBuffer(key, bad, b, "declares " + hostile + " of " + declared + " bytes");
+        }
+        byte[] garbage = original.clone();
+        Arrays.fill(garbage, (int) range[0] + 8, (int) (range[0] + range[1]), (byte) 0x5A);
+        expectCorruptBuffer(key, garbage, b, "payload overwritten");
+        checked++;
+      }
+    } finally {
+      store.write(key, original);
+    }
+    assertThat(checked).as("compressed buffers in batch 0").isGreaterThan(0);
+    readLatest(allocator);
+  }
+
+  /** Writes {@code bytes} under {@code key}; a cold read must fail naming the file, batch 0 and the buffer. */
+  private void expectCorruptBuffer(String key, byte[] bytes, int buffer, String what) {
+    store.write(key, bytes);
+    Throwable thrown = null;
+    try (RootAllocator alloc = new RootAllocator(64L << 20)) {
+      readWithin(() -> readLatest(alloc), key + " buffer " + buffer + " " + what);
+    } catch (Throwable e) {
+      thrown = e;
+    }
+    assertThat(thrown).as("buffer " + buffer + " " + what).isInstanceOf(CorruptFileException.class);
+    CorruptFileException c = (CorruptFileException) thrown;
+    assertThat(c.path()).contains(key);
+    assertThat(c.getMessage()).as(what).contains("record batch 0 buffer " + buffer + " (");
+  }
+
+  private static long littleEndianLong(byte[] b, int at) {
+    return java.nio.ByteBuffer.wrap(b, at, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+  }
+
+  private static void putLittleEndianLong(byte[] b, int at, long value) {
+    java.nio.ByteBuffer.wrap(b, at, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(value);
   }
 
   // ---------------------------------------------------------------------------------------------- D5

@@ -1,6 +1,10 @@
 package io.quiver.store;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -45,5 +49,24 @@ public final class TestStores {
 
     @Override
     public void close() {}
+  }
+
+  /**
+   * Writes every regular file under {@code root} into {@code store}, keyed by its path relative to {@code root}
+   * ('/'-separated): a table copied from the test resources (the compatibility fixtures). Returns {@code store}.
+   */
+  public static MemoryObjectStore loadDirectory(MemoryObjectStore store, Path root) {
+    try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+      files.filter(Files::isRegularFile).forEach(f -> {
+        try {
+          store.write(root.relativize(f).toString().replace('\\', '/'), Files.readAllBytes(f));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return store;
   }
 }

@@ -68,7 +68,8 @@ public final class Report {
   /** Begin and end markers of the sections other harnesses write into RESULTS.md, in the order they are kept. */
   static final List<String[]> KEPT_SECTIONS = List.of(
       new String[] {"<!-- import-bench:begin", "<!-- import-bench:end -->"},  // benchmarks/import/run.sh
-      new String[] {"<!-- spark:begin", "<!-- spark:end -->"});               // benchmarks-spark/run.sh
+      new String[] {"<!-- spark:begin", "<!-- spark:end -->"},                // benchmarks-spark/run.sh
+      new String[] {CompressionReport.BEGIN, CompressionReport.END});         // benchmarks/compression/run.sh
 
   /**
    * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's between its

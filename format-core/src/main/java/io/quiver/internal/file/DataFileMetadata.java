@@ -27,6 +27,7 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   private final long[] bodyLengths;
   private final long[][] nodes; // per batch: length, nullCount per preorder field
   private final long[][] buffers; // per batch: offset (relative to body), length per buffer
+  private final byte[] codecs; // per batch: Arrow CompressionType, or BodyDecompression.NONE
   private final long rowCount;
   private final long estimatedBytes;
 
@@ -41,7 +42,8 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
       long[] bodyOffsets,
       long[] bodyLengths,
       long[][] nodes,
-      long[][] buffers) {
+      long[][] buffers,
+      byte[] codecs) {
     this.location = location;
     this.schema = schema;
     this.layout = layout;
@@ -53,6 +55,7 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     this.bodyLengths = bodyLengths;
     this.nodes = nodes;
     this.buffers = buffers;
+    this.codecs = codecs;
     this.starts = new long[rows.length];
     long total = 0;
     for (int i = 0; i < rows.length; i++) {
@@ -67,7 +70,7 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     for (String p : layout.atomicPath) {
       est += 48 + 2L * p.length();
     }
-    est += 24L * rows.length * 2 + 32;
+    est += 24L * rows.length * 2 + 32 + rows.length;
     for (int b = 0; b < rows.length; b++) {
       est += 32 + 8L * nodes[b].length + 8L * buffers[b].length;
     }
@@ -106,6 +109,40 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
 
   public long rowCount() {
     return rowCount;
+  }
+
+  /**
+   * Whether record batch {@code batch}'s body is compressed (Arrow IPC buffer compression, data-file
+   * format 1.1): its buffer lengths, and so {@link #projectedBodyBytes}, are compressed sizes.
+   */
+  public boolean isCompressed(int batch) {
+    return codecs[checkBatch(batch)] != BodyDecompression.NONE;
+  }
+
+  /** The codec of a compressed batch ("ZSTD", "LZ4_FRAME"), or "NONE". */
+  public String compression(int batch) {
+    byte codec = codecs[checkBatch(batch)];
+    return codec == BodyDecompression.NONE ? "NONE" : BodyDecompression.codecName(codec);
+  }
+
+  /** Buffers per record batch (every field's, in preorder): the count {@link #bufferRange} accepts. */
+  public int bufferCount() {
+    return layout.totalBuffers;
+  }
+
+  /**
+   * Absolute file offset and length of buffer {@code buffer} (0 .. {@link #bufferCount()} - 1) of record
+   * batch {@code batch}, as its metadata declares it (compressed bytes for a compressed batch). For tools
+   * and tests that inspect or damage files.
+   */
+  public long[] bufferRange(int batch, int buffer) {
+    checkBatch(batch);
+    if (buffer < 0 || buffer >= layout.totalBuffers) {
+      throw new InvalidArgumentException(
+          "buffer " + buffer + " does not exist in " + location + ", whose batches have " + layout.totalBuffers
+              + " buffers");
+    }
+    return new long[] {bodyOffsets[batch] + bufferOffset(batch, buffer), bufferLength(batch, buffer)};
   }
 
   /** Row offset (within the file) at which batch i starts. */
@@ -168,6 +205,10 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
 
   SchemaLayout layout() {
     return layout;
+  }
+
+  byte codec(int batch) {
+    return codecs[batch];
   }
 
   long bodyOffset(int batch) {

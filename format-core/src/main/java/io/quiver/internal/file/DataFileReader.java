@@ -13,6 +13,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.flatbuf.Block;
+import org.apache.arrow.flatbuf.BodyCompression;
+import org.apache.arrow.flatbuf.BodyCompressionMethod;
+import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.flatbuf.Footer;
 import org.apache.arrow.flatbuf.KeyValue;
 import org.apache.arrow.flatbuf.Message;
@@ -40,6 +43,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * it, and loaded vectors are checked structurally (buffer sizes, offsets), so a truncated, bit-flipped or hostile file fails with {@link
  * CorruptFileException} naming it rather than with an Arrow exception or an {@link OutOfMemoryError}.
  * Flipped bytes inside data buffers can go unnoticed: Arrow IPC has no checksums.
+ *
+ * <p>Compressed record batch bodies (ZSTD or LZ4_FRAME, data-file format 1.1 or any Arrow writer's) are
+ * decompressed buffer by buffer after the ranged reads, only for the projected columns; every declared
+ * uncompressed length is bounded by what the batch can hold before anything is allocated ({@link
+ * BodyDecompression}).
  */
 public final class DataFileReader {
   /** Bytes read from the end of the file at once: usually the whole footer and the last batches' metadata. */
@@ -115,6 +123,7 @@ public final class DataFileReader {
     String location = md.location();
     ArrowBuf[] fetched = new ArrowBuf[ranges.length];
     List<ArrowBuf> buffers = new ArrayList<>(wanted.size());
+    List<ArrowBuf> decompressed = new ArrayList<>();
     VectorSchemaRoot root = null;
     try {
       for (int r = 0; r < ranges.length; r++) {
@@ -127,6 +136,11 @@ public final class DataFileReader {
         }
         int r = containing(ranges, w[0]);
         buffers.add(fetched[r].slice(w[0] - ranges[r][0], w[1]));
+      }
+      byte codec = md.codec(batch);
+      if (codec != BodyDecompression.NONE) {
+        BodyDecompression.decompressAll(codec, layout, selected, nodes, buffers, allocator, decompressed,
+            BodyDecompression.Where.batch(location, batch));
       }
       String problem = checkBuffers(layout, selected, nodes, buffers);
       if (problem != null) {
@@ -154,6 +168,7 @@ public final class DataFileReader {
           buf.close();
         }
       }
+      decompressed.forEach(ArrowBuf::close);
       if (root != null) {
         root.close();
       }
@@ -196,14 +211,25 @@ public final class DataFileReader {
       return new StructValidityBits((int) length, nulls, null);
     }
     long need = (length + 7) / 8;
-    if (bytes < need) {
+    long offset = md.bodyOffset(batch) + md.bufferOffset(batch, buffer);
+    byte codec = md.codec(batch);
+    byte[] bits;
+    if (codec == BodyDecompression.NONE) {
+      bits = bytes < need ? new byte[0] : readExact(store, key, md.location(), offset, (int) need);
+    } else {
+      BufferLayout validity = BufferLayout.validityVector();
+      bits = bytes == 0 ? new byte[0] : BodyDecompression.decompress(codec,
+          readExact(store, key, md.location(), offset, (int) bytes), BodyDecompression.bound(validity, length, -1),
+          BodyDecompression.Where.batch(md.location(), batch)
+              .buffer(buffer, layout.path(node), BufferLayout.BufferType.VALIDITY));
+    }
+    if (bits.length < need) {
       throw new CorruptFileException(
           md.location(),
-          "batch " + batch + " struct '" + layout.path(node) + "' has a validity buffer of " + bytes
-              + " bytes for " + length + " rows with " + nulls + " nulls (" + need + " needed); rewrite the file");
+          "batch " + batch + " struct '" + layout.path(node) + "' has a validity buffer of "
+              + (codec == BodyDecompression.NONE ? bytes : bits.length) + " bytes for " + length + " rows with "
+              + nulls + " nulls (" + need + " needed); rewrite the file");
     }
-    byte[] bits = readExact(store, key, md.location(), md.bodyOffset(batch) + md.bufferOffset(batch, buffer),
-        (int) need);
     return new StructValidityBits((int) length, nulls, bits);
   }
 
@@ -523,6 +549,7 @@ public final class DataFileReader {
       long[] bodyLengths = new long[n];
       long[][] nodes = new long[n][];
       long[][] buffers = new long[n][];
+      byte[] codecs = new byte[n];
       // Metadata inside the tail is already here; fetch the rest, coalescing nearby blocks.
       List<long[]> missing = new ArrayList<>();
       for (long[] b : blocks) {
@@ -549,18 +576,20 @@ public final class DataFileReader {
         bodyLengths[i] = blocks[i][2];
         nodes[i] = new long[2 * layout.fieldCount()];
         buffers[i] = new long[2 * layout.totalBuffers];
-        rows[i] = parseBatch(i, meta.order(ByteOrder.LITTLE_ENDIAN), blocks[i][2], layout, nodes[i], buffers[i]);
+        rows[i] = parseBatch(
+            i, meta.order(ByteOrder.LITTLE_ENDIAN), blocks[i][2], layout, nodes[i], buffers[i], codecs);
       }
       return new DataFileMetadata(
           location, schema, layout, size, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
-          buffers);
+          buffers, codecs);
     }
 
     /** Decodes one block's RecordBatch message into nodes/buffers, checking every number. */
-    private int parseBatch(
-        int index, ByteBuffer meta, long bodyLen, SchemaLayout layout, long[] nodes, long[] buffers) {
+    private int parseBatch(int index, ByteBuffer meta, long bodyLen, SchemaLayout layout, long[] nodes,
+        long[] buffers, byte[] codecs) {
       String what = "record batch " + index;
       long length;
+      byte codec = BodyDecompression.NONE;
       try {
         int first = meta.getInt(0);
         int prefix = first == -1 ? 8 : 4;
@@ -588,8 +617,16 @@ public final class DataFileReader {
         if (rb == null) {
           throw corrupt(what + " has no RecordBatch header");
         }
-        if (rb.compression() != null) {
-          throw corrupt(what + " is compressed; data files must be uncompressed");
+        BodyCompression compression = rb.compression();
+        if (compression != null) {
+          if (compression.method() != BodyCompressionMethod.BUFFER) {
+            throw corrupt(what + " uses body compression method " + compression.method()
+                + "; Arrow defines only BUFFER (0)");
+          }
+          codec = compression.codec();
+          if (codec != CompressionType.ZSTD && codec != CompressionType.LZ4_FRAME) {
+            throw corrupt(what + " is compressed with codec " + codec + "; readers know ZSTD (1) and LZ4_FRAME (0)");
+          }
         }
         if (rb.variadicBufferCountsLength() != 0) {
           throw corrupt(what + " has variadic buffers (view types), which data files do not support");
@@ -621,7 +658,8 @@ public final class DataFileReader {
         throw new CorruptFileException(
             location, what + " metadata does not decode (" + e + "); rewrite the file", e);
       }
-      checkNodes(what, (int) length, bodyLen, layout, nodes);
+      codecs[index] = codec;
+      checkNodes(what, (int) length, bodyLen, codec != BodyDecompression.NONE, layout, nodes);
       for (int b = 0; b < layout.totalBuffers; b++) {
         long off = buffers[2 * b];
         long len = buffers[2 * b + 1];
@@ -637,9 +675,12 @@ public final class DataFileReader {
     /**
      * Checks node lengths against the batch length, the parent and the body size. Arrow Java
      * synthesizes validity bitmaps of length/8 bytes when a node has no nulls, so a length must be backed
-     * by body bytes before anything is loaded.
+     * by body bytes before anything is loaded; a compressed body backs at most {@link
+     * BodyDecompression#MAX_EXPANSION} times its size.
      */
-    private void checkNodes(String what, int batchLength, long bodyLen, SchemaLayout layout, long[] nodes) {
+    private void checkNodes(
+        String what, int batchLength, long bodyLen, boolean compressed, SchemaLayout layout, long[] nodes) {
+      long backed = compressed ? (bodyLen + 64) * BodyDecompression.MAX_EXPANSION : bodyLen + 64;
       for (int f = 0; f < layout.fieldCount(); f++) {
         long len = nodes[2 * f];
         long nulls = nodes[2 * f + 1];
@@ -647,8 +688,9 @@ public final class DataFileReader {
         if (len < 0 || len > Integer.MAX_VALUE || nulls < 0 || nulls > len) {
           throw corrupt(field + " has length " + len + " and null count " + nulls);
         }
-        if ((len + 7) / 8 > bodyLen + 64) {
-          throw corrupt(field + " claims " + len + " values but the body holds only " + bodyLen + " bytes");
+        if ((len + 7) / 8 > backed) {
+          throw corrupt(field + " claims " + len + " values but the " + (compressed ? "compressed " : "")
+              + "body holds only " + bodyLen + " bytes");
         }
         int p = layout.parent[f];
         long expected = -1;

@@ -7,12 +7,23 @@ import io.quiver.exceptions.StoreException;
 import io.quiver.store.ObjectStore;
 import java.io.IOException;
 import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.flatbuf.BodyCompressionMethod;
+import org.apache.arrow.flatbuf.CompressionType;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.ArrowBodyCompression;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.ArrowType.ArrowTypeID;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -23,8 +34,12 @@ import org.apache.arrow.vector.util.TransferPair;
  * Streams batches into one Arrow IPC file through {@link ObjectStore#openWriter}; the object appears
  * only on {@link #finish()}, so a crashed or aborted writer never leaves a partial file for readers.
  *
- * <p>The file is a plain Arrow IPC file (no compression, no dictionaries) that any Arrow implementation
- * can open. Rows are re-chunked into record batches of exactly {@code rowsPerBatch} rows (the last may
+ * <p>The file is an Arrow IPC file (no dictionaries) that any Arrow implementation can open. Without
+ * compression it is data-file format 1.0; with {@link FileCompression} ZSTD it is format 1.1: every record
+ * batch body uses Arrow's own buffer compression (ZSTD through Arrow's {@code arrow-compression} codec),
+ * with the buffers of the columns the compression leaves plain stored uncompressed inside it, so an Arrow
+ * reader with its compression module (pyarrow, Arrow C++, Arrow Java with {@code arrow-compression}) opens
+ * it. Rows are re-chunked into record batches of exactly {@code rowsPerBatch} rows (the last may
  * be shorter) so that batch boundaries are predictable for readers regardless of how callers slice their
  * input. The footer's custom metadata records the Quiver format version under {@link #VERSION_KEY}.
  *
@@ -35,6 +50,9 @@ import org.apache.arrow.vector.util.TransferPair;
  */
 public final class DataFileWriter implements AutoCloseable {
   public static final int FORMAT_MAJOR = 1, FORMAT_MINOR = 0;
+
+  /** Format minor of a file whose record batch bodies are compressed (format 1.1). */
+  public static final int COMPRESSED_FORMAT_MINOR = 1;
 
   /** Footer custom-metadata key holding "major.minor". */
   public static final String VERSION_KEY = "quiver.data_file.version";
@@ -52,14 +70,30 @@ public final class DataFileWriter implements AutoCloseable {
   private final BufferAllocator allocator;
   private final VectorSchemaRoot stage;
   private final ObjectStore.ObjectWriter out;
-  private final ArrowFileWriter arrow;
+  private final BatchWriter arrow;
+  /** Null when the file is written uncompressed (format 1.0). */
+  private final CompressionCodec codec;
+  /** Per preorder field of the schema: whether its buffers are compressed. */
+  private final boolean[] compressedFields;
+  private final FileCompression compression;
+  private final int formatMinor;
   private State state = State.OPEN;
   private long rowCount;
 
+  /** An uncompressed (format 1.0) data file. */
   public DataFileWriter(
       ObjectStore store, String key, Schema schema, BufferAllocator allocator, int rowsPerBatch) {
-    if (store == null || key == null || schema == null || allocator == null) {
-      throw new InvalidArgumentException("store, key, schema and allocator must not be null");
+    this(store, key, schema, allocator, rowsPerBatch, FileCompression.NONE);
+  }
+
+  /**
+   * A data file compressed as {@code compression} says: format 1.1 when it compresses at least one column,
+   * else format 1.0 (byte for byte what an uncompressed writer writes).
+   */
+  public DataFileWriter(ObjectStore store, String key, Schema schema, BufferAllocator allocator, int rowsPerBatch,
+      FileCompression compression) {
+    if (store == null || key == null || schema == null || allocator == null || compression == null) {
+      throw new InvalidArgumentException("store, key, schema, allocator and compression must not be null");
     }
     if (rowsPerBatch < 1) {
       throw new InvalidArgumentException("rowsPerBatch must be >= 1, got " + rowsPerBatch);
@@ -73,6 +107,16 @@ public final class DataFileWriter implements AutoCloseable {
     this.key = key;
     this.schema = schema;
     this.rowsPerBatch = rowsPerBatch;
+    SchemaLayout layout = new SchemaLayout(schema);
+    this.compressedFields = compressedFields(layout, compression);
+    this.compression = compression;
+    boolean compress = false;
+    for (int c = 0; c < layout.atomicField.length; c++) {
+      compress |= compression.compresses(c);
+    }
+    this.codec = compress ? CommonsCompressionFactory.INSTANCE.createCodec(
+        CompressionUtil.CodecType.ZSTD, compression.level()) : null;
+    this.formatMinor = compress ? COMPRESSED_FORMAT_MINOR : FORMAT_MINOR;
     BufferAllocator child = allocator.newChildAllocator("DataFileWriter " + key, 0, Long.MAX_VALUE);
     VectorSchemaRoot root = null;
     ObjectStore.ObjectWriter writer = null;
@@ -81,13 +125,8 @@ public final class DataFileWriter implements AutoCloseable {
       this.stage = root;
       allocateStage();
       writer = store.openWriter(key);
-      ArrowFileWriter fileWriter =
-          new ArrowFileWriter(
-              root,
-              null,
-              Channels.newChannel(writer),
-              Map.of(VERSION_KEY, FORMAT_MAJOR + "." + FORMAT_MINOR),
-              IpcOption.DEFAULT);
+      BatchWriter fileWriter =
+          new BatchWriter(root, Channels.newChannel(writer), Map.of(VERSION_KEY, FORMAT_MAJOR + "." + formatMinor));
       fileWriter.start();
       this.allocator = child;
       this.out = writer;
@@ -163,9 +202,85 @@ public final class DataFileWriter implements AutoCloseable {
   }
 
   private void flush() throws IOException {
-    arrow.writeBatch();
+    if (codec == null) {
+      arrow.writeBatch();
+    } else {
+      try (ArrowRecordBatch batch = compressedBatch()) {
+        arrow.write(batch);
+      }
+    }
     stage.clear();
     allocateStage();
+  }
+
+  /**
+   * The stage as a record batch with a compressed body: the field nodes and buffers Arrow's unloader
+   * would produce, in preorder, each buffer compressed by the codec or stored raw behind the -1 length
+   * marker: a plain column's, and any whose compressed form saves too little ({@link FileCompression#keeps}).
+   */
+  private ArrowRecordBatch compressedBatch() {
+    List<ArrowFieldNode> nodes = new ArrayList<>();
+    List<ArrowBuf> buffers = new ArrayList<>();
+    try {
+      int[] field = {0};
+      for (FieldVector v : stage.getFieldVectors()) {
+        unload(v, field, nodes, buffers);
+      }
+      ArrowBodyCompression body = new ArrowBodyCompression(CompressionType.ZSTD, BodyCompressionMethod.BUFFER);
+      ArrowRecordBatch batch =
+          new ArrowRecordBatch(stage.getRowCount(), nodes, List.copyOf(buffers), body, true, false);
+      buffers.clear(); // the batch owns them now
+      return batch;
+    } finally {
+      buffers.forEach(ArrowBuf::close);
+    }
+  }
+
+  private void unload(FieldVector v, int[] field, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+    boolean compressed = compressedFields[field[0]++];
+    nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
+    for (ArrowBuf buf : v.getFieldBuffers()) {
+      if (compressed) {
+        buf.getReferenceManager().retain(); // compress() releases its input; the vector keeps its buffer
+        ArrowBuf packed = codec.compress(allocator, buf);
+        long raw = buf.writerIndex();
+        if (packed.getLong(0) != CompressionUtil.NO_COMPRESSION_LENGTH
+            && !compression.keeps(packed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
+          packed.close(); // saves too little to be worth a decompression on every read
+          packed = CompressionUtil.packageRawBuffer(allocator, buf);
+        }
+        buffers.add(packed);
+      } else {
+        buffers.add(CompressionUtil.packageRawBuffer(allocator, buf));
+      }
+    }
+    for (FieldVector child : v.getChildrenFromFields()) {
+      unload(child, field, nodes, buffers);
+    }
+  }
+
+  /** Per preorder field: compressed unless it belongs to a plain atomic column (struct ancestors are). */
+  private static boolean[] compressedFields(SchemaLayout layout, FileCompression compression) {
+    boolean[] compressed = new boolean[layout.fieldCount()];
+    java.util.Arrays.fill(compressed, compression.codec() != FileCompression.Codec.NONE);
+    for (int c = 0; c < layout.atomicField.length; c++) {
+      int f = layout.atomicField[c];
+      for (int i = f; i < layout.subtreeEnd[f]; i++) {
+        compressed[i] = compression.compresses(c);
+      }
+    }
+    return compressed;
+  }
+
+  /** An Arrow file writer that also writes record batches built elsewhere (the compressed ones). */
+  private static final class BatchWriter extends ArrowFileWriter {
+    BatchWriter(VectorSchemaRoot root, WritableByteChannel out, Map<String, String> metadata) {
+      super(root, null, out, metadata, IpcOption.DEFAULT);
+    }
+
+    void write(ArrowRecordBatch batch) throws IOException {
+      writeRecordBatch(batch);
+    }
   }
 
   /** VectorAppender needs allocated (not merely cleared) targets: it reads the first offset. */
@@ -199,7 +314,7 @@ public final class DataFileWriter implements AutoCloseable {
     }
     state = State.FINISHED;
     release();
-    return new WrittenFile(key, size, rowCount, FORMAT_MAJOR, FORMAT_MINOR);
+    return new WrittenFile(key, size, rowCount, FORMAT_MAJOR, formatMinor);
   }
 
   /** Discards: the object is never published. Idempotent; does nothing after a successful finish. */

@@ -8,6 +8,7 @@ import io.quiver.internal.read.FragmentReader;
 import io.quiver.internal.read.Projection;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.Operation;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.write.FragmentColumnWriter;
 import io.quiver.internal.write.StructValidityWrites;
 import io.quiver.manifest.DataFile;
@@ -90,7 +91,7 @@ final public class ColumnEvolution {
     } else {
       Schema inputSchema = resolveInputs(current, inputs);
       for (Fragment fragment : base.fragments()) {
-        files.add(new Operation.FragmentFile(fragment.id(), compute(current, fragment, inputSchema, addedSchema, fn)));
+        files.add(new Operation.FragmentFile(fragment.id(), compute(base, fragment, inputSchema, addedSchema, fn)));
       }
     }
     return new Operation.AddColumns(next, files, fieldIds(inputs, current));
@@ -122,7 +123,7 @@ final public class ColumnEvolution {
       if (wanted != null && !wanted.remove(fragment.id())) {
         continue;
       }
-      replacements.add(new Operation.Replacement(fragment.id(), compute(current, fragment, inputSchema, targetSchema,
+      replacements.add(new Operation.Replacement(fragment.id(), compute(base, fragment, inputSchema, targetSchema,
           fn)));
     }
     if (wanted != null && !wanted.isEmpty()) {
@@ -138,7 +139,8 @@ final public class ColumnEvolution {
    * {@code outputs} holds only some members keep their current validity in {@code table}; new columns and
    * structs written whole take the function's.
    */
-  private DataFile compute(Schema table, Fragment fragment, Schema inputs, Schema outputs, ColumnFunction fn) {
+  private DataFile compute(Manifest base, Fragment fragment, Schema inputs, Schema outputs, ColumnFunction fn) {
+    Schema table = base.schema();
     Set<Integer> fresh = new HashSet<>();
     outputs.fields().forEach(f -> {
       if (table.findField(f.id()).isEmpty()) {
@@ -151,7 +153,8 @@ final public class ColumnEvolution {
       Iterator<FragmentReader.Chunk> chunks = reader.plan(rowsPerBatch).iterator();
       ComputedBatches batches = new ComputedBatches(reader, chunks, fn, outputs);
       try {
-        return new FragmentColumnWriter(io.store(), allocator, rowsPerBatch).write(fragment, outputs, batches,
+        return new FragmentColumnWriter(io.store(), allocator, rowsPerBatch, CompressionConfig.of(base.config()))
+            .write(fragment, outputs, batches,
             structNulls);
       } finally {
         batches.close();

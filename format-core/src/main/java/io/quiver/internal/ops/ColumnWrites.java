@@ -14,6 +14,7 @@ import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.FieldBacking;
 import io.quiver.internal.txn.Operation;
 import io.quiver.internal.write.ArrowInput;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.write.FragmentColumnWriter;
 import io.quiver.internal.write.StructValidityWrites;
 import io.quiver.manifest.DataFile;
@@ -139,7 +140,7 @@ final public class ColumnWrites {
                 + base.fragments().stream().map(Fragment::id).toList()));
     List<Operation.ColumnInput> inputs = inputWitness(base, fragment, schema);
     // The one column-writing path: row count checked against physical rows, file discarded on mismatch.
-    DataFile file = new FragmentColumnWriter(io.store(), allocator, rowsPerBatch)
+    DataFile file = new FragmentColumnWriter(io.store(), allocator, rowsPerBatch, CompressionConfig.of(base.config()))
         .write(fragment, contract, ArrowInput.batches(batches), StructValidityWrites.preservedNulls(io, fragment,
             base.schema(), contract, schema.newFieldIds(), allocator));
     List<FieldBacking> witness = new ArrayList<>();

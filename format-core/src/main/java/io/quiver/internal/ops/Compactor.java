@@ -6,6 +6,7 @@ import io.quiver.internal.read.FragmentReader;
 import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.txn.Operation;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.write.FragmentWriter;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
@@ -82,7 +83,8 @@ final public class Compactor {
   public Operation.RewriteGroup rewrite(List<Fragment> run, CompactionOptions options) {
     Schema schema = manifest.schema();
     FragmentWriter writer =
-        new FragmentWriter(io.store(), schema, allocator, rowsPerBatch, options.targetRowsPerFragment());
+        new FragmentWriter(io.store(), schema, allocator, rowsPerBatch, options.targetRowsPerFragment(),
+            CompressionConfig.of(manifest.config()));
     List<Fragment> written;
     try (LiveRows live = new LiveRows(run, schema)) {
       written = writer.write(live);

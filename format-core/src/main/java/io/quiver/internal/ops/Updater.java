@@ -6,6 +6,7 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.internal.file.DataFileWriter;
+import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.file.WrittenFile;
 import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.read.Deletions;
@@ -467,7 +468,7 @@ final public class Updater {
               }
               if (writer == null) {
                 writer = new DataFileWriter(store(), FragmentWriter.newDataFilePath(), overlaySchema.toArrow(),
-                    allocator, rowsPerBatch);
+                    allocator, rowsPerBatch, CompressionConfig.of(manifest.config()).forFile(overlaySchema));
               }
               try (VectorSchemaRoot batch = overlayBatch(overlaySchema, read, readSchema, rows, values)) {
                 writer.write(batch);
@@ -481,7 +482,7 @@ final public class Updater {
         if (writer != null) {
           WrittenFile file = writer.finish();
           writer = null;
-          DataFile dataFile = DataFile.of(file.key(), overlayFieldIds, file.sizeBytes());
+          DataFile dataFile = DataFile.of(file.key(), overlayFieldIds, file.sizeBytes(), file.formatMinor());
           Overlay overlay = new Overlay(dataFile, new Coverage.Shared(coverage.toMutableRoaringBitmap()), 0);
           overlays.add(new Operation.FragmentOverlays(fragment.id(), List.of(overlay)));
           total += coverage.getLongCardinality();

@@ -35,6 +35,7 @@ final public class TableConfig {
       }
     }
     io.quiver.internal.txn.LedgerUpdate.Policy.check(set);
+    io.quiver.internal.write.CompressionConfig.check(set);
     return new Operation.UpdateConfig(set, removed);
   }
 

@@ -45,10 +45,25 @@ public final class ManifestBuilder {
    * @param timestamp the commit time to record
    */
   public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
-    Manifest built = buildContent(current, txn, timestamp);
+    Manifest built = withDerivedReaderFeatures(buildContent(current, txn, timestamp));
     // Every operation carries the ledger forward: a restore or overwrite replaces the content, never the
     // record of what was committed.
     return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp));
+  }
+
+  /**
+   * {@link Manifest#COMPRESSION_FEATURE} exactly when the version references a compressed (1.1) data file:
+   * older readers refuse such a version by its feature, and read the table again once compaction (with
+   * compression off) has rewritten every compressed file.
+   */
+  static Manifest withDerivedReaderFeatures(Manifest built) {
+    Set<String> features = new java.util.TreeSet<>(built.readerFeatures());
+    if (built.referencesCompressedFiles()) {
+      features.add(Manifest.COMPRESSION_FEATURE);
+    } else {
+      features.remove(Manifest.COMPRESSION_FEATURE);
+    }
+    return features.equals(built.readerFeatures()) ? built : built.withReaderFeatures(features);
   }
 
   private Manifest buildContent(Optional<Manifest> current, Transaction txn, Instant timestamp) {

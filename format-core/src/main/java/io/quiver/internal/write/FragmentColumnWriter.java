@@ -27,8 +27,17 @@ final public class FragmentColumnWriter {
   private final ObjectStore store;
   private final BufferAllocator allocator;
   private final int rowsPerBatch;
+  private final CompressionConfig compression;
 
+  /** A writer of uncompressed (format 1.0) files. */
   public FragmentColumnWriter(ObjectStore store, BufferAllocator allocator, int rowsPerBatch) {
+    this(store, allocator, rowsPerBatch, CompressionConfig.NONE);
+  }
+
+  /** A writer of files compressed as the table configuration says ({@link CompressionConfig}). */
+  public FragmentColumnWriter(ObjectStore store, BufferAllocator allocator, int rowsPerBatch,
+      CompressionConfig compression) {
+    this.compression = compression;
     this.store = store;
     this.allocator = allocator;
     this.rowsPerBatch = rowsPerBatch;
@@ -54,7 +63,8 @@ final public class FragmentColumnWriter {
     List<Integer> atomicIds = columns.atomicFields().stream().map(Field::id).toList();
     String path = FragmentWriter.newDataFilePath();
     long rows = 0;
-    try (DataFileWriter writer = new DataFileWriter(store, path, stored, allocator, rowsPerBatch)) {
+    try (DataFileWriter writer =
+        new DataFileWriter(store, path, stored, allocator, rowsPerBatch, compression.forFile(columns))) {
       while (batches.hasNext()) {
         VectorSchemaRoot batch = batches.next();
         BatchValidator.check(arrow, batch);
@@ -77,7 +87,7 @@ final public class FragmentColumnWriter {
         throw rowCountMismatch(fragment, columns, rows + " rows, fewer than");
       }
       WrittenFile file = writer.finish();
-      return DataFile.of(file.key(), atomicIds, file.sizeBytes());
+      return DataFile.of(file.key(), atomicIds, file.sizeBytes(), file.formatMinor());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.quiver.internal.write;
 
 import io.quiver.internal.file.DataFileWriter;
+import io.quiver.internal.file.FileCompression;
 import io.quiver.internal.file.WrittenFile;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
@@ -24,10 +25,19 @@ final public class FragmentWriter {
   private final BufferAllocator allocator;
   private final int rowsPerBatch;
   private final long maxRowsPerFragment;
+  private final FileCompression compression;
   private final RowDigest rows = new RowDigest();
   private boolean digestRows = true;
 
+  /** A writer of uncompressed (format 1.0) files. */
   public FragmentWriter(ObjectStore store, Schema schema, BufferAllocator allocator, int rowsPerBatch, long maxRowsPerFragment) {
+    this(store, schema, allocator, rowsPerBatch, maxRowsPerFragment, CompressionConfig.NONE);
+  }
+
+  /** A writer of files compressed as the table configuration says ({@link CompressionConfig}). */
+  public FragmentWriter(ObjectStore store, Schema schema, BufferAllocator allocator, int rowsPerBatch,
+      long maxRowsPerFragment, CompressionConfig compression) {
+    this.compression = compression.forFile(schema);
     this.store = store;
     this.schema = schema;
     this.allocator = allocator;
@@ -60,7 +70,7 @@ final public class FragmentWriter {
         int offset = 0;
         while (offset < batch.getRowCount()) {
           if (current == null) {
-            current = new DataFileWriter(store, newDataFilePath(), arrowSchema, allocator, rowsPerBatch);
+            current = new DataFileWriter(store, newDataFilePath(), arrowSchema, allocator, rowsPerBatch, compression);
             rowsInCurrent = 0;
           }
           int take = (int) Math.min(batch.getRowCount() - offset, maxRowsPerFragment - rowsInCurrent);
@@ -116,6 +126,7 @@ final public class FragmentWriter {
 
   private static Fragment finish(DataFileWriter writer, List<Integer> atomicIds) {
     WrittenFile file = writer.finish();
-    return Fragment.of(0, List.of(DataFile.of(file.key(), atomicIds, file.sizeBytes())), file.rowCount());
+    return Fragment.of(0, List.of(DataFile.of(file.key(), atomicIds, file.sizeBytes(), file.formatMinor())),
+        file.rowCount());
   }
 }

@@ -11,6 +11,15 @@ import java.util.zip.CRC32C;
 public final class ManifestBytes {
   private ManifestBytes() {}
 
+  /** The protobuf inside {@code bytes} (an encoded manifest, magic QVM1), checksum not checked. */
+  public static ManifestFile decode(byte[] bytes) {
+    try {
+      return ManifestFile.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
+  }
+
   /** {@code bytes} (an encoded manifest, magic QVM1) with {@code edit} applied, checksum recomputed. */
   public static byte[] rewrite(byte[] bytes, Consumer<ManifestFile.Builder> edit) {
     try {

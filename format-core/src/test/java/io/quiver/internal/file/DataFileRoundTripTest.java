@@ -2,34 +2,17 @@ package io.quiver.internal.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quiver.store.MemoryObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
-import org.apache.arrow.vector.ipc.SeekableReadChannel;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class DataFileRoundTripTest {
-  private final RootAllocator allocator = new RootAllocator();
-  private final MemoryObjectStore store = new MemoryObjectStore("mem://bucket/table");
-  private final DataFileReader reader =
-      new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
-
-  @AfterEach
-  void noLeaks() {
-    assertThat(allocator.getAllocatedMemory()).as("leaked Arrow memory").isEqualTo(0);
-    allocator.close();
-  }
-
+class DataFileRoundTripTest extends DataFileTestBase {
   static Stream<Field> everyType() {
     List<Field> all = new ArrayList<>(TestData.primitiveFields());
     all.addAll(TestData.nestedFields());
@@ -67,19 +50,8 @@ class DataFileRoundTripTest {
       Files.assertFileEquals(reader, "data/all.arrow", data, allocator);
 
       // Plain Arrow Java opens the same bytes: the file is standard Arrow IPC.
-      byte[] bytes = store.read("data/all.arrow");
-      try (ArrowFileReader arrow =
-          new ArrowFileReader(new SeekableReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)), allocator)) {
-        VectorSchemaRoot root = arrow.getVectorSchemaRoot();
-        int start = 0;
-        while (arrow.loadNextBatch()) {
-          try (VectorSchemaRoot slice = Files.slice(data, start, root.getRowCount())) {
-            Files.assertSameData(slice, root);
-          }
-          start += root.getRowCount();
-        }
-        assertThat(start).isEqualTo(500);
-      }
+      Files.assertArrowJavaReads(store.read("data/all.arrow"), data, allocator,
+          org.apache.arrow.vector.compression.NoCompressionCodec.Factory.INSTANCE);
     }
   }
 

@@ -20,7 +20,15 @@ final class Files {
   static WrittenFile write(
       ObjectStore store, String key, VectorSchemaRoot data, BufferAllocator allocator, int rowsPerBatch,
       int... pieces) {
-    try (DataFileWriter writer = new DataFileWriter(store, key, data.getSchema(), allocator, rowsPerBatch)) {
+    return write(store, key, data, allocator, rowsPerBatch, FileCompression.NONE, pieces);
+  }
+
+  /** As above, compressed as {@code compression} says. */
+  static WrittenFile write(
+      ObjectStore store, String key, VectorSchemaRoot data, BufferAllocator allocator, int rowsPerBatch,
+      FileCompression compression, int... pieces) {
+    try (DataFileWriter writer =
+        new DataFileWriter(store, key, data.getSchema(), allocator, rowsPerBatch, compression)) {
       int offset = 0;
       if (pieces.length == 0) {
         pieces = new int[] {data.getRowCount()};
@@ -86,6 +94,27 @@ final class Files {
           VectorSchemaRoot slice = slice(expected, (int) md.batchStart(b), md.batchRowCount(b))) {
         assertSameData(slice, actual);
       }
+    }
+  }
+
+  /**
+   * Arrow Java's own {@link org.apache.arrow.vector.ipc.ArrowFileReader} (decompressing with {@code factory})
+   * reads {@code bytes} as consecutive slices of {@code expected}, every row.
+   */
+  static void assertArrowJavaReads(byte[] bytes, VectorSchemaRoot expected, BufferAllocator allocator,
+      org.apache.arrow.vector.compression.CompressionCodec.Factory factory) throws java.io.IOException {
+    try (org.apache.arrow.vector.ipc.ArrowFileReader arrow = new org.apache.arrow.vector.ipc.ArrowFileReader(
+        new org.apache.arrow.vector.ipc.SeekableReadChannel(
+            new org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel(bytes)), allocator, factory)) {
+      VectorSchemaRoot root = arrow.getVectorSchemaRoot();
+      int start = 0;
+      while (arrow.loadNextBatch()) {
+        try (VectorSchemaRoot slice = slice(expected, start, root.getRowCount())) {
+          assertSameData(slice, root);
+        }
+        start += root.getRowCount();
+      }
+      assertThat(start).as("rows Arrow Java read").isEqualTo(expected.getRowCount());
     }
   }
 
