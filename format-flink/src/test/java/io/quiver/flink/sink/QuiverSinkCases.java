@@ -137,6 +137,13 @@ abstract class QuiverSinkCases {
         .uid(UID);
   }
 
+  /** Runs {@link #job} (400 one-row records, 40 a checkpoint) to its end, restarting at most {@code restarts} times. */
+  private void run400(String name, Input input, String uri, int restarts) throws Exception {
+    StreamExecutionEnvironment env = env(restarts, new Configuration());
+    job(env, input, uri, 400, 1, 40, options());
+    env.execute(name);
+  }
+
   private Dataset open(String uri) {
     return Dataset.open(uri, SinkFixtures.options(options()));
   }
@@ -145,9 +152,7 @@ abstract class QuiverSinkCases {
   void aTaskFailureAfterTwoCheckpointsRestartsFromTheCheckpointAndEveryRecordIsInTheTableOnce() throws Exception {
     String uri = table();
     Probe.failAfter = 2;
-    StreamExecutionEnvironment env = env(3, new Configuration());
-    job(env, Input.ROW_DATA, uri, 400, 1, 40, options());
-    env.execute("exactly once through a failure");
+    run400("exactly once through a failure", Input.ROW_DATA, uri, 3);
     assertThat(Probe.FAILURES.get()).as("the job failed once").isEqualTo(1);
     assertThat(ids(uri, options())).isEqualTo(range(400));
 
@@ -173,9 +178,7 @@ abstract class QuiverSinkCases {
     String uri = crashingTable();
     Probe.hookAt = 2;
     Probe.hook = () -> CrashAfterCommitStoreProvider.ARMED.set(true);
-    StreamExecutionEnvironment env = env(3, new Configuration());
-    job(env, Input.ROW_DATA, uri, 400, 1, 40, options());
-    env.execute("committer dies after committing");
+    run400("committer dies after committing", Input.ROW_DATA, uri, 3);
     assertThat(CrashAfterCommitStoreProvider.CRASHES.get()).as("the injected crash happened").isEqualTo(1);
     assertThat(ids(uri, options())).isEqualTo(range(400));
   }
@@ -194,9 +197,7 @@ abstract class QuiverSinkCases {
       }
     };
     Probe.failAfter = 5;
-    StreamExecutionEnvironment env = env(3, new Configuration());
-    job(env, Input.ARROW, uri, 400, 1, 40, options());
-    env.execute("cleanup while running");
+    run400("cleanup while running", Input.ARROW, uri, 3);
     assertThat(report.get()).isNotNull();
     assertThat(report.get().versionsRemoved()).as("the cleanup removed versions").isNotEmpty();
     assertThat(Probe.FAILURES.get()).isEqualTo(1);
@@ -266,9 +267,7 @@ abstract class QuiverSinkCases {
         }
       });
     };
-    StreamExecutionEnvironment env = env(0, new Configuration());
-    job(env, Input.ROW_DATA, uri, 400, 1, 40, options());
-    env.execute("column added");
+    run400("column added", Input.ROW_DATA, uri, 0);
     assertThat(Probe.HOOK_RAN.get()).isTrue();
     Map<String, List<Object>> table = SinkFixtures.read(uri, options());
     assertThat(ids(uri, options())).isEqualTo(range(400));
@@ -287,9 +286,7 @@ abstract class QuiverSinkCases {
         }
       });
     };
-    StreamExecutionEnvironment env = env(0, new Configuration());
-    job(env, Input.ARROW, uri, 400, 1, 40, options());
-    assertThatThrownBy(() -> env.execute("column dropped"))
+    assertThatThrownBy(() -> run400("column dropped", Input.ARROW, uri, 0))
         .satisfies(e -> assertThat(causeOf(e, SchemaMismatchException.class)).isNotNull()
             .satisfies(m -> assertThat(m.getMessage()).contains("'tag'").contains("Nothing")));
   }
