@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The committer and the committable's state encoding, without a cluster. */
 class QuiverCommitterTest {
-  static final Map<String, String> LOCAL = QuiverSinkTest.LOCAL;
+  static final Map<String, String> LOCAL = SinkFixtures.LOCAL;
 
   String uri;
 

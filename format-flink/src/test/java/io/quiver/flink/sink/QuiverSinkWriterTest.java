@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * writer's allocator refuses to close over a leak).
  */
 class QuiverSinkWriterTest {
-  static final Map<String, String> LOCAL = QuiverSinkTest.LOCAL;
+  static final Map<String, String> LOCAL = SinkFixtures.LOCAL;
 
   String uri;
 

@@ -40,6 +40,9 @@ final class SinkFixtures {
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
       new Field("tag", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
 
+  /** The local store's options in the tests: no fsync. */
+  static final Map<String, String> LOCAL = Map.of("local.fsync", "false");
+
   /** The sink tests' MiniCluster: one task manager with 4 slots (a job of parallelism 2 and a second job fit). */
   static MiniClusterExtension cluster() {
     return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1)
@@ -49,7 +52,7 @@ final class SinkFixtures {
   /** Creates the (empty) table under {@code dir} on the local store and returns its URI. */
   static String localTable(java.nio.file.Path dir) {
     String uri = dir.resolve("t").toUri().toString();
-    createTable(uri, QuiverSinkTest.LOCAL);
+    createTable(uri, LOCAL);
     return uri;
   }
 
