@@ -89,6 +89,7 @@ abstract class QuiverSinkToSourceCases {
         readFailure.set(t);
       }
     }, "collect the source's rows");
+    collector.setDaemon(true); // after the cancel, its hasNext() may wait for the collect client's next poll
     collector.start();
     try {
       // The writer: parallelism 2, a checkpoint every 50 ms, 100 rows per checkpoint; its map fails once
@@ -123,7 +124,7 @@ abstract class QuiverSinkToSourceCases {
     } finally {
       reader.cancel().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       out.close();
-      collector.join(WAIT.toMillis());
+      collector.join(TimeUnit.SECONDS.toMillis(5));
     }
   }
 }
