@@ -9,6 +9,8 @@
 # Needs /usr/bin/time and a python3 with pyarrow: PYTHON=/path/to/venv/bin/python (default: a venv in
 # $TMPDIR/quiver-bench-venv, created with pip install pyarrow on first use). Inputs go to $TMPDIR and are
 # deleted at the end. QUIVER_JAR=/path/to/quiver.jar runs another build of the command line.
+# QUIVER_IMPORT_ARGS="--config write.compression=none" adds arguments to quiver import (e.g. the new table's
+# configuration).
 set -euo pipefail
 mb=${1:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +53,7 @@ for kind in csv jsonl; do
   echo "$kind	$bytes" >> "$tmp/sizes.tsv"
   cat "$input" > /dev/null   # both readers start from the page cache
   echo "== quiver import ($kind)"
-  time_it "quiver-$kind" java "${java_flags[@]}" -jar "$jar" import "$tmp/table-$kind" "$input" --progress none
+  time_it "quiver-$kind" java "${java_flags[@]}" -jar "$jar" import "$tmp/table-$kind" "$input" --progress none ${QUIVER_IMPORT_ARGS:-}
   grep -o 'imported [0-9]* rows' "$tmp/quiver-$kind.out" | head -1
   rm -rf "$tmp/table-$kind"
   echo "== pyarrow ($kind -> Arrow IPC)"

@@ -77,11 +77,11 @@ public final class Tables {
 
   /**
    * A table of {@code rows} rows of {@code schema} in fragments of {@code rowsPerFragment}, with the default
-   * table configuration (ZSTD level 3 body compression of buffers it shrinks by a quarter, since format 1.1; the
+   * table configuration (ZSTD level 1 body compression of buffers it shrinks by a quarter, since format 1.1; the
    * cache key says so, so a table cached before compression is not mistaken for one written with it).
    */
   public static Path quiver(String key, Schema schema, long rows, int rowsPerFragment) {
-    return quiver(key + "-zstd3-ms25", schema, rows, rowsPerFragment, Map.of());
+    return quiver(key + "-zstd1-ms25", schema, rows, rowsPerFragment, Map.of());
   }
 
   /**

@@ -87,6 +87,11 @@ final class ImportCommand extends TableCommand {
           + " A failure then keeps the commits made before it; the error says how many rows they hold.")
   long commitEvery;
 
+  @Option(names = "--config", paramLabel = "key=value",
+      description = "Configuration of the table the import creates (repeatable), e.g. write.compression=none or"
+          + " write.compression.level=1; refused when the table exists.")
+  Map<String, String> tableConfig = new LinkedHashMap<>();
+
   @Option(names = "--progress", paramLabel = "<mode>",
       description = "Progress on stderr: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}: redrawn with"
           + " rows and MB/s on a terminal, a line per tenth of the input otherwise).")
@@ -112,6 +117,10 @@ final class ImportCommand extends TableCommand {
         ds = Dataset.open(uri, options);
       } catch (TableNotFoundException e) {
         ds = null;
+      }
+      if (ds != null && !tableConfig.isEmpty()) {
+        throw new UserException("--config sets the configuration of a table the import creates, but " + uri
+            + " exists (version " + ds.version() + "); import without --config, or into a new table");
       }
       long total = 0;
       try (Progress progress = new Progress(err(), "import", totalBytes, progressMode)) {
@@ -188,7 +197,7 @@ final class ImportCommand extends TableCommand {
           batches.startChunk(perCommit);
           try {
             if (ds == null) {
-              ds = Dataset.create(uri, source.schema(), batches, options);
+              ds = Dataset.create(uri, source.schema(), batches, options, tableConfig);
             } else {
               ds.append(batches);
             }
@@ -392,7 +401,8 @@ final class ImportCommand extends TableCommand {
           ArrowReader reader = fileFormat ? new ArrowFileReader(channel, allocator)
               : new ArrowStreamReader(Files.newInputStream(f), allocator)) {
         if (ds == null) {
-          Dataset created = Dataset.create(uri, reader.getVectorSchemaRoot().getSchema(), batches(reader), options);
+          Dataset created = Dataset.create(uri, reader.getVectorSchemaRoot().getSchema(), batches(reader), options,
+              tableConfig);
           rows[0] = created.countRows();
           return created;
         }

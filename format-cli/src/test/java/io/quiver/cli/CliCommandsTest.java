@@ -94,6 +94,21 @@ class CliCommandsTest {
   }
 
   @Test
+  void importSetsTheNewTablesConfiguration() {
+    String plain = dir.resolve("plain").toUri().toString();
+    ok("import", plain, people.toString(), "--config", "write.compression=none", "--config",
+        "write.compression.level=1");
+    assertThat(ok("info", plain).out()).contains("write.compression").contains("none");
+    assertThat(ok("scan", plain, "-f", "csv", "--columns", "id,name").out().lines().toList())
+        .containsExactly("id,name", "1,ann", "2,bob", "3,\"smith, jr\"");
+    assertThat(userError("import", plain, people.toString(), "--config", "write.compression=none"))
+        .contains("exists (version 1)");
+    assertThat(userError("import", dir.resolve("bad").toUri().toString(), people.toString(), "--progress", "none",
+        "--config", "write.compression=lz4")).contains("write.compression is 'lz4'; expected zstd or none");
+    assertThat(userError("info", dir.resolve("bad").toUri().toString())).contains("no Quiver table");
+  }
+
+  @Test
   void typeOverrideWins() {
     String other = dir.resolve("typed").toUri().toString();
     ok("import", other, people.toString(), "--type", "age=int32", "--type", "joined=string");

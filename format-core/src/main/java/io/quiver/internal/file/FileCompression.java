@@ -30,7 +30,7 @@ public record FileCompression(Codec codec, int level, Set<Integer> plainColumns,
   }
 
   /** ZSTD's own default level, and the level Arrow's codec uses when none is given. */
-  public static final int DEFAULT_ZSTD_LEVEL = 3;
+  public static final int DEFAULT_ZSTD_LEVEL = 1;
 
   /**
    * Default {@link #minSavings}: a buffer stays compressed only if that saves at least a quarter of its bytes
