@@ -96,7 +96,7 @@ public final class CompactionTask implements Serializable {
       if (ownsAllocator) {
         allocator = new RootAllocator();
       }
-      TableIo io = new TableIo(store, options.commitStoreFactory().apply(store), options.session());
+      TableIo io = options.tableIo(store);
       checkTable(io);
       return execute(io, load(io), allocator, options.rowsPerBatch());
     } finally {

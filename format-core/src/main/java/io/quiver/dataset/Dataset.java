@@ -175,7 +175,7 @@ public final class Dataset implements AutoCloseable {
       if (ownsAllocator) {
         allocator = new RootAllocator();
       }
-      TableIo io = new TableIo(store, options.commitStoreFactory().apply(store), options.session());
+      TableIo io = options.tableIo(store);
       return opener.open(io, allocator, ownsAllocator);
     } catch (RuntimeException e) {
       if (ownsAllocator && allocator != null) {

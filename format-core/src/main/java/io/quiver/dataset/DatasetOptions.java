@@ -1,6 +1,8 @@
 package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.internal.file.ReadOptions;
+import io.quiver.internal.table.TableIo;
 import io.quiver.store.CommitStore;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStores;
@@ -24,6 +26,7 @@ public final class DatasetOptions {
   private final Function<ObjectStore, CommitStore> commitStoreFactory;
   private final ObjectStores registry;
   private final Clock clock;
+  private final ReadOptions readOptions;
 
   private DatasetOptions(Builder b) {
     this.allocator = Optional.ofNullable(b.allocator);
@@ -35,6 +38,8 @@ public final class DatasetOptions {
     this.commitStoreFactory = b.commitStoreFactory;
     this.registry = b.registry != null ? b.registry : ObjectStores.defaultRegistry();
     this.clock = b.clock;
+    this.readOptions = new ReadOptions(
+        b.coalesceGapBytes, b.fetchRequestBytes, b.fetchRequestsInFlight, b.fetchAheadBytes, b.fetchPlans);
   }
 
   /** Holder of the process-wide session used when none is given, created on first use. */
@@ -61,6 +66,11 @@ public final class DatasetOptions {
     b.commitStoreFactory = commitStoreFactory;
     b.registry = registry;
     b.clock = clock;
+    b.coalesceGapBytes = readOptions.coalesceGapBytes();
+    b.fetchRequestBytes = readOptions.targetRequestBytes();
+    b.fetchRequestsInFlight = readOptions.requestsInFlight();
+    b.fetchAheadBytes = readOptions.prefetchBytes();
+    b.fetchPlans = readOptions.planned();
     return b;
   }
 
@@ -101,6 +111,36 @@ public final class DatasetOptions {
     return clock;
   }
 
+  /** Scans merge the wanted buffers of consecutive batches into requests of about this many bytes. */
+  public long fetchRequestBytes() {
+    return readOptions.targetRequestBytes();
+  }
+
+  /** Most fetch requests one fragment of a scan has in flight (0: fetched on the reading thread). */
+  public int fetchRequestsInFlight() {
+    return readOptions.requestsInFlight();
+  }
+
+  /** Most bytes one fragment of a scan holds fetched (or being fetched) ahead of decoding. */
+  public long fetchAheadBytes() {
+    return readOptions.prefetchBytes();
+  }
+
+  /** Wanted byte ranges at most this far apart are fetched by one request. */
+  public int coalesceGapBytes() {
+    return readOptions.coalesceGapBytes();
+  }
+
+  /** Whether scans plan their fetches across batches (false: each batch fetched on its own). */
+  public boolean fetchPlans() {
+    return readOptions.planned();
+  }
+
+  /** The table's storage on {@code store} with these options (commit store, session, read tuning). */
+  TableIo tableIo(ObjectStore store) {
+    return new TableIo(store, commitStoreFactory.apply(store), session, readOptions);
+  }
+
   /** Builder of {@link DatasetOptions}. */
   public static final class Builder {
     private BufferAllocator allocator;
@@ -112,6 +152,11 @@ public final class DatasetOptions {
     private Function<ObjectStore, CommitStore> commitStoreFactory = CommitStore::of;
     private ObjectStores registry;
     private Clock clock = Clock.systemUTC();
+    private int coalesceGapBytes = ReadOptions.DEFAULT_COALESCE_GAP_BYTES;
+    private long fetchRequestBytes = ReadOptions.DEFAULT_TARGET_REQUEST_BYTES;
+    private int fetchRequestsInFlight = ReadOptions.DEFAULT_REQUESTS_IN_FLIGHT;
+    private long fetchAheadBytes = ReadOptions.DEFAULT_PREFETCH_BYTES;
+    private boolean fetchPlans = true;
 
     private Builder() {}
 
@@ -174,6 +219,68 @@ public final class DatasetOptions {
     /** Clock whose reading is recorded as commit time. */
     public Builder clock(Clock value) {
       this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Size a scan aims at for one store request (default 8 MiB): the projected buffers of consecutive
+     * batches of a data file are fetched together, one request per this many bytes, instead of one request
+     * per buffer run per batch (docs/scan-planning.md, "Fetching").
+     */
+    public Builder fetchRequestBytes(long value) {
+      if (value < 1) {
+        throw new InvalidArgumentException("fetchRequestBytes must be >= 1, got " + value + "; the default is "
+            + ReadOptions.DEFAULT_TARGET_REQUEST_BYTES + " (8 MiB)");
+      }
+      this.fetchRequestBytes = value;
+      return this;
+    }
+
+    /**
+     * Most store requests each fragment reader of a scan has in flight, run on fetch threads the scan starts
+     * and stops (default 4, at most 64); 0 fetches on the reading thread when the decoder needs the bytes
+     * (still coalesced, nothing read ahead, no thread started).
+     */
+    public Builder fetchRequestsInFlight(int value) {
+      if (value < 0 || value > ReadOptions.MAX_REQUESTS_IN_FLIGHT) {
+        throw new InvalidArgumentException("fetchRequestsInFlight must be in [0, "
+            + ReadOptions.MAX_REQUESTS_IN_FLIGHT + "], got " + value);
+      }
+      this.fetchRequestsInFlight = value;
+      return this;
+    }
+
+    /**
+     * Most bytes each fragment reader of a scan holds fetched or being fetched ahead of decoding (default
+     * 64 MiB); the request the decoder is waiting for is issued even when it alone is larger.
+     */
+    public Builder fetchAheadBytes(long value) {
+      if (value < 0) {
+        throw new InvalidArgumentException("fetchAheadBytes must be >= 0, got " + value + "; the default is "
+            + ReadOptions.DEFAULT_PREFETCH_BYTES + " (64 MiB)");
+      }
+      this.fetchAheadBytes = value;
+      return this;
+    }
+
+    /**
+     * Wanted byte ranges at most this many bytes apart are fetched by one request (default 8 KiB; 0 merges
+     * only touching ranges).
+     */
+    public Builder coalesceGapBytes(int value) {
+      if (value < 0) {
+        throw new InvalidArgumentException("coalesceGapBytes must be >= 0, got " + value);
+      }
+      this.coalesceGapBytes = value;
+      return this;
+    }
+
+    /**
+     * Whether scans plan their fetches across batches (default true). False fetches every batch with its own
+     * requests when the decoder reaches it, as Quiver did before fetch plans: for comparisons.
+     */
+    public Builder fetchPlans(boolean value) {
+      this.fetchPlans = value;
       return this;
     }
 

@@ -64,7 +64,7 @@ public final class DistributedWriter implements AutoCloseable {
     BufferAllocator allocator = options.allocator().orElse(null);
     boolean ownsAllocator = allocator == null;
     try {
-      TableIo io = new TableIo(store, options.commitStoreFactory().apply(store), options.session());
+      TableIo io = options.tableIo(store);
       Manifest m = version < 0 ? io.loadLatest().manifest() : io.load(version).manifest();
       if (ownsAllocator) {
         allocator = new RootAllocator();

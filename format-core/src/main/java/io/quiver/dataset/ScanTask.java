@@ -166,7 +166,7 @@ public final class ScanTask implements Serializable {
     BufferAllocator allocator = options.allocator().orElse(null);
     boolean ownsAllocator = allocator == null;
     try {
-      TableIo io = new TableIo(store, options.commitStoreFactory().apply(store), options.session());
+      TableIo io = options.tableIo(store);
       Manifest manifest = load(io);
       if (ownsAllocator) {
         allocator = new RootAllocator();

@@ -158,8 +158,10 @@ class ParallelScanTest {
 
   @Test
   void aSlowConsumerHoldsABoundedNumberOfBatches() throws Exception {
+    // Fetched bytes ahead of decoding are bounded by the fetch knobs (PrefetchTest); small ones here, so
+    // that what is measured is the decoded batches the threads hold.
     DatasetOptions options = DatasetOptions.builder().allocator(allocator).session(new Session(1 << 20))
-        .rowsPerBatch(16).maxRowsPerFragment(1000)
+        .rowsPerBatch(16).maxRowsPerFragment(1000).fetchRequestBytes(2048).fetchAheadBytes(4096)
         .commitOptions(CommitOptions.defaults().withBackoff(Duration.ZERO, Duration.ZERO)).build();
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 30_000);
         Dataset big = Dataset.create(ScanFixture.newUri(), SampleTable.SCHEMA, List.of(b), options)) {

@@ -77,6 +77,11 @@ public final class DataFileReader {
     this.options = options;
   }
 
+  /** The tuning this reader was built with (scans plan their fetches with it). */
+  public ReadOptions options() {
+    return options;
+  }
+
   /**
    * Footer + every batch's metadata; cached under {@code store.locationOf(key)}. Corrupt, truncated or
    * hostile files throw {@link CorruptFileException} naming {@code store.locationOf(key)}; a file written
@@ -94,6 +99,16 @@ public final class DataFileReader {
    * returned root. An empty projection gives a root with 0 columns and the batch's row count.
    */
   public VectorSchemaRoot readBatch(String key, int batch, int[] atomicColumns, BufferAllocator allocator) {
+    return readBatch(key, batch, atomicColumns, allocator, null, -1);
+  }
+
+  /**
+   * Like {@link #readBatch(String, int, int[], BufferAllocator)}, taking the bytes from read {@code read} of
+   * {@code prefetch} (planned with {@link #wantedBuffers} of the same batch and columns) instead of fetching
+   * them; a null {@code prefetch} fetches them here.
+   */
+  public VectorSchemaRoot readBatch(
+      String key, int batch, int[] atomicColumns, BufferAllocator allocator, Prefetch prefetch, int read) {
     if (allocator == null) {
       throw new InvalidArgumentException("allocator must not be null");
     }
@@ -107,35 +122,22 @@ public final class DataFileReader {
     }
     SchemaLayout layout = md.layout();
     List<ArrowFieldNode> nodes = new ArrayList<>();
-    List<long[]> wanted = new ArrayList<>(); // absolute offset, length, per selected buffer in order
-    long body = md.bodyOffset(batch);
     for (int f = 0; f < selected.length; f++) {
-      if (!selected[f]) {
-        continue;
-      }
-      nodes.add(new ArrowFieldNode(md.nodeLength(batch, f), md.nodeNullCount(batch, f)));
-      for (int k = 0; k < layout.bufferCount[f]; k++) {
-        int b = layout.bufferStart[f] + k;
-        wanted.add(new long[] {body + md.bufferOffset(batch, b), md.bufferLength(batch, b)});
+      if (selected[f]) {
+        nodes.add(new ArrowFieldNode(md.nodeLength(batch, f), md.nodeNullCount(batch, f)));
       }
     }
-    long[][] ranges = coalesce(wanted, options.coalesceGapBytes(), MAX_MERGED_DATA_RANGE);
+    List<long[]> wanted = wanted(md, batch, selected); // absolute offset, length, per selected buffer in order
     String location = md.location();
-    ArrowBuf[] fetched = new ArrowBuf[ranges.length];
-    List<ArrowBuf> buffers = new ArrayList<>(wanted.size());
+    List<ArrowBuf> owned = new ArrayList<>(); // fetched (or copied) here: closed once loaded
+    List<ArrowBuf> buffers;
     List<ArrowBuf> decompressed = new ArrayList<>();
     VectorSchemaRoot root = null;
     try {
-      for (int r = 0; r < ranges.length; r++) {
-        fetched[r] = fetch(key, location, ranges[r][0], ranges[r][1] - ranges[r][0], allocator);
-      }
-      for (long[] w : wanted) {
-        if (w[1] == 0) {
-          buffers.add(allocator.getEmpty());
-          continue;
-        }
-        int r = containing(ranges, w[0]);
-        buffers.add(fetched[r].slice(w[0] - ranges[r][0], w[1]));
+      if (prefetch != null) {
+        buffers = prefetch.buffers(read, wanted.stream().map(w -> w[1]).toList(), allocator, owned);
+      } else {
+        buffers = fetchAll(key, location, wanted, allocator, owned);
       }
       byte codec = md.codec(batch);
       if (codec != BodyDecompression.NONE) {
@@ -163,16 +165,63 @@ public final class DataFileReader {
               + "); the file is damaged, rewrite it from its source",
           e);
     } finally {
-      for (ArrowBuf buf : fetched) {
-        if (buf != null) {
-          buf.close();
-        }
-      }
+      owned.forEach(ArrowBuf::close);
       decompressed.forEach(ArrowBuf::close);
       if (root != null) {
         root.close();
       }
     }
+  }
+
+  /**
+   * The byte ranges ({@code {offset, length}}, offsets from the start of the file) that {@link #readBatch}
+   * fetches for one batch and these atomic columns, in the order it takes them: what a {@link FetchPlan}
+   * plans for that read.
+   */
+  public List<long[]> wantedBuffers(String key, int batch, int[] atomicColumns) {
+    DataFileMetadata md = metadata(key);
+    md.checkBatch(batch);
+    if (atomicColumns.length == 0) {
+      return List.of();
+    }
+    return wanted(md, batch, md.selectFields(atomicColumns));
+  }
+
+  private static List<long[]> wanted(DataFileMetadata md, int batch, boolean[] selected) {
+    SchemaLayout layout = md.layout();
+    List<long[]> wanted = new ArrayList<>();
+    long body = md.bodyOffset(batch);
+    for (int f = 0; f < selected.length; f++) {
+      if (!selected[f]) {
+        continue;
+      }
+      for (int k = 0; k < layout.bufferCount[f]; k++) {
+        int b = layout.bufferStart[f] + k;
+        wanted.add(new long[] {body + md.bufferOffset(batch, b), md.bufferLength(batch, b)});
+      }
+    }
+    return wanted;
+  }
+
+  /** One batch's wanted buffers fetched here: one request per coalesced run, sliced per buffer. */
+  private List<ArrowBuf> fetchAll(
+      String key, String location, List<long[]> wanted, BufferAllocator allocator, List<ArrowBuf> owned) {
+    long[][] ranges = coalesce(wanted, options.coalesceGapBytes(), MAX_MERGED_DATA_RANGE);
+    ArrowBuf[] fetched = new ArrowBuf[ranges.length];
+    for (int r = 0; r < ranges.length; r++) {
+      fetched[r] = fetch(key, location, ranges[r][0], ranges[r][1] - ranges[r][0], allocator);
+      owned.add(fetched[r]);
+    }
+    List<ArrowBuf> buffers = new ArrayList<>(wanted.size());
+    for (long[] w : wanted) {
+      if (w[1] == 0) {
+        buffers.add(allocator.getEmpty());
+        continue;
+      }
+      int r = containing(ranges, w[0]);
+      buffers.add(fetched[r].slice(w[0] - ranges[r][0], w[1]));
+    }
+    return buffers;
   }
 
   /**
@@ -185,7 +234,61 @@ public final class DataFileReader {
    * @throws CorruptFileException if the buffer is shorter than the batch's rows need
    */
   public StructValidityBits readStructValidity(String key, int batch, int atomicColumn, int depth) {
+    return readStructValidity(key, batch, atomicColumn, depth, null, -1);
+  }
+
+  /**
+   * Like {@link #readStructValidity(String, int, int, int)}, taking the bytes from read {@code read} of
+   * {@code prefetch} (planned with {@link #structValidityRange} of the same arguments); a null {@code
+   * prefetch} fetches them here.
+   */
+  public StructValidityBits readStructValidity(
+      String key, int batch, int atomicColumn, int depth, Prefetch prefetch, int read) {
     DataFileMetadata md = metadata(key);
+    ValidityBuffer v = validityBuffer(md, batch, atomicColumn, depth);
+    SchemaLayout layout = md.layout();
+    if (v.fetch() == null) {
+      return new StructValidityBits((int) v.length(), v.nulls(), null);
+    }
+    long[] range = v.fetch();
+    byte[] raw = range[1] == 0 ? new byte[0]
+        : prefetch != null ? prefetch.bytes(read, 0, (int) range[1])
+        : readExact(store, key, md.location(), range[0], (int) range[1]);
+    long need = (v.length() + 7) / 8;
+    byte codec = md.codec(batch);
+    byte[] bits;
+    if (codec == BodyDecompression.NONE) {
+      bits = raw;
+    } else {
+      BufferLayout validity = BufferLayout.validityVector();
+      bits = raw.length == 0 ? new byte[0] : BodyDecompression.decompress(codec, raw,
+          BodyDecompression.bound(validity, v.length(), -1),
+          BodyDecompression.Where.batch(md.location(), batch)
+              .buffer(v.buffer(), layout.path(v.node()), BufferLayout.BufferType.VALIDITY));
+    }
+    if (bits.length < need) {
+      throw new CorruptFileException(
+          md.location(),
+          "batch " + batch + " struct '" + layout.path(v.node()) + "' has a validity buffer of "
+              + (codec == BodyDecompression.NONE ? v.bytes() : bits.length) + " bytes for " + v.length()
+              + " rows with " + v.nulls() + " nulls (" + need + " needed); rewrite the file");
+    }
+    return new StructValidityBits((int) v.length(), v.nulls(), bits);
+  }
+
+  /**
+   * The byte range ({@code {offset, length}}) {@link #readStructValidity} fetches for these arguments, or
+   * an empty list when it fetches nothing (no nulls, only nulls, or no rows).
+   */
+  public List<long[]> structValidityRange(String key, int batch, int atomicColumn, int depth) {
+    long[] fetch = validityBuffer(metadata(key), batch, atomicColumn, depth).fetch();
+    return fetch == null || fetch[1] == 0 ? List.of() : List.<long[]>of(fetch);
+  }
+
+  /** Where a struct's validity is in one batch; {@code fetch} is the range to read, null when none is. */
+  private record ValidityBuffer(int node, int buffer, long length, long nulls, long bytes, long[] fetch) {}
+
+  private static ValidityBuffer validityBuffer(DataFileMetadata md, int batch, int atomicColumn, int depth) {
     md.checkBatch(batch);
     SchemaLayout layout = md.layout();
     if (atomicColumn < 0 || atomicColumn >= layout.atomicField.length) {
@@ -208,29 +311,17 @@ public final class DataFileReader {
     int buffer = layout.bufferStart[node]; // a struct's only buffer is its validity
     long bytes = md.bufferLength(batch, buffer);
     if (nulls == 0 || nulls == length || length == 0) {
-      return new StructValidityBits((int) length, nulls, null);
+      return new ValidityBuffer(node, buffer, length, nulls, bytes, null);
     }
     long need = (length + 7) / 8;
     long offset = md.bodyOffset(batch) + md.bufferOffset(batch, buffer);
-    byte codec = md.codec(batch);
-    byte[] bits;
-    if (codec == BodyDecompression.NONE) {
-      bits = bytes < need ? new byte[0] : readExact(store, key, md.location(), offset, (int) need);
+    long fetch;
+    if (md.codec(batch) == BodyDecompression.NONE) {
+      fetch = bytes < need ? 0 : need;
     } else {
-      BufferLayout validity = BufferLayout.validityVector();
-      bits = bytes == 0 ? new byte[0] : BodyDecompression.decompress(codec,
-          readExact(store, key, md.location(), offset, (int) bytes), BodyDecompression.bound(validity, length, -1),
-          BodyDecompression.Where.batch(md.location(), batch)
-              .buffer(buffer, layout.path(node), BufferLayout.BufferType.VALIDITY));
+      fetch = bytes;
     }
-    if (bits.length < need) {
-      throw new CorruptFileException(
-          md.location(),
-          "batch " + batch + " struct '" + layout.path(node) + "' has a validity buffer of "
-              + (codec == BodyDecompression.NONE ? bytes : bits.length) + " bytes for " + length + " rows with "
-              + nulls + " nulls (" + need + " needed); rewrite the file");
-    }
-    return new StructValidityBits((int) length, nulls, bits);
+    return new ValidityBuffer(node, buffer, length, nulls, bytes, new long[] {offset, fetch});
   }
 
   /**
@@ -370,7 +461,7 @@ public final class DataFileReader {
     return bytes;
   }
 
-  private static CorruptFileException shortRead(String location, long offset, int expected, int found) {
+  static CorruptFileException shortRead(String location, long offset, int expected, int found) {
     return new CorruptFileException(
         location,
         "expected " + expected + " bytes at offset " + offset + " but the object returned " + found

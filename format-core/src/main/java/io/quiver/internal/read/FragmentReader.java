@@ -2,6 +2,8 @@ package io.quiver.internal.read;
 
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.internal.file.DataFileMetadata;
+import io.quiver.internal.file.FetchPlan;
+import io.quiver.internal.file.Prefetch;
 import io.quiver.internal.file.StructValidityBits;
 import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.Coverage;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Executor;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.util.AutoCloseables;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -65,6 +68,14 @@ final public class FragmentReader implements AutoCloseable {
   private final Map<ValiditySource, LoadedBits> validityBits = new HashMap<>();
   /** Only struct validity is wanted: no atomic values are read. */
   private final boolean validityOnly;
+  /** The reads {@link #prefetch} planned, by what they read; each is taken once. */
+  private final Map<PlannedRead, Integer> planned = new HashMap<>();
+  /** Step of each chunk {@link #prefetch} planned. */
+  private final Map<Chunk, Integer> stepOf = new HashMap<>();
+  private Prefetch prefetch;
+
+  /** What one planned read fetches: a batch's values of {@code file} (column -1), or a struct validity. */
+  private record PlannedRead(DataFile file, int batch, int column, int depth) {}
 
   /** Where an atomic field's values come from: a file and its atomic column index. */
   private record Source(DataFile file, int column) {}
@@ -262,9 +273,86 @@ final public class FragmentReader implements AutoCloseable {
     return chunks;
   }
 
+  /**
+   * Plans the fetches of every read {@link #read} will make for {@code chunks}, which it must then be given
+   * in this order (the chunks of {@link #plan}, or some of them: a caller drops the chunks it will not
+   * read — all rows deleted, or pruned by statistics — so that their batches are not fetched), and starts
+   * fetching them ahead ({@link Prefetch}): coalesced across consecutive batches, bounded by the reader's
+   * {@link io.quiver.internal.file.ReadOptions}. A chunk not in the list is still read, with its own fetches.
+   * At most once per reader; {@link #close()} stops the fetches and releases their buffers.
+   *
+   * @param pool where requests run; null fetches on the reading thread when a read needs them
+   */
+  public void prefetch(List<Chunk> chunks, Executor pool) {
+    if (prefetch != null) {
+      throw new IllegalStateException("prefetch was already planned for this reader");
+    }
+    FetchPlan.Builder plan = FetchPlan.builder(io.dataFiles().options());
+    Map<DataFile, Integer> lastBatch = new HashMap<>();
+    Map<OverlayFile, Integer> lastOverlayBatch = new HashMap<>();
+    Map<ValiditySource, Integer> lastValidityBatch = new HashMap<>();
+    for (int step = 0; step < chunks.size(); step++) {
+      Chunk chunk = chunks.get(step);
+      if (stepOf.putIfAbsent(chunk, step) != null) {
+        throw new IllegalArgumentException("chunk " + chunk + " is listed twice");
+      }
+      for (Map.Entry<DataFile, int[]> e : columnsByFile.entrySet()) {
+        int batch = batchOf(metadata.get(e.getKey()), chunk.start());
+        if (!Integer.valueOf(batch).equals(lastBatch.put(e.getKey(), batch))) {
+          addPlanned(plan, step, new PlannedRead(e.getKey(), batch, -1, -1),
+              io.dataFiles().wantedBuffers(e.getKey().path(), batch, e.getValue()));
+        }
+      }
+      for (OverlayFile overlay : overlays) {
+        long[] rows = overlay.rowsFor(chunk);
+        if (rows == null) {
+          continue;
+        }
+        int highest = lastOverlayBatch.getOrDefault(overlay, -1);
+        for (int b = Math.max(highest + 1, batchOf(overlay.md, rows[0])); b <= batchOf(overlay.md, rows[1] - 1); b++) {
+          addPlanned(plan, step, new PlannedRead(overlay.overlay.dataFile(), b, -1, -1),
+              io.dataFiles().wantedBuffers(overlay.overlay.dataFile().path(), b, overlay.columns));
+          lastOverlayBatch.put(overlay, b);
+        }
+      }
+      for (ValiditySource source : new java.util.LinkedHashSet<>(validityByStruct.values())) {
+        int[] read = columnsByFile.get(source.file());
+        if (read != null && Arrays.binarySearch(read, source.column()) >= 0) {
+          continue; // carried by the values read
+        }
+        int batch = batchOf(metadata.get(source.file()), chunk.start());
+        if (!Integer.valueOf(batch).equals(lastValidityBatch.put(source, batch))) {
+          addPlanned(plan, step, new PlannedRead(source.file(), batch, source.column(), source.depth()),
+              io.dataFiles().structValidityRange(source.file().path(), batch, source.column(), source.depth()));
+        }
+      }
+    }
+    if (!plan.isEmpty()) {
+      prefetch = new Prefetch(io.store(), plan.build(), io.dataFiles().options(), pool, allocator);
+    }
+  }
+
+  private void addPlanned(FetchPlan.Builder plan, int step, PlannedRead what, List<long[]> wanted) {
+    if (!wanted.isEmpty()) {
+      planned.put(what, plan.add(what.file().path(), io.store().locationOf(what.file().path()), step, wanted));
+    }
+  }
+
+  /** The planned read of {@code what} (once), or null to fetch it directly. */
+  private Integer takePlanned(PlannedRead what) {
+    Integer read = planned.remove(what);
+    return read != null && prefetch.available(read) ? read : null;
+  }
+
+  /** The fetch plan of {@link #prefetch}, or null when none was made (or it had nothing to fetch). */
+  public Prefetch prefetched() {
+    return prefetch;
+  }
+
   /** The projected fields of the chunk's physical rows, overlays merged; the caller closes the result. */
   public VectorSchemaRoot read(Chunk chunk) {
     List<FieldVector> vectors = new ArrayList<>();
+    Integer step = prefetch == null ? null : stepOf.get(chunk);
     try {
       for (DataFile file : columnsByFile.keySet()) {
         ensureOpen(file, chunk);
@@ -277,7 +365,11 @@ final public class FragmentReader implements AutoCloseable {
         vectors.add(target);
         fill(target, field, chunk);
       }
-      return new VectorSchemaRoot(projected.toArrow().getFields(), vectors, chunk.length());
+      VectorSchemaRoot out = new VectorSchemaRoot(projected.toArrow().getFields(), vectors, chunk.length());
+      if (step != null) {
+        prefetch.release(step);
+      }
+      return out;
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
@@ -512,8 +604,11 @@ final public class FragmentReader implements AutoCloseable {
     }
     LoadedBits loaded = validityBits.get(source);
     if (loaded == null || loaded.batch() != batch) {
-      loaded = new LoadedBits(batch, io.dataFiles().readStructValidity(source.file().path(), batch, source.column(),
-          source.depth()));
+      Integer plannedRead = takePlanned(new PlannedRead(source.file(), batch, source.column(), source.depth()));
+      loaded = new LoadedBits(batch, plannedRead == null
+          ? io.dataFiles().readStructValidity(source.file().path(), batch, source.column(), source.depth())
+          : io.dataFiles().readStructValidity(source.file().path(), batch, source.column(), source.depth(),
+              prefetch, plannedRead));
       validityBits.put(source, loaded);
     }
     StructValidityBits bits = loaded.bits();
@@ -550,7 +645,9 @@ final public class FragmentReader implements AutoCloseable {
   }
 
   private OpenBatch readBatch(DataFile file, int batch, int[] columns) {
-    VectorSchemaRoot root = io.dataFiles().readBatch(file.path(), batch, columns, allocator);
+    Integer read = takePlanned(new PlannedRead(file, batch, -1, -1));
+    VectorSchemaRoot root = read == null ? io.dataFiles().readBatch(file.path(), batch, columns, allocator)
+        : io.dataFiles().readBatch(file.path(), batch, columns, allocator, prefetch, read);
     Map<Integer, FieldVector> atomic = new HashMap<>();
     Map<Integer, List<StructVector>> ancestors = new HashMap<>();
     int[] next = {0};
@@ -695,6 +792,24 @@ final public class FragmentReader implements AutoCloseable {
 
     /** Loads the batches holding the rows of this chunk's covered offsets; drops the ones before them. */
     void load(Chunk chunk) {
+      long[] rows = rowsFor(chunk);
+      if (rows == null) {
+        return;
+      }
+      int firstBatch = FragmentReader.batchOf(md, rows[0]);
+      int lastBatch = FragmentReader.batchOf(md, rows[1] - 1);
+      while (!loaded.isEmpty() && loaded.firstKey() < firstBatch) {
+        loaded.pollFirstEntry().getValue().root().close();
+      }
+      for (int b = firstBatch; b <= lastBatch; b++) {
+        if (!loaded.containsKey(b)) {
+          loaded.put(b, owner.readBatch(overlay.dataFile(), b, columns));
+        }
+      }
+    }
+
+    /** The overlay file's rows {@code [lo, hi)} that cover offsets of the chunk, or null when none does. */
+    long[] rowsFor(Chunk chunk) {
       long lo = Long.MAX_VALUE;
       long hi = Long.MIN_VALUE;
       for (int id : columnOf.keySet()) {
@@ -706,19 +821,7 @@ final public class FragmentReader implements AutoCloseable {
           hi = Math.max(hi, last);
         }
       }
-      if (hi <= lo) {
-        return;
-      }
-      int firstBatch = FragmentReader.batchOf(md, lo);
-      int lastBatch = FragmentReader.batchOf(md, hi - 1);
-      while (!loaded.isEmpty() && loaded.firstKey() < firstBatch) {
-        loaded.pollFirstEntry().getValue().root().close();
-      }
-      for (int b = firstBatch; b <= lastBatch; b++) {
-        if (!loaded.containsKey(b)) {
-          loaded.put(b, owner.readBatch(overlay.dataFile(), b, columns));
-        }
-      }
+      return hi <= lo ? null : new long[] {lo, hi};
     }
 
     OpenBatch batchAt(long row) {
@@ -747,6 +850,9 @@ final public class FragmentReader implements AutoCloseable {
   @Override
   public void close() {
     try {
+      if (prefetch != null) {
+        prefetch.close();
+      }
       AutoCloseables.close(open.values().stream().map(OpenBatch::root).toList());
     } catch (Exception e) {
       throw new IllegalStateException("failed to release Arrow buffers", e);

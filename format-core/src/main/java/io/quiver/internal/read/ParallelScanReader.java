@@ -1,5 +1,7 @@
 package io.quiver.internal.read;
 
+import io.quiver.internal.file.FetchPool;
+import io.quiver.internal.file.ReadOptions;
 import io.quiver.internal.table.TableIo;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -49,6 +51,8 @@ public final class ParallelScanReader extends ArrowReader {
   private final ScanCounters withoutRows;
   private final boolean ordered;
   private final ExecutorService pool;
+  /** The fetch threads the ranges' readers share, or null when they fetch on their own threads. */
+  private final FetchPool fetchPool;
   private final AtomicBoolean cancelled = new AtomicBoolean();
   /** The first failure of a thread: ends the scan, whichever range the consumer is waiting on. */
   private final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
@@ -123,6 +127,10 @@ public final class ParallelScanReader extends ArrowReader {
       t.setDaemon(true);
       return t;
     };
+    ReadOptions read = io.dataFiles().options();
+    // One pool of fetch threads for all the ranges: each range's reader keeps its own in-flight bound.
+    this.fetchPool = read.planned() && read.requestsInFlight() > 0
+        ? new FetchPool(Math.min(n * read.requestsInFlight(), ReadOptions.MAX_REQUESTS_IN_FLIGHT)) : null;
     this.pool = Executors.newFixedThreadPool(n, factory);
     for (int i = 0; i < n; i++) {
       pool.execute(this::work);
@@ -142,7 +150,8 @@ public final class ParallelScanReader extends ArrowReader {
         return;
       }
       BlockingQueue<Item> queue = ordered ? perRange.get(i) : shared;
-      try (ScanReader reader = new ScanReader(io, spec, List.of(ranges.get(i)), allocator, null, withoutRows)) {
+      try (ScanReader reader =
+          new ScanReader(io, spec, List.of(ranges.get(i)), allocator, null, withoutRows, fetchPool)) {
         VectorSchemaRoot from = reader.getVectorSchemaRoot();
         while (!cancelled.get() && reader.loadNextBatch()) {
           VectorSchemaRoot batch = VectorSchemaRoot.create(from.getSchema(), allocator);
@@ -264,6 +273,9 @@ public final class ParallelScanReader extends ArrowReader {
       Thread.currentThread().interrupt();
     }
     drain();
+    if (fetchPool != null) {
+      fetchPool.close(); // every range's reader closed its prefetch: nothing is left to fetch
+    }
   }
 
   private void drain() {

@@ -1,6 +1,8 @@
 package io.quiver.internal.read;
 
 import io.quiver.dataset.RowAddress;
+import io.quiver.internal.file.FetchPool;
+import io.quiver.internal.file.ReadOptions;
 import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.table.TableIo;
 import io.quiver.schema.Schema;
@@ -9,6 +11,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.Executor;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt8Vector;
@@ -38,6 +41,10 @@ final public class ScanReader extends ArrowReader {
   private final BufferAllocator allocator;
   private final AutoCloseable onClose;
   private final ScanCounters counters;
+  private final ReadOptions readOptions;
+  /** The fetch threads this reader started (closed with it), or null. */
+  private final FetchPool ownPool;
+  private final Executor fetchPool;
 
   private FragmentReader reader;
   private FragmentRange range;
@@ -67,7 +74,25 @@ final public class ScanReader extends ArrowReader {
    */
   public ScanReader(TableIo io, ScanSpec spec, List<FragmentRange> ranges, BufferAllocator allocator,
       AutoCloseable onClose, ScanCounters counters) {
+    this(io, spec, ranges, allocator, onClose, counters, null);
+  }
+
+  /**
+   * @param fetchPool where the fetch plan's requests run (shared by the readers of a parallel scan); null:
+   *     this reader starts its own threads when it has requests to run ahead, and stops them on close
+   */
+  public ScanReader(TableIo io, ScanSpec spec, List<FragmentRange> ranges, BufferAllocator allocator,
+      AutoCloseable onClose, ScanCounters counters, Executor fetchPool) {
     super(allocator);
+    ReadOptions options = io.dataFiles().options();
+    this.readOptions = options;
+    if (fetchPool != null || !options.planned() || options.requestsInFlight() == 0) {
+      this.ownPool = null;
+      this.fetchPool = fetchPool;
+    } else {
+      this.ownPool = new FetchPool(options.requestsInFlight());
+      this.fetchPool = ownPool;
+    }
     this.counters = counters;
     this.io = io;
     this.spec = spec;
@@ -136,14 +161,15 @@ final public class ScanReader extends ArrowReader {
         }
         deleted = Deletions.of(io, range.fragment());
         reader = new FragmentReader(io, range.fragment(), read, spec.table(), allocator);
-        chunks = reader.plan(spec.batchSize(), range.start(), range.end()).iterator();
+        List<FragmentReader.Chunk> toRead = chunksToRead(reader.plan(spec.batchSize(), range.start(), range.end()));
+        if (readOptions.planned()) {
+          reader.prefetch(prefetchable(toRead), fetchPool);
+        }
+        chunks = toRead.iterator();
         continue;
       }
       FragmentReader.Chunk chunk = chunks.next();
       long deletedInChunk = deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
-      if (deletedInChunk == chunk.length()) {
-        continue;
-      }
       try (VectorSchemaRoot physical = reader.read(chunk)) {
         int[] selected = select(physical, chunk, deletedInChunk > 0);
         int rows = selected == null ? chunk.length() : selected.length;
@@ -162,6 +188,38 @@ final public class ScanReader extends ArrowReader {
       }
       return true;
     }
+  }
+
+  /**
+   * The chunks of the range that hold a live row, in order: the ones read (a chunk whose rows are all
+   * deleted is neither fetched nor read).
+   */
+  private List<FragmentReader.Chunk> chunksToRead(List<FragmentReader.Chunk> all) {
+    List<FragmentReader.Chunk> out = new ArrayList<>(all.size());
+    for (FragmentReader.Chunk chunk : all) {
+      if (deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length()) < chunk.length()) {
+        out.add(chunk);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The chunks worth fetching ahead: all of them, except under a limit without a filter, where the rows
+   * each chunk returns are known, only as many as hold the rows still to return (a limit of 10 does not
+   * fetch a fragment's worth of batches ahead).
+   */
+  private List<FragmentReader.Chunk> prefetchable(List<FragmentReader.Chunk> toRead) {
+    if (remaining == ScanSpec.NO_LIMIT || evaluator != null) {
+      return toRead;
+    }
+    long rows = 0;
+    int n = 0;
+    while (n < toRead.size() && rows < remaining) {
+      FragmentReader.Chunk chunk = toRead.get(n++);
+      rows += chunk.length() - deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
+    }
+    return toRead.subList(0, n);
   }
 
   /** The chunk's rows to return, ascending: live, and true for the filter; null for all of them. */
@@ -290,7 +348,13 @@ final public class ScanReader extends ArrowReader {
   @Override
   protected void closeReadSource() throws java.io.IOException {
     try {
-      closeFragment();
+      try {
+        closeFragment();
+      } finally {
+        if (ownPool != null) {
+          ownPool.close();
+        }
+      }
     } finally {
       if (onClose != null) {
         try {

@@ -22,11 +22,16 @@ final public class TableIo {
   private final DataFileReader dataFiles;
 
   public TableIo(ObjectStore store, CommitStore commitStore, Session session) {
+    this(store, commitStore, session, ReadOptions.defaults());
+  }
+
+  /** @param readOptions how data files are fetched (coalescing, the scans' fetch plan and its bounds) */
+  public TableIo(ObjectStore store, CommitStore commitStore, Session session, ReadOptions readOptions) {
     this.store = store;
     this.commitStore = commitStore;
     this.session = session;
     this.cache = MetadataCache.of(session);
-    this.dataFiles = new DataFileReader(store, cache, ReadOptions.defaults());
+    this.dataFiles = new DataFileReader(store, cache, readOptions);
   }
   /** The session's metadata cache (manifests and data-file footers). */
   public MetadataCache metadataCache() {
@@ -39,7 +44,7 @@ final public class TableIo {
    * session, so versions, caches and claims are shared.
    */
   public TableIo withStore(ObjectStore decorated) {
-    return new TableIo(decorated, commitStore, session);
+    return new TableIo(decorated, commitStore, session, dataFiles.options());
   }
 
   public ObjectStore store() {
