@@ -15,7 +15,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -540,20 +539,19 @@ abstract class ColumnWriter {
       return Double.NaN;
     }
     char[] c = new char[n];
-    boolean digits = false;
     for (int k = 0; k < n; k++) {
       byte x = b[i + k];
-      if (x >= '0' && x <= '9') {
-        digits = true;
-      } else if (x != '.' && x != '-' && x != '+' && x != 'e' && x != 'E') {
+      if ((x < '0' || x > '9') && x != '.' && x != '-' && x != '+' && x != 'e' && x != 'E') {
         return Double.NaN;
       }
       c[k] = (char) x;
     }
-    if (!digits || !isDouble(b, i, n)) {
+    try {
+      // Java's decimal syntax over these characters is exactly isDouble's
+      return NumberInput.parseDouble(c, 0, n, true);
+    } catch (NumberFormatException e) {
       return Double.NaN;
     }
-    return NumberInput.parseDouble(c, 0, n, true);
   }
 
   static double parseDouble(byte[] b, int off, int len) {
@@ -1121,15 +1119,28 @@ abstract class ColumnWriter {
      * none), tried first at {@code expected}: objects tend to list their fields in one order.
      */
     int find(byte[] b, int off, int len, int expected) {
-      if (expected < names.length && Arrays.equals(names[expected], 0, names[expected].length, b, off, off + len)) {
+      if (expected < names.length && same(names[expected], b, off, len)) {
         return expected;
       }
       for (int i = 0; i < names.length; i++) {
-        if (Arrays.equals(names[i], 0, names[i].length, b, off, off + len)) {
+        if (same(names[i], b, off, len)) {
           return i;
         }
       }
       return -1;
+    }
+
+    /** Whether the name is those bytes (a plain loop: names are short, Arrays.equals' set-up costs more). */
+    private static boolean same(byte[] name, byte[] b, int off, int len) {
+      if (name.length != len) {
+        return false;
+      }
+      for (int i = 0; i < len; i++) {
+        if (name[i] != b[off + i]) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** Starts an object: returns the stamp that {@link #see} and {@link #end} take. */
