@@ -41,7 +41,7 @@ if [ "${QUIVER_CDS:-1}" != 0 ]; then
   cds=(-XX:+IgnoreUnrecognizedVMOptions -Xlog:cds=off,cds+dynamic=off)
   java "$here/GenerateData.java" jsonl "$tmp/cds.jsonl" 1
   java "${java_flags[@]}" "${cds[@]}" -XX:ArchiveClassesAtExit="$tmp/quiver.jsa" -jar "$jar" import "$tmp/cds-table" \
-    "$tmp/cds.jsonl" --progress none > /dev/null
+    "$tmp/cds.jsonl" --progress none > /dev/null 2> "$tmp/cds.err" || { cat "$tmp/cds.err" >&2; exit 1; }
   rm -rf "$tmp/cds-table" "$tmp/cds.jsonl"
   java_flags+=("${cds[@]}" -XX:SharedArchiveFile="$tmp/quiver.jsa")
 fi
@@ -106,8 +106,9 @@ section=$(awk -v cdsnote="$cdsnote" -v load="$load" -v load_start="$load_start" 
     print "string, float64, date, timestamp, bool, int64 with nulls, string with quotes; JSON lines add a struct and a"
     print "list), read from the page cache, each import run " n["quiver-csv"] " times alternating with the baseline: the"
     print "median time and the largest peak RSS, every run'"'"'s time in the last column. Quiver: `quiver import` of the"
-    print "file into a new local table (default table configuration: ZSTD level 1; JVM start " cdsnote ","
-    print "the sampling pass and the fsynced commit included). Baseline: pyarrow " pyver "'"'"'s streaming reader"
+    print "file into a new local table (default table configuration: ZSTD level 1; JVM start"
+    print cdsnote ", the sampling pass and the fsynced commit included). Baseline: pyarrow " pyver "'"'"'s streaming"
+    print "reader"
     print "(`pyarrow.csv.open_csv`, `pyarrow.json.open_json`) writing an Arrow IPC file, in the same run. Peak RSS is"
     printf "GNU time'"'"'s maximum resident set size. %s cores; load average (1, 5, 15 min) at the start of the run:\n", cpus
     printf "%s, at its end: %s.\n", load_start, load

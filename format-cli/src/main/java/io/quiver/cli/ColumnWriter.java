@@ -466,15 +466,25 @@ abstract class ColumnWriter {
    * {@code [-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?} or {@code [-+]?(inf|infinity|nan)} in any case. By hand
    * rather than by regular expression: inference asks it of every sampled cell.
    */
-  static boolean isDouble(byte[] b, int off, int len) {
-    int i = off;
-    int end = off + len;
-    while (i < end && (b[i] & 0xFF) <= ' ') {
-      i++;
+  /** The first byte of [off, end) after those {@link String#trim} trims (ASCII controls and space). */
+  private static int blankStart(byte[] b, int off, int end) {
+    while (off < end && (b[off] & 0xFF) <= ' ') {
+      off++;
     }
-    while (end > i && (b[end - 1] & 0xFF) <= ' ') {
+    return off;
+  }
+
+  /** The end of [off, end) before the bytes {@link String#trim} trims. */
+  private static int blankEnd(byte[] b, int off, int end) {
+    while (end > off && (b[end - 1] & 0xFF) <= ' ') {
       end--;
     }
+    return end;
+  }
+
+  static boolean isDouble(byte[] b, int off, int len) {
+    int i = blankStart(b, off, off + len);
+    int end = blankEnd(b, i, off + len);
     if (i < end && (b[i] == '-' || b[i] == '+')) {
       i++;
     }
@@ -526,14 +536,8 @@ abstract class ColumnWriter {
    * 17 digits); NaN for any other text, which the caller reads the slow way.
    */
   private static double parsePlainDecimal(byte[] b, int off, int len) {
-    int i = off;
-    int end = off + len;
-    while (i < end && (b[i] & 0xFF) <= ' ') {
-      i++;
-    }
-    while (end > i && (b[end - 1] & 0xFF) <= ' ') {
-      end--;
-    }
+    int i = blankStart(b, off, off + len);
+    int end = blankEnd(b, i, off + len);
     int n = end - i;
     if (n == 0 || n > 400) {
       return Double.NaN;
