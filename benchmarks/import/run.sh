@@ -14,7 +14,8 @@
 # $TMPDIR/quiver-bench-venv, created with pip install pyarrow on first use). Inputs go to $TMPDIR and are
 # deleted at the end. QUIVER_JAR=/path/to/quiver.jar runs another build of the command line.
 # QUIVER_IMPORT_ARGS="--config write.compression=none" adds arguments to quiver import (e.g. the new table's
-# configuration).
+# configuration). The imports map a class-data-sharing archive recorded first by a 1 MB import, as the
+# ./quiver launcher does after its first run; QUIVER_CDS=0 runs them without.
 set -euo pipefail
 mb=${1:-1000}
 runs=${RUNS:-3}
@@ -36,6 +37,14 @@ if [ ! -f "$jar" ]; then
   (cd "$root" && mvn -B -q -o -pl format-cli -am package -DskipTests)
 fi
 java_flags=(--add-opens=java.base/java.nio=ALL-UNNAMED -XX:+UseParallelGC -XX:MaxNewSize=96m)   # as the quiver launcher runs it
+if [ "${QUIVER_CDS:-1}" != 0 ]; then
+  cds=(-XX:+IgnoreUnrecognizedVMOptions -Xlog:cds=off,cds+dynamic=off)
+  java "$here/GenerateData.java" jsonl "$tmp/cds.jsonl" 1
+  java "${java_flags[@]}" "${cds[@]}" -XX:ArchiveClassesAtExit="$tmp/quiver.jsa" -jar "$jar" import "$tmp/cds-table" \
+    "$tmp/cds.jsonl" --progress none > /dev/null 2> "$tmp/cds.err" || { cat "$tmp/cds.err" >&2; exit 1; }
+  rm -rf "$tmp/cds-table" "$tmp/cds.jsonl"
+  java_flags+=("${cds[@]}" -XX:SharedArchiveFile="$tmp/quiver.jsa")
+fi
 
 # time_it <label> <command...>: appends "label<TAB>seconds<TAB>peak KB" to $tmp/times.tsv
 time_it() {
@@ -74,7 +83,8 @@ done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 cpus=$(nproc)
 pyver=$("$python" -c 'import pyarrow; print(pyarrow.__version__)')
-section=$(awk -v load="$load" -v load_start="$load_start" -v cpus="$cpus" -v pyver="$pyver" -v date="$(date +%F)" '
+cdsnote=$([ "${QUIVER_CDS:-1}" != 0 ] && echo "with the launcher's class-data-sharing archive" || echo "without class-data sharing")
+section=$(awk -v cdsnote="$cdsnote" -v load="$load" -v load_start="$load_start" -v cpus="$cpus" -v pyver="$pyver" -v date="$(date +%F)" '
   FILENAME ~ /sizes/ { size[$1] = $2; next }
   {
     n[$1]++; t[$1, n[$1]] = $2
@@ -96,8 +106,9 @@ section=$(awk -v load="$load" -v load_start="$load_start" -v cpus="$cpus" -v pyv
     print "string, float64, date, timestamp, bool, int64 with nulls, string with quotes; JSON lines add a struct and a"
     print "list), read from the page cache, each import run " n["quiver-csv"] " times alternating with the baseline: the"
     print "median time and the largest peak RSS, every run'"'"'s time in the last column. Quiver: `quiver import` of the"
-    print "file into a new local table (default table configuration: ZSTD level 1; JVM start,"
-    print "the sampling pass and the fsynced commit included). Baseline: pyarrow " pyver "'"'"'s streaming reader"
+    print "file into a new local table (default table configuration: ZSTD level 1; JVM start"
+    print cdsnote ", the sampling pass and the fsynced commit included). Baseline: pyarrow " pyver "'"'"'s streaming"
+    print "reader"
     print "(`pyarrow.csv.open_csv`, `pyarrow.json.open_json`) writing an Arrow IPC file, in the same run. Peak RSS is"
     printf "GNU time'"'"'s maximum resident set size. %s cores; load average (1, 5, 15 min) at the start of the run:\n", cpus
     printf "%s, at its end: %s.\n", load_start, load

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.NumberInput;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -465,15 +466,25 @@ abstract class ColumnWriter {
    * {@code [-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?} or {@code [-+]?(inf|infinity|nan)} in any case. By hand
    * rather than by regular expression: inference asks it of every sampled cell.
    */
-  static boolean isDouble(byte[] b, int off, int len) {
-    int i = off;
-    int end = off + len;
-    while (i < end && (b[i] & 0xFF) <= ' ') {
-      i++;
+  /** The first byte of [off, end) after those {@link String#trim} trims (ASCII controls and space). */
+  private static int blankStart(byte[] b, int off, int end) {
+    while (off < end && (b[off] & 0xFF) <= ' ') {
+      off++;
     }
-    while (end > i && (b[end - 1] & 0xFF) <= ' ') {
+    return off;
+  }
+
+  /** The end of [off, end) before the bytes {@link String#trim} trims. */
+  private static int blankEnd(byte[] b, int off, int end) {
+    while (end > off && (b[end - 1] & 0xFF) <= ' ') {
       end--;
     }
+    return end;
+  }
+
+  static boolean isDouble(byte[] b, int off, int len) {
+    int i = blankStart(b, off, off + len);
+    int end = blankEnd(b, i, off + len);
     if (i < end && (b[i] == '-' || b[i] == '+')) {
       i++;
     }
@@ -518,6 +529,35 @@ abstract class ColumnWriter {
   private static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+  /**
+   * A decimal number in plain notation ({@code [-+]?digits[.digits][eE[-+]?digits]}, trimmed as {@link
+   * String#trim} trims) through Jackson's fast, correctly rounded parser (so the same double as {@link
+   * Double#parseDouble}, without its big-integer arithmetic for long mantissas: JSON's float64 text is often
+   * 17 digits); NaN for any other text, which the caller reads the slow way.
+   */
+  private static double parsePlainDecimal(byte[] b, int off, int len) {
+    int i = blankStart(b, off, off + len);
+    int end = blankEnd(b, i, off + len);
+    int n = end - i;
+    if (n == 0 || n > 400) {
+      return Double.NaN;
+    }
+    char[] c = new char[n];
+    for (int k = 0; k < n; k++) {
+      byte x = b[i + k];
+      if ((x < '0' || x > '9') && x != '.' && x != '-' && x != '+' && x != 'e' && x != 'E') {
+        return Double.NaN;
+      }
+      c[k] = (char) x;
+    }
+    try {
+      // Java's decimal syntax over these characters is exactly isDouble's
+      return NumberInput.parseDouble(c, 0, n, true);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
+  }
+
   static double parseDouble(byte[] b, int off, int len) {
     // Fast path (Clinger): [-]digits[.digits] with at most 15 significant digits is one exact division.
     int i = off;
@@ -552,6 +592,10 @@ abstract class ColumnWriter {
     if (simple && digitCount > 0) {
       double v = fraction > 0 ? mantissa / POWERS_OF_TEN[fraction] : mantissa;
       return negative ? -v : v;
+    }
+    double plain = parsePlainDecimal(b, off, len);
+    if (plain == plain) {
+      return plain;
     }
     String s = new String(b, off, len, StandardCharsets.UTF_8).trim();
     String l = s.toLowerCase(java.util.Locale.ROOT);
@@ -699,6 +743,20 @@ abstract class ColumnWriter {
         d = parseDouble(b, off, len);
       } catch (NumberFormatException e) {
         throw bad(b, off, len);
+      }
+      put(d, row);
+    }
+
+    /**
+     * An integer's JSON text ({@code -?digits}), read as Jackson reads it: a long converted to double (so
+     * {@code -0} is 0.0), the decimal parse beyond long's range (the same correctly rounded double).
+     */
+    void integral(byte[] b, int off, int len, int row) {
+      double d;
+      try {
+        d = len <= 19 ? parseLong(b, off, off + len) : parseDouble(b, off, len);
+      } catch (NumberFormatException e) {
+        d = parseDouble(b, off, len);
       }
       put(d, row);
     }
@@ -970,15 +1028,20 @@ abstract class ColumnWriter {
       if (t != JsonToken.START_OBJECT) {
         throw new BadCell(t == JsonToken.START_ARRAY ? "an array" : text(p));
       }
-      v.setIndexDefined(row);
+      define(row);
       fields.object(p, row);
+    }
+
+    /** Marks the row's struct as present (its fields are written next). */
+    void define(int row) {
+      v.setIndexDefined(row);
     }
   }
 
   /** A JSON array into a list. */
   static final class Items extends ColumnWriter {
-    private final ListVector v;
-    private final ColumnWriter item;
+    final ListVector v;
+    final ColumnWriter item;
 
     Items(ListVector v, String path) {
       super(v, path);
@@ -1018,6 +1081,8 @@ abstract class ColumnWriter {
   /** The fields of a record or struct, by name. */
   static final class Fields {
     final ColumnWriter[] writers;
+    /** The writers' field names in UTF-8 (what {@link #find} compares a JSON name's bytes with). */
+    private final byte[][] names;
     private final Map<String, Integer> index = new HashMap<>();
     private final int[] seen;
     private int stamp;
@@ -1027,9 +1092,11 @@ abstract class ColumnWriter {
     Fields(List<FieldVector> vectors, String prefix) {
       this.prefix = prefix;
       writers = new ColumnWriter[vectors.size()];
+      names = new byte[writers.length][];
       for (int i = 0; i < writers.length; i++) {
         FieldVector fv = vectors.get(i);
         writers[i] = of(fv, prefix + fv.getName());
+        names[i] = utf8(fv.getName());
         index.put(fv.getName(), i);
       }
       seen = new int[writers.length];
@@ -1041,9 +1108,71 @@ abstract class ColumnWriter {
       }
     }
 
+    /** {@link ColumnWriter#reserve} of the writers of these fields and of their structs' fields. */
+    void reserve(int rows) {
+      for (ColumnWriter w : writers) {
+        w.reserve(rows);
+        if (w instanceof Struct s) {
+          s.fields.reserve(rows);
+        }
+      }
+    }
+
+    /**
+     * The index of the field whose UTF-8 name is {@code len} bytes of {@code b} from {@code off} (-1 if
+     * none), tried first at {@code expected}: objects tend to list their fields in one order.
+     */
+    int find(byte[] b, int off, int len, int expected) {
+      if (expected < names.length && same(names[expected], b, off, len)) {
+        return expected;
+      }
+      for (int i = 0; i < names.length; i++) {
+        if (same(names[i], b, off, len)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    /** Whether the name is those bytes (a plain loop: names are short, Arrays.equals' set-up costs more). */
+    private static boolean same(byte[] name, byte[] b, int off, int len) {
+      if (name.length != len) {
+        return false;
+      }
+      for (int i = 0; i < len; i++) {
+        if (name[i] != b[off + i]) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Starts an object: returns the stamp that {@link #see} and {@link #end} take. */
+    int begin() {
+      return ++stamp;
+    }
+
+    /** Records that the object of stamp {@code s} has field {@code i}; false if it had it already. */
+    boolean see(int i, int s) {
+      if (seen[i] == s) {
+        return false;
+      }
+      seen[i] = s;
+      return true;
+    }
+
+    /** Ends the object of stamp {@code s}: the fields it did not have are null. */
+    void end(int s, int row) {
+      for (int i = 0; i < writers.length; i++) {
+        if (seen[i] != s) {
+          writers[i].nul(row);
+        }
+      }
+    }
+
     /** Reads the object the parser is on (START_OBJECT current) up to its END_OBJECT. */
     void object(JsonParser p, int row) throws IOException {
-      int s = ++stamp;
+      int s = begin();
       JsonToken t;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String name = p.currentName();
@@ -1063,11 +1192,7 @@ abstract class ColumnWriter {
       if (t != JsonToken.END_OBJECT) {
         throw new IllegalStateException("unexpected " + t);
       }
-      for (int i = 0; i < writers.length; i++) {
-        if (seen[i] != s) {
-          writers[i].nul(row);
-        }
-      }
+      end(s, row);
     }
   }
 

@@ -17,7 +17,12 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
@@ -34,7 +39,8 @@ import picocli.CommandLine.Parameters;
  *
  * <p>CSV types are inferred from the first {@code --sample-rows} rows (bool, int64, float64, date,
  * timestamp, string) unless {@code --type} says otherwise; JSON lines likewise, with objects as structs
- * and arrays as lists; Arrow IPC files keep their schema. A later value that does not fit its column's type
+ * and arrays as lists; Arrow IPC files and streams keep their schema (record batches uncompressed or with
+ * ZSTD or LZ4_FRAME body compression). A later value that does not fit its column's type
  * stops the import with a one-line error naming the file, line, column, value and the {@code --type} to
  * pass.
  */
@@ -398,8 +404,8 @@ final class ImportCommand extends TableCommand {
       int n = in.readNBytes(magic, 0, 6);
       boolean fileFormat = n == 6 && new String(magic, StandardCharsets.US_ASCII).equals("ARROW1");
       try (var channel = Files.newByteChannel(f);
-          ArrowReader reader = fileFormat ? new ArrowFileReader(channel, allocator)
-              : new ArrowStreamReader(Files.newInputStream(f), allocator)) {
+          ArrowReader reader = fileFormat ? new ArrowFileReader(channel, allocator, Decompression.INSTANCE)
+              : new ArrowStreamReader(Files.newInputStream(f), allocator, Decompression.INSTANCE)) {
         if (ds == null) {
           Dataset created = Dataset.create(uri, reader.getVectorSchemaRoot().getSchema(), batches(reader), options,
               tableConfig);
@@ -414,8 +420,65 @@ final class ImportCommand extends TableCommand {
         if (e instanceof io.quiver.exceptions.QuiverException) {
           throw e;
         }
-        throw new UserException("cannot read Arrow IPC file " + f + ": " + e.getMessage(), e);
+        Throwable damaged = e;
+        while (damaged != null && !(damaged instanceof Decompression.Damaged)) {
+          damaged = damaged.getCause();
+        }
+        throw new UserException("cannot read Arrow IPC file " + f + ": "
+            + (damaged != null ? damaged.getMessage() : e.getMessage()), e);
       }
+    }
+  }
+
+  /**
+   * The codecs of compressed record batches (body compression ZSTD or LZ4_FRAME, the two the Arrow format
+   * has), given to the readers explicitly rather than found by Arrow's service lookup; a buffer that does
+   * not decompress is reported as such, with its codec.
+   */
+  private static final class Decompression implements CompressionCodec.Factory {
+    static final Decompression INSTANCE = new Decompression();
+
+    /** A compressed buffer that does not decompress (the file is damaged). */
+    static final class Damaged extends RuntimeException {
+      private static final long serialVersionUID = 1L;
+
+      Damaged(CompressionUtil.CodecType codec, RuntimeException cause) {
+        super("a " + codec + "-compressed buffer does not decompress (" + ImportSource.rootMessage(cause)
+            + "); the file is damaged: write it again", cause);
+      }
+    }
+
+    @Override
+    public CompressionCodec createCodec(CompressionUtil.CodecType type) {
+      return checked(CommonsCompressionFactory.INSTANCE.createCodec(type));
+    }
+
+    @Override
+    public CompressionCodec createCodec(CompressionUtil.CodecType type, int level) {
+      return checked(CommonsCompressionFactory.INSTANCE.createCodec(type, level));
+    }
+
+    private static CompressionCodec checked(CompressionCodec codec) {
+      return new CompressionCodec() {
+        @Override
+        public ArrowBuf compress(BufferAllocator allocator, ArrowBuf buffer) {
+          return codec.compress(allocator, buffer);
+        }
+
+        @Override
+        public ArrowBuf decompress(BufferAllocator allocator, ArrowBuf buffer) {
+          try {
+            return codec.decompress(allocator, buffer);
+          } catch (RuntimeException e) {
+            throw new Damaged(codec.getCodecType(), e);
+          }
+        }
+
+        @Override
+        public CompressionUtil.CodecType getCodecType() {
+          return codec.getCodecType();
+        }
+      };
     }
   }
 

@@ -23,20 +23,34 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * A JSON lines file (one object per line; any whitespace between objects is accepted) read with Jackson's
- * token parser straight into Arrow vectors. Types come from the first {@code sampleRows} objects: booleans,
- * int64, float64 (ints and floats mixed), strings (dates and timestamps when every sampled string of the
- * field is one), objects as structs and arrays as lists of the merged element type.
+ * A JSON lines file (one object per line; any whitespace between objects is accepted) read straight into
+ * Arrow vectors. Types come from the first {@code sampleRows} objects: booleans, int64, float64 (ints and
+ * floats mixed), strings (dates and timestamps when every sampled string of the field is one), objects as
+ * structs and arrays as lists of the merged element type.
+ *
+ * <p>Lines are read by {@link JsonLines} from their bytes; a line it leaves (see there) is read by Jackson's
+ * token parser, alone when it is one object, else the file from that line on: values and errors are always
+ * what Jackson's reading gives.
  */
 final class JsonSource implements ImportSource {
   private static final JsonFactory FACTORY = JsonFactory.builder()
-      .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION).build();
+      .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION).enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+      .build();
+  /** The line reader's buffer size; tests make it small to cross its boundary everywhere. */
+  static int bufferSize = 1 << 20;
+  /** Whether lines are read by {@link JsonLines} (tests compare it with Jackson alone). */
+  static boolean fastPath = true;
 
   private final Path file;
   private final Schema schema;
   private final Origins origins;
   private final Counting in;
-  private final JsonParser parser;
+  private final JsonLines lines;
+  /** Jackson reading the rest of the file, from line {@link #lineBase} + 1 on, once the fast path left it. */
+  private JsonParser parser;
+  private long lineBase;
+  /** Lines Jackson read alone, after the fast path left them (for tests). */
+  long linesLeft;
   private final boolean tableSchema;
   private ColumnWriter.Fields fields;
   private VectorSchemaRoot root;
@@ -53,7 +67,10 @@ final class JsonSource implements ImportSource {
     }
     try {
       in = new Counting(Files.newInputStream(file));
-      parser = FACTORY.createParser(in);
+      lines = new JsonLines(in, bufferSize);
+      if (!fastPath) {
+        parser = FACTORY.createParser(in);
+      }
     } catch (IOException e) {
       throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
     }
@@ -78,26 +95,28 @@ final class JsonSource implements ImportSource {
     for (FieldVector v : root.getFieldVectors()) {
       v.reset();
     }
+    fields.reserve(maxRows);
     int n = 0;
-    long line = 0;
     try {
-      while (n < maxRows) {
-        JsonToken t = parser.nextToken();
-        if (t == null) {
+      while (parser == null && n < maxRows) {
+        if (!lines.nextLine()) {
+          if (!lines.atEnd()) {
+            toJackson(lines.lineStart(), lines.line()); // a line too long to buffer
+          }
           break;
         }
-        line = parser.currentTokenLocation().getLineNr();
-        if (t != JsonToken.START_OBJECT) {
-          throw new UserException(file + " line " + line + ": expected a JSON object, found " + describe(t));
+        int r = lines.row(fields, n);
+        if (r == JsonLines.FALLBACK) {
+          linesLeft++;
         }
-        try {
-          fields.object(parser, n);
-        } catch (ColumnWriter.CellError e) {
-          throw origins.badValue(file, line, e.writer, e.value);
-        } catch (ColumnWriter.UnknownField e) {
-          throw unknown(line, e.path);
+        if (r == JsonLines.ROW || r == JsonLines.FALLBACK && jacksonLine(n)) {
+          n++;
+        } else if (r == JsonLines.FALLBACK) {
+          toJackson(lines.start(), lines.line() - 1);
         }
-        n++;
+      }
+      if (parser != null) {
+        n = jacksonFill(n, maxRows);
       }
     } catch (JsonProcessingException e) {
       throw invalid(e);
@@ -107,6 +126,52 @@ final class JsonSource implements ImportSource {
       throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
     }
     root.setRowCount(n);
+    return n;
+  }
+
+  /**
+   * Jackson's reading of the current line into row {@code row}, when the line is exactly one object that
+   * reads without error; false otherwise (the row may be partly written), and the caller reads the file from
+   * this line on with Jackson, which then gives the outcome (an error, or an object across lines).
+   */
+  private boolean jacksonLine(int row) {
+    try (JsonParser p = FACTORY.createParser(lines.buffer(), lines.start(), lines.end() - lines.start())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return false;
+      }
+      fields.object(p, row);
+      return p.nextToken() == null;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** Reads the rest of the file with Jackson from {@code offset} in the line buffer, after line {@code base}. */
+  private void toJackson(int offset, long base) throws IOException {
+    parser = FACTORY.createParser(lines.rest(offset));
+    lineBase = base;
+  }
+
+  /** Jackson's reading of objects into rows {@code n} on, up to {@code maxRows}; returns the row count. */
+  private int jacksonFill(int n, int maxRows) throws IOException {
+    while (n < maxRows) {
+      JsonToken t = parser.nextToken();
+      if (t == null) {
+        break;
+      }
+      long line = lineBase + parser.currentTokenLocation().getLineNr();
+      if (t != JsonToken.START_OBJECT) {
+        throw new UserException(file + " line " + line + ": expected a JSON object, found " + describe(t));
+      }
+      try {
+        fields.object(parser, n);
+      } catch (ColumnWriter.CellError e) {
+        throw origins.badValue(file, line, e.writer, e.value);
+      } catch (ColumnWriter.UnknownField e) {
+        throw unknown(line, e.path);
+      }
+      n++;
+    }
     return n;
   }
 
@@ -122,7 +187,7 @@ final class JsonSource implements ImportSource {
   }
 
   private UserException invalid(JsonProcessingException e) {
-    long line = e.getLocation() == null ? -1 : e.getLocation().getLineNr();
+    long line = e.getLocation() == null ? -1 : lineBase + e.getLocation().getLineNr();
     String msg = e.getOriginalMessage().replace('\n', ' ');
     if (msg.contains("Invalid UTF-8")) {
       return ImportSource.notUtf8(file);
@@ -141,6 +206,11 @@ final class JsonSource implements ImportSource {
     };
   }
 
+  /** Whether Jackson reads the rest of the file (the fast path left it; for tests). */
+  boolean streaming() {
+    return parser != null;
+  }
+
   @Override
   public long bytesRead() {
     return in.count();
@@ -149,7 +219,10 @@ final class JsonSource implements ImportSource {
   @Override
   public void close() {
     try {
-      parser.close();
+      if (parser != null) {
+        parser.close();
+      }
+      lines.close();
     } catch (IOException e) {
       // read-only
     }
