@@ -427,6 +427,7 @@ public final class DataFileReader {
       Schema schema;
       int formatMajor = 0;
       int formatMinor = 0;
+      String zoneStats = null;
       long[][] blocks;
       try {
         footer = Footer.getRootAsFooter(footerBytes);
@@ -453,6 +454,8 @@ public final class DataFileReader {
             int[] version = parseVersion(kv.value());
             formatMajor = version[0];
             formatMinor = version[1];
+          } else if (kv != null && DataFileWriter.ZONE_STATS_KEY.equals(kv.key())) {
+            zoneStats = kv.value();
           }
         }
         int n = footer.recordBatchesLength();
@@ -482,7 +485,7 @@ public final class DataFileReader {
       }
       SchemaLayout layout = new SchemaLayout(schema);
       checkBlocks(blocks, footerStart);
-      return readBatches(schema, layout, blocks, formatMajor, formatMinor);
+      return readBatches(schema, layout, blocks, formatMajor, formatMinor).withZoneStats(zoneStats);
     }
 
     private int[] parseVersion(String value) {

@@ -136,7 +136,7 @@ final public class ScanReader extends ArrowReader {
         }
         deleted = Deletions.of(io, range.fragment());
         reader = new FragmentReader(io, range.fragment(), read, spec.table(), allocator);
-        chunks = reader.plan(spec.batchSize(), range.start(), range.end()).iterator();
+        chunks = chunksToRead(reader.plan(spec.batchSize(), range.start(), range.end())).iterator();
         continue;
       }
       FragmentReader.Chunk chunk = chunks.next();
@@ -162,6 +162,20 @@ final public class ScanReader extends ArrowReader {
       }
       return true;
     }
+  }
+
+  /**
+   * Zone pruning: the chunks whose record batches' statistics show no row can match the filter are not
+   * read. Counted as batches considered and pruned.
+   */
+  private List<FragmentReader.Chunk> chunksToRead(List<FragmentReader.Chunk> planned) {
+    counters.batchesConsidered(planned.size());
+    if (spec.pruner() == null) {
+      return planned;
+    }
+    List<FragmentReader.Chunk> kept = reader.mayMatch(planned, spec.pruner());
+    counters.batchesPruned(planned.size() - kept.size());
+    return kept;
   }
 
   /** The chunk's rows to return, ascending: live, and true for the filter; null for all of them. */
