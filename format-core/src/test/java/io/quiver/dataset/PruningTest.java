@@ -38,14 +38,7 @@ class PruningTest {
   void setUp() {
     allocator = new RootAllocator();
     store = new MemoryObjectStore(OverlayTestSupport.URI_);
-    options = DatasetOptions.builder()
-        .allocator(allocator)
-        .session(new Session(1 << 20))
-        .registry(io.quiver.store.ObjectStores.empty().register(io.quiver.store.TestStores.provider("test", () -> store)))
-        .rowsPerBatch(10)
-        .maxRowsPerFragment(100)
-        .commitOptions(CommitOptions.defaults().withBackoff(java.time.Duration.ZERO, java.time.Duration.ZERO))
-        .build();
+    options = OverlayTestSupport.options(allocator, store, 10).toBuilder().maxRowsPerFragment(100).build();
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 1000)) {
       ds = Dataset.create(OverlayTestSupport.URI_, SampleTable.SCHEMA, List.of(b), options);
     }

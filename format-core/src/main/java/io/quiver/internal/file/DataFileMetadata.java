@@ -50,23 +50,6 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
       long[] bodyLengths,
       long[][] nodes,
       long[][] buffers,
-      byte[] codecs) {
-    this(location, schema, layout, fileSize, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
-        buffers, codecs, null);
-  }
-
-  private DataFileMetadata(
-      String location,
-      Schema schema,
-      SchemaLayout layout,
-      long fileSize,
-      int formatMajor,
-      int formatMinor,
-      int[] rows,
-      long[] bodyOffsets,
-      long[] bodyLengths,
-      long[][] nodes,
-      long[][] buffers,
       byte[] codecs,
       String zoneStatsValue) {
     this.location = location;

@@ -584,7 +584,7 @@ public final class DataFileReader {
       }
       return new DataFileMetadata(
           location, schema, layout, size, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
-          buffers, codecs);
+          buffers, codecs, null);
     }
 
     /** Decodes one block's RecordBatch message into nodes/buffers, checking every number. */

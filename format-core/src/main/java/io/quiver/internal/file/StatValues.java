@@ -41,6 +41,25 @@ public final class StatValues {
     throw new IllegalArgumentException("bounds " + a + " and " + b + " are of different kinds");
   }
 
+  /**
+   * The bound of the union of two sets of values: the least ({@code sign} -1) or greatest ({@code sign} 1) of two
+   * bounds, where a set without bounded values ({@code aValues} false) contributes nothing and a missing bound on
+   * a set with values (unknown, or a string with no upper bound) leaves the union's bound missing.
+   */
+  public static Optional<StatValue> union(Optional<StatValue> a, Optional<StatValue> b, boolean aValues,
+      boolean bValues, int sign) {
+    if (!aValues) {
+      return bValues ? b : Optional.empty();
+    }
+    if (!bValues) {
+      return a;
+    }
+    if (a.isEmpty() || b.isEmpty() || !a.get().getClass().equals(b.get().getClass())) {
+      return Optional.empty();
+    }
+    return compare(a.get(), b.get()) * sign >= 0 ? a : b;
+  }
+
   /** The lower bound of {@code value}: its first {@link #TRUNCATE_LENGTH} code points (bytes). */
   public static byte[] truncateLower(byte[] value, int length, boolean utf8) {
     int end = utf8 ? utf8Prefix(value, length, TRUNCATE_LENGTH) : Math.min(length, TRUNCATE_LENGTH);

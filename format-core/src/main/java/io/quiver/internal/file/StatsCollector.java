@@ -307,8 +307,8 @@ final class StatsCollector {
   static ColumnStats merge(ColumnStats a, ColumnStats b, long aRows, long bRows) {
     boolean aValues = hasBoundedValues(a, aRows);
     boolean bValues = hasBoundedValues(b, bRows);
-    Optional<StatValue> lower = pick(a.lower(), b.lower(), aValues, bValues, -1);
-    Optional<StatValue> upper = pick(a.upper(), b.upper(), aValues, bValues, 1);
+    Optional<StatValue> lower = StatValues.union(a.lower(), b.lower(), aValues, bValues, -1);
+    Optional<StatValue> upper = StatValues.union(a.upper(), b.upper(), aValues, bValues, 1);
     OptionalLong nans = a.nanCount().isPresent() && b.nanCount().isPresent()
         ? OptionalLong.of(a.nanCount().getAsLong() + b.nanCount().getAsLong()) : OptionalLong.empty();
     return new ColumnStats(a.fieldId(), a.nullCount() + b.nullCount(), nans, lower, upper,
@@ -318,20 +318,5 @@ final class StatsCollector {
   /** Whether some row of the set holds a non-null, non-NaN value. */
   static boolean hasBoundedValues(ColumnStats s, long rows) {
     return rows - s.nullCount() - s.nanCount().orElse(0) > 0;
-  }
-
-  private static Optional<StatValue> pick(Optional<StatValue> a, Optional<StatValue> b, boolean aValues,
-      boolean bValues, int sign) {
-    if (!aValues) {
-      return bValues ? b : Optional.empty();
-    }
-    if (!bValues) {
-      return a;
-    }
-    if (a.isEmpty() || b.isEmpty()) {
-      return Optional.empty();
-    }
-    int c = StatValues.compare(a.get(), b.get());
-    return c * sign >= 0 ? a : b;
   }
 }

@@ -166,23 +166,9 @@ public final class FragmentBounds {
   static FieldBounds union(FieldBounds a, FieldBounds b) {
     boolean aBounded = a.mayHaveValues();
     boolean bBounded = b.mayHaveValues();
-    Optional<StatValue> lower = pick(a.lower(), b.lower(), aBounded, bBounded, -1);
-    Optional<StatValue> upper = pick(a.upper(), b.upper(), aBounded, bBounded, 1);
+    Optional<StatValue> lower = StatValues.union(a.lower(), b.lower(), aBounded, bBounded, -1);
+    Optional<StatValue> upper = StatValues.union(a.upper(), b.upper(), aBounded, bBounded, 1);
     return new FieldBounds(a.fieldId(), a.mayHaveNulls() || b.mayHaveNulls(), a.mayHaveValues() || b.mayHaveValues(),
         OptionalLong.empty(), OptionalLong.empty(), a.mayHaveNan() || b.mayHaveNan(), lower, upper, false);
-  }
-
-  private static Optional<StatValue> pick(Optional<StatValue> a, Optional<StatValue> b, boolean aValues,
-      boolean bValues, int sign) {
-    if (!aValues) {
-      return bValues ? b : Optional.empty();
-    }
-    if (!bValues) {
-      return a;
-    }
-    if (a.isEmpty() || b.isEmpty() || !a.get().getClass().equals(b.get().getClass())) {
-      return Optional.empty();
-    }
-    return StatValues.compare(a.get(), b.get()) * sign >= 0 ? a : b;
   }
 }
