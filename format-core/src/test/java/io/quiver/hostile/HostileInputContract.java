@@ -466,6 +466,43 @@ public abstract class HostileInputContract {
     }
   }
 
+  // ---------------------------------------------------------------------------------------------- D6
+
+  @Test
+  void d6_contradictoryColumnStatisticsAreIgnoredAndImpossibleOnesRejected() {
+    String key = ObjectStoreCommitStore.manifestKey(latest);
+    byte[] original = store.read(key);
+    try {
+      // Bounds the other way round, and bounds of another kind than the column's: unknown, so never pruned by.
+      rewriteLatestManifest(b -> {
+        var files = b.getManifestBuilder().getFragmentsBuilder(0).getFilesBuilder(0).getStatsBuilder();
+        for (int i = 0; i < files.getColumnsCount(); i++) {
+          var c = files.getColumnsBuilder(i);
+          if (c.getFieldId() == 1) { // id
+            c.getLowerBuilder().setIntValue(1000);
+            c.getUpperBuilder().setIntValue(-1000);
+          } else {
+            c.getLowerBuilder().setBoolValue(true);
+            c.getUpperBuilder().setBoolValue(true);
+          }
+        }
+      });
+      try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+        assertThat(SampleTable.scanIds(ds.newScan().filter(Predicate.lt("id", 6L)).open()))
+            .containsExactly(0L, 1L, 2L, 4L);
+        assertThat(SampleTable.scanIds(ds.newScan().filter(Predicate.eq("name", "name-1")).open()))
+            .containsExactly(1L);
+      }
+      // Counts no file can have: the manifest is corrupt, and the error names it.
+      store.write(key, original);
+      rewriteLatestManifest(b -> b.getManifestBuilder().getFragmentsBuilder(0).getFilesBuilder(0).getStatsBuilder()
+          .getColumnsBuilder(0).setNullCount(Long.MAX_VALUE));
+      expectTypedError(key, new Damage("null count above the row count", null), false, this::readLatest);
+    } finally {
+      store.write(key, original);
+    }
+  }
+
   private VectorSchemaRoot root(Schema schema, int rows) {
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
     root.allocateNew();
