@@ -2,6 +2,7 @@ package io.quiver.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.dataset.Dataset;
+import io.quiver.dataset.ScanMetrics;
 import io.quiver.dataset.Scanner;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -49,6 +50,11 @@ final class ScanCommand extends TableCommand {
       description = "Decode fragments on this many threads; rows print in table order (default 1).")
   int threads = 1;
 
+  @Option(names = "--stats",
+      description = "After the rows, print on stderr what the scan read: fragments and batches considered and"
+          + " pruned by the column statistics, data files opened, bytes fetched, rows returned.")
+  boolean stats;
+
   @Option(names = {"-f", "--format"}, description = "Output: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   Format format = Format.table;
 
@@ -74,7 +80,11 @@ final class ScanCommand extends TableCommand {
               + ds.schema().fields().stream().map(io.quiver.schema.Field::name).toList());
         }
       }
+      ScanMetrics metrics = new ScanMetrics();
       Scanner scanner = ds.newScan().columns(output).parallelism(threads);
+      if (stats) {
+        scanner.metrics(metrics);
+      }
       if (where != null) {
         // Exact: the scan returns only the rows the condition is true for; its columns need not be printed.
         scanner.filter(WhereParser.parse(where, ds.schema()));
@@ -99,7 +109,23 @@ final class ScanCommand extends TableCommand {
         }
       }
       sink.finish(printed);
+      if (stats) {
+        printStats(metrics);
+      }
     }
+  }
+
+  private void printStats(ScanMetrics m) {
+    PrintWriter err = err();
+    err.println("scan statistics:");
+    err.println("  fragments: " + m.fragmentsConsidered() + " considered, " + m.fragmentsPruned() + " pruned, "
+        + (m.fragmentsConsidered() - m.fragmentsPruned()) + " read");
+    err.println("  batches:   " + m.batchesConsidered() + " considered, " + m.batchesPruned() + " pruned, "
+        + (m.batchesConsidered() - m.batchesPruned()) + " read");
+    err.println("  data files opened: " + m.dataFilesOpened());
+    err.println("  bytes fetched:     " + m.bytesFetched());
+    err.println("  rows returned:     " + m.rowsReturned());
+    err.flush();
   }
 
   interface Sink {

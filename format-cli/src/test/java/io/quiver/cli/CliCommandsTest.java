@@ -141,6 +141,19 @@ class CliCommandsTest {
   }
 
   @Test
+  void scanStatsPrintsWhatTheStatisticsPruned() {
+    CliRunner.Result r = ok("scan", table, "--where", "id > 100", "--stats", "-f", "csv");
+    assertThat(r.out().lines().toList()).as("no row has id > 100").hasSize(1);
+    assertThat(r.err()).contains("scan statistics:")
+        .contains("fragments: 1 considered, 1 pruned, 0 read")
+        .contains("batches:   0 considered, 0 pruned, 0 read")
+        .contains("rows returned:     0");
+    CliRunner.Result all = ok("scan", table, "--where", "id >= 1", "--stats");
+    assertThat(all.err()).contains("fragments: 1 considered, 0 pruned, 1 read").contains("data files opened: 1");
+    assertThat(ok("scan", table).err()).doesNotContain("scan statistics");
+  }
+
+  @Test
   void scanOnThreadsPrintsTheSameRowsInTheSameOrder() {
     ok("import", table, people.toString());
     ok("import", table, people.toString()); // three fragments now

@@ -14,8 +14,12 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@link #fragmentsConsidered()}: fragments of the version looked at, by planning or by {@code
  *       Scanner.open} (a task's read counts none: its fragment was considered when it was planned);
  *   <li>{@link #fragmentsPruned()}: fragments (or a task's range) skipped without reading a data file —
- *       at planning, fragments with no live row (fully deleted); at reading, fragments with no live row and
- *       those not reached because the limit was;
+ *       at planning ({@code planTasks} and {@code Scanner.open}), fragments with no live row (fully deleted) and
+ *       those whose column statistics show no row can match the filter; at reading, fragments with no live row
+ *       and those not reached because the limit was;
+ *   <li>{@link #batchesConsidered()}, {@link #batchesPruned()}: chunks of record batches (at most the batch
+ *       size each, never across a record batch) a read planned, and those it skipped because their zone
+ *       statistics show no row can match the filter;
  *   <li>{@link #tasksPlanned()}: tasks {@code planTasks} returned;
  *   <li>{@link #dataFilesOpened()}: distinct data files (base and overlay) a read fetched bytes from;
  *   <li>{@link #bytesFetched()}: bytes the object store returned to the scan — data-file footers not yet
@@ -29,6 +33,8 @@ public final class ScanMetrics {
   private final LongAdder fragmentsConsidered = new LongAdder();
   private final LongAdder fragmentsPruned = new LongAdder();
   private final LongAdder tasksPlanned = new LongAdder();
+  private final LongAdder batchesConsidered = new LongAdder();
+  private final LongAdder batchesPruned = new LongAdder();
   private final LongAdder dataFilesOpened = new LongAdder();
   private final LongAdder bytesFetched = new LongAdder();
   private final LongAdder rowsReturned = new LongAdder();
@@ -47,6 +53,16 @@ public final class ScanMetrics {
     @Override
     public void tasksPlanned(long n) {
       tasksPlanned.add(n);
+    }
+
+    @Override
+    public void batchesConsidered(long n) {
+      batchesConsidered.add(n);
+    }
+
+    @Override
+    public void batchesPruned(long n) {
+      batchesPruned.add(n);
     }
 
     @Override
@@ -80,6 +96,16 @@ public final class ScanMetrics {
     return tasksPlanned.sum();
   }
 
+  /** Chunks of record batches reads planned (before zone pruning). */
+  public long batchesConsidered() {
+    return batchesConsidered.sum();
+  }
+
+  /** Chunks of record batches skipped by zone statistics. */
+  public long batchesPruned() {
+    return batchesPruned.sum();
+  }
+
   public long dataFilesOpened() {
     return dataFilesOpened.sum();
   }
@@ -100,6 +126,8 @@ public final class ScanMetrics {
     fragmentsConsidered.add(other.fragmentsConsidered());
     fragmentsPruned.add(other.fragmentsPruned());
     tasksPlanned.add(other.tasksPlanned());
+    batchesConsidered.add(other.batchesConsidered());
+    batchesPruned.add(other.batchesPruned());
     dataFilesOpened.add(other.dataFilesOpened());
     bytesFetched.add(other.bytesFetched());
     rowsReturned.add(other.rowsReturned());
@@ -119,7 +147,8 @@ public final class ScanMetrics {
   @Override
   public String toString() {
     return "ScanMetrics[fragmentsConsidered=" + fragmentsConsidered() + ", fragmentsPruned=" + fragmentsPruned()
-        + ", tasksPlanned=" + tasksPlanned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
+        + ", tasksPlanned=" + tasksPlanned() + ", batchesConsidered=" + batchesConsidered() + ", batchesPruned="
+        + batchesPruned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
         + bytesFetched() + ", rowsReturned=" + rowsReturned() + "]";
   }
 }

@@ -112,6 +112,16 @@ public final class ScanTask implements Serializable {
     return task.bytesEstimate();
   }
 
+  /**
+   * What the manifest's column statistics say about the task's rows at the planned version: its live row
+   * count, its byte estimate, and per atomic field read (projection and filter) the bounds of its values over
+   * the task's fragment (docs/scan-planning.md, "Task statistics"). Carried in the task's encoding; fields
+   * whose bounds are unknown (files written without statistics) are not listed.
+   */
+  public TaskStatistics statistics() {
+    return new TaskStatistics(task.rowCount(), task.bytesEstimate(), task.fieldBounds());
+  }
+
   // ---------------------------------------------------------------- bytes
 
   /** Compact deterministic bytes (protobuf in a checksummed envelope, magic {@code QVP1}). */

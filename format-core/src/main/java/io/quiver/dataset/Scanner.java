@@ -211,11 +211,15 @@ public final class Scanner {
   public ArrowReader open() {
     ScanSpec spec = spec();
     List<FragmentRange> ranges = new ArrayList<>();
-    for (Fragment f : manifest.fragments()) {
-      ranges.add(FragmentRange.whole(f));
-    }
     ScanCounters counters = ScanMetrics.countersOf(metrics);
-    counters.fragmentsConsidered(ranges.size());
+    counters.fragmentsConsidered(manifest.fragments().size());
+    for (Fragment f : manifest.fragments()) {
+      if (spec.mayMatch(f)) {
+        ranges.add(FragmentRange.whole(f));
+      } else {
+        counters.fragmentsPruned(1); // column statistics: no row can match the filter
+      }
+    }
     BufferAllocator batches = allocator != null ? allocator : defaultAllocator;
     if (parallelism > 1 && ranges.size() > 1) {
       return new ParallelScanReader(metered(io, counters), spec, ranges, batches, counters, parallelism, ordered,
@@ -261,7 +265,8 @@ public final class Scanner {
       tasks.add(new ScanTask(new ScanTaskCodec.Task(
           uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
           spec.filter(), withRowAddress, batchSize,
-          limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes())));
+          limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes(),
+          spec.boundsOf(p.range().fragment()))));
     }
     counters.fragmentsConsidered(manifest.fragments().size());
     long withTasks = tasks.stream().mapToLong(ScanTask::fragmentId).distinct().count();

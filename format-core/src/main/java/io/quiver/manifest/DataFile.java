@@ -3,6 +3,7 @@ package io.quiver.manifest;
 import io.quiver.store.Keys;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 
@@ -18,6 +19,8 @@ import java.util.Set;
  *     batch bodies may be compressed (Arrow IPC buffer compression)
  * @param sizeBytes file size, which bounds every range a reader fetches
  * @param baseId reserved for files under another base location
+ * @param stats column statistics computed while the file was written (docs/format.md §3.1); empty when
+ *     unknown (files written before statistics existed). Never needed to read the file, only to skip it
  */
 public record DataFile(
     String path,
@@ -26,7 +29,8 @@ public record DataFile(
     int formatMajor,
     int formatMinor,
     long sizeBytes,
-    OptionalInt baseId) {
+    OptionalInt baseId,
+    Optional<FileStats> stats) {
 
   /** Field id marking a column whose field was superseded in place. */
   public static final int TOMBSTONE = -2;
@@ -75,6 +79,29 @@ public record DataFile(
       throw new IllegalArgumentException("data file " + path + " has format major " + formatMajor);
     }
     baseId = baseId == null ? OptionalInt.empty() : baseId;
+    stats = stats == null ? Optional.empty() : stats;
+  }
+
+  /** A data file without statistics (unknown). */
+  public DataFile(String path, List<Integer> fieldIds, List<Integer> columnIndices, int formatMajor, int formatMinor,
+      long sizeBytes, OptionalInt baseId) {
+    this(path, fieldIds, columnIndices, formatMajor, formatMinor, sizeBytes, baseId, Optional.empty());
+  }
+
+  /** This file with {@code value} as its statistics (empty: unknown). */
+  public DataFile withStats(Optional<FileStats> value) {
+    return new DataFile(path, fieldIds, columnIndices, formatMajor, formatMinor, sizeBytes, baseId, value);
+  }
+
+  /**
+   * The statistics of {@code fieldId} in this file, when the file stores it (live) and recorded them; empty
+   * when unknown.
+   */
+  public Optional<ColumnStats> statsOf(int fieldId) {
+    if (fieldId < 0 || columnOf(fieldId) < 0) {
+      return Optional.empty();
+    }
+    return stats.flatMap(s -> s.column(fieldId));
   }
 
   /** An uncompressed data file (format 1.0) that stores the given fields in order, column i for field i. */
@@ -104,7 +131,8 @@ public record DataFile(
     List<Integer> marked = fieldIds.stream().map(id -> ids.contains(id) ? TOMBSTONE : id).toList();
     return marked.equals(fieldIds)
         ? this
-        : new DataFile(path, marked, columnIndices, formatMajor, formatMinor, sizeBytes, baseId);
+        : new DataFile(path, marked, columnIndices, formatMajor, formatMinor, sizeBytes, baseId,
+            stats.map(s -> s.without(ids)));
   }
 
   /** Live (not tombstoned) field ids, in file order. */

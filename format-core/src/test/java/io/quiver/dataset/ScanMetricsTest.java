@@ -143,9 +143,13 @@ class ScanMetricsTest {
     assertThat(reading.dataFilesOpened()).isEqualTo(2);
 
     ScanMetrics filtered = new ScanMetrics();
-    assertThat(ds.newScan().filter(Predicate.gt("id", 1900L)).limit(1).metrics(filtered).planTasks())
-        .as("with a filter, how many rows a task returns is unknown: nothing is pruned").hasSize(4);
+    assertThat(ds.newScan().filter(Predicate.gt("id", 100L)).limit(1).metrics(filtered).planTasks())
+        .as("with a filter, how many rows a task returns is unknown: the limit prunes nothing").hasSize(4);
     assertThat(filtered.fragmentsPruned()).isZero();
+    ScanMetrics byStatistics = new ScanMetrics();
+    assertThat(ds.newScan().filter(Predicate.gt("id", 1900L)).limit(1).metrics(byStatistics).planTasks())
+        .as("the column statistics prune the fragments whose ids are all <= 1900").hasSize(1);
+    assertThat(byStatistics.fragmentsPruned()).isEqualTo(3);
 
     ds.delete(Predicate.and(Predicate.ge("id", (long) ROWS), Predicate.lt("id", 2L * ROWS)));
     Measured read = measure(ds.newScan());

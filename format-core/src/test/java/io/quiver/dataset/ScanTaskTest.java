@@ -117,8 +117,11 @@ class ScanTaskTest {
       long targetBytes) {
     Scanner scanner = scanner(filter, columns, targetBytes);
     List<ScanTask> tasks = scanner.planTasks();
-    if (targetBytes > 0) {
+    if (targetBytes > 0 && filter == null) {
       assertThat(tasks.size()).as("fragments split").isGreaterThan(table.manifest().fragments().size());
+    } else if (targetBytes > 0) {
+      // The filter may prune fragments by their statistics; the ones left are split.
+      assertThat(tasks.size()).as("fragments split").isGreaterThanOrEqualTo(scanner(filter, columns, 0).planTasks().size());
     }
     Map<Long, String> full = rowsByAddress(scanner.open());
     Map<Long, String> shipped = readShipped(tasks);
@@ -140,7 +143,8 @@ class ScanTaskTest {
 
   @Test
   void oneTaskPerFragmentWithLiveRowsWithItsRowCountBeforeTheFilterAndAByteEstimate() {
-    List<ScanTask> tasks = table.newScan().filter(Predicate.gt("id", 190L)).planTasks();
+    // A filter the column statistics cannot prune by (every fragment holds non-null names).
+    List<ScanTask> tasks = table.newScan().filter(Predicate.isNotNull("name")).planTasks();
     List<Fragment> live = table.manifest().fragments().stream().filter(f -> f.liveRows() > 0).toList();
     assertThat(tasks).extracting(ScanTask::fragmentId).containsExactlyElementsOf(live.stream().map(Fragment::id).toList());
     assertThat(tasks).extracting(ScanTask::rowCount)
@@ -270,7 +274,7 @@ class ScanTaskTest {
     assertThat(decoded.filter().get().toString()).isEqualTo(all.toString());
     // A typical task is a few dozen bytes; Java serialization carries the same bytes.
     ScanTask typical = table.newScan().columns("id", "name").filter(Predicate.gt("id", 5L)).planTasks().get(0);
-    assertThat(typical.encode().length).isLessThan(150);
+    assertThat(typical.encode().length).isLessThan(250);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (ObjectOutputStream o = new ObjectOutputStream(out)) {
       o.writeObject(typical);

@@ -233,6 +233,23 @@ public abstract class HostileInputContract {
     store.write(key, ManifestBytes.rewrite(store.read(key), edit));
   }
 
+  /** Absolute ranges {offset, length} of every buffer of every record batch of a data file. */
+  private List<long[]> valueBuffers(String key) {
+    io.quiver.internal.file.DataFileMetadata md = new io.quiver.internal.file.DataFileReader(store,
+        new io.quiver.internal.file.MetadataCache(1 << 20), io.quiver.internal.file.ReadOptions.defaults()).metadata(key);
+    List<long[]> out = new ArrayList<>();
+    for (int b = 0; b < md.batchCount(); b++) {
+      for (int k = 0; k < md.bufferCount(); k++) {
+        out.add(md.bufferRange(b, k));
+      }
+    }
+    return out;
+  }
+
+  private static boolean insideAny(List<long[]> ranges, long offset) {
+    return ranges.stream().anyMatch(r -> offset >= r[0] && offset < r[0] + r[1]);
+  }
+
   private List<String> dataFiles() {
     return store.listAll("data/").stream().map(ObjectInfo::key).toList();
   }
@@ -266,8 +283,21 @@ public abstract class HostileInputContract {
     String key = fragment(0).files().get(0).path();
     byte[] original = store.read(key);
     // A flipped byte gives the typed error or, if the reader never needs it (padding, unused metadata), the
-    // right values: readLatest checks every scanned row against SampleTable. Never a raw error.
-    eachDamage(key, true, this::readLatest);
+    // right values: readLatest checks every scanned row against SampleTable. Never a raw error. A flip inside
+    // a value buffer decodes to another value (Arrow IPC has no checksums, docs/format.md §5.1): not tried.
+    List<long[]> values = valueBuffers(key);
+    byte[] before = store.read(key);
+    try {
+      for (Damage d : damages(before)) {
+        if (d.what().contains("flipped") && insideAny(values, Integer.parseInt(d.what().split(" ")[1]))) {
+          continue;
+        }
+        store.write(key, d.bytes());
+        expectTypedError(key, d, true, this::readLatest);
+      }
+    } finally {
+      store.write(key, before);
+    }
     // Every truncation is noticed.
     try {
       for (int n : truncations(original.length)) {
@@ -433,6 +463,43 @@ public abstract class HostileInputContract {
       assertThat(ds.latestVersion()).as("nothing committed").isEqualTo(latest);
       assertThat(SampleTable.scanIds(ds.newScan().open())).isEqualTo(ids);
       assertThat(dataFiles()).as("no data file left behind").isEqualTo(files);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- D6
+
+  @Test
+  void d6_contradictoryColumnStatisticsAreIgnoredAndImpossibleOnesRejected() {
+    String key = ObjectStoreCommitStore.manifestKey(latest);
+    byte[] original = store.read(key);
+    try {
+      // Bounds the other way round, and bounds of another kind than the column's: unknown, so never pruned by.
+      rewriteLatestManifest(b -> {
+        var files = b.getManifestBuilder().getFragmentsBuilder(0).getFilesBuilder(0).getStatsBuilder();
+        for (int i = 0; i < files.getColumnsCount(); i++) {
+          var c = files.getColumnsBuilder(i);
+          if (c.getFieldId() == 1) { // id
+            c.getLowerBuilder().setIntValue(1000);
+            c.getUpperBuilder().setIntValue(-1000);
+          } else {
+            c.getLowerBuilder().setBoolValue(true);
+            c.getUpperBuilder().setBoolValue(true);
+          }
+        }
+      });
+      try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+        assertThat(SampleTable.scanIds(ds.newScan().filter(Predicate.lt("id", 6L)).open()))
+            .containsExactly(0L, 1L, 2L, 4L);
+        assertThat(SampleTable.scanIds(ds.newScan().filter(Predicate.eq("name", "name-1")).open()))
+            .containsExactly(1L);
+      }
+      // Counts no file can have: the manifest is corrupt, and the error names it.
+      store.write(key, original);
+      rewriteLatestManifest(b -> b.getManifestBuilder().getFragmentsBuilder(0).getFilesBuilder(0).getStatsBuilder()
+          .getColumnsBuilder(0).setNullCount(Long.MAX_VALUE));
+      expectTypedError(key, new Damage("null count above the row count", null), false, this::readLatest);
+    } finally {
+      store.write(key, original);
     }
   }
 

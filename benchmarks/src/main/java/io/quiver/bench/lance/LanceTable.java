@@ -295,9 +295,20 @@ public final class LanceTable implements AutoCloseable {
    * Lance calls as {@link #scan(List, long, Consumer)}.
    */
   public ArrowReader scanReader(List<String> columns, long batchSize) {
+    return scanReader(columns, batchSize, null);
+  }
+
+  /**
+   * {@link #scanReader(List, long)} with {@code filter} (a Lance SQL filter, e.g. {@code "id >= 5 AND id < 9"};
+   * null for none) pushed down to Lance's scanner ({@code ScanOptions.filter}).
+   */
+  public ArrowReader scanReader(List<String> columns, long batchSize, String filter) {
     ScanOptions.Builder options = new ScanOptions.Builder();
     if (columns != null) {
       options.columns(columns);
+    }
+    if (filter != null) {
+      options.filter(filter);
     }
     if (batchSize > 0) {
       options.batchSize(batchSize);

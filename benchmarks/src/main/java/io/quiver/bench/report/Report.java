@@ -47,6 +47,7 @@ public final class Report {
     TITLES.put("ConflictCostBench", "8. Conflict cost (Quiver only)");
     TITLES.put("OverlayUpdateBench", "9. Overlay update, 1% of one column");
     TITLES.put("ParallelScanBench", "10. Parallel full scan (Scanner.parallelism)");
+    TITLES.put("FilteredScanBench", "11. Filtered scan, 1% of a clustered int64 column (pruning)");
   }
 
   private Report() {}

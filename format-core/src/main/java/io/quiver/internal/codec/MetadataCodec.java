@@ -365,6 +365,7 @@ public final class MetadataCodec {
             .setFileMinor(d.formatMinor())
             .setSizeBytes(d.sizeBytes());
     d.baseId().ifPresent(b::setBaseId);
+    d.stats().ifPresent(st -> b.setStats(StatsCodec.encode(st)));
     return b.build();
   }
 
@@ -381,7 +382,8 @@ public final class MetadataCodec {
         d.getFileMajor(),
         d.getFileMinor(),
         d.getSizeBytes(),
-        d.hasBaseId() ? OptionalInt.of(d.getBaseId()) : OptionalInt.empty());
+        d.hasBaseId() ? OptionalInt.of(d.getBaseId()) : OptionalInt.empty(),
+        d.hasStats() ? Optional.of(StatsCodec.decode(d.getStats())) : Optional.empty());
   }
 
   private static io.quiver.internal.proto.Overlay encode(Overlay o) {

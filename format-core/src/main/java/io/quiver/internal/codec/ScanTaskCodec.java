@@ -13,6 +13,7 @@ import io.quiver.internal.proto.PredicateList;
 import io.quiver.internal.proto.PredicateLiteral;
 import io.quiver.internal.proto.PredicateTimestamp;
 import io.quiver.internal.proto.ScanPredicate;
+import io.quiver.manifest.FieldBounds;
 import io.quiver.manifest.Fragment;
 import io.quiver.predicate.Predicate;
 import java.io.IOException;
@@ -57,8 +58,18 @@ public final class ScanTaskCodec {
       int batchSize,
       OptionalLong limit,
       long rowCount,
-      long bytesEstimate) {
+      long bytesEstimate,
+      List<FieldBounds> fieldBounds) {
+    /** A task without field bounds (all unknown). */
+    public Task(String tableUri, String tableLocation, long version, long fragmentId, long rowStart, long rowEnd,
+        List<Integer> fieldIds, Optional<Predicate> filter, boolean withRowAddress, int batchSize, OptionalLong limit,
+        long rowCount, long bytesEstimate) {
+      this(tableUri, tableLocation, version, fragmentId, rowStart, rowEnd, fieldIds, filter, withRowAddress, batchSize,
+          limit, rowCount, bytesEstimate, List.of());
+    }
+
     public Task {
+      fieldBounds = List.copyOf(fieldBounds);
       Objects.requireNonNull(tableUri, "tableUri");
       Objects.requireNonNull(tableLocation, "tableLocation");
       fieldIds = List.copyOf(fieldIds);
@@ -103,6 +114,7 @@ public final class ScanTaskCodec {
         .setBytesEstimate(task.bytesEstimate());
     task.filter().ifPresent(f -> b.setFilter(encode(f)));
     task.limit().ifPresent(b::setLimit);
+    task.fieldBounds().forEach(f -> b.addFieldBounds(StatsCodec.encode(f)));
     return MetadataCodec.envelope(MAGIC, MetadataCodec.deterministic(b.build()));
   }
 
@@ -141,7 +153,8 @@ public final class ScanTaskCodec {
           t.getBatchSize(),
           t.hasLimit() ? OptionalLong.of(t.getLimit()) : OptionalLong.empty(),
           t.getRowCount(),
-          t.getBytesEstimate());
+          t.getBytesEstimate(),
+          t.getFieldBoundsList().stream().map(StatsCodec::decode).toList());
     } catch (IllegalArgumentException | java.time.DateTimeException | QuiverException e) {
       throw new CorruptFileException(WHAT, "invalid scan task: " + e.getMessage(), e);
     }

@@ -3,6 +3,10 @@ package io.quiver.internal.file;
 import io.quiver.exceptions.InvalidArgumentException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import io.quiver.internal.codec.StatsCodec;
+import io.quiver.manifest.ColumnStats;
+import io.quiver.manifest.FileStats;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -30,6 +34,9 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   private final byte[] codecs; // per batch: Arrow CompressionType, or BodyDecompression.NONE
   private final long rowCount;
   private final long estimatedBytes;
+  /** The footer's zone statistics as stored (base64), or null; decoded on first use. */
+  private final String zoneStatsValue;
+  private volatile Optional<List<FileStats>> zoneStats;
 
   DataFileMetadata(
       String location,
@@ -43,8 +50,10 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
       long[] bodyLengths,
       long[][] nodes,
       long[][] buffers,
-      byte[] codecs) {
+      byte[] codecs,
+      String zoneStatsValue) {
     this.location = location;
+    this.zoneStatsValue = zoneStatsValue;
     this.schema = schema;
     this.layout = layout;
     this.fileSize = fileSize;
@@ -74,7 +83,46 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     for (int b = 0; b < rows.length; b++) {
       est += 32 + 8L * nodes[b].length + 8L * buffers[b].length;
     }
-    this.estimatedBytes = est;
+    this.estimatedBytes = est + (zoneStatsValue == null ? 0 : 2L * zoneStatsValue.length());
+  }
+
+  /** This metadata with the footer's zone-statistics value (null: none). */
+  DataFileMetadata withZoneStats(String value) {
+    return value == null ? this : new DataFileMetadata(location, schema, layout, fileSize, formatMajor, formatMinor,
+        rows, bodyOffsets, bodyLengths, nodes, buffers, codecs, value);
+  }
+
+  /**
+   * The zone statistics of the file's footer (docs/format.md §5.2): per record batch, statistics keyed by
+   * atomic column index ({@link ColumnStats#fieldId()} holds the column index). Empty when the file has none, or
+   * when they do not decode or do not match the file (another batch count, a batch's row count, a column the
+   * file does not have): they are advisory, and a reader without them reads every batch.
+   */
+  public Optional<List<FileStats>> zoneStats() {
+    Optional<List<FileStats>> z = zoneStats;
+    if (z == null) {
+      z = StatsCodec.decodeZones(zoneStatsValue).filter(this::matches);
+      zoneStats = z;
+    }
+    return z;
+  }
+
+  private boolean matches(List<FileStats> zones) {
+    if (zones.size() != rows.length) {
+      return false;
+    }
+    for (int b = 0; b < rows.length; b++) {
+      FileStats zone = zones.get(b);
+      if (zone.rowCount() != rows[b]) {
+        return false;
+      }
+      for (ColumnStats c : zone.columns()) {
+        if (c.fieldId() >= layout.atomicField.length) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   public Schema schema() {

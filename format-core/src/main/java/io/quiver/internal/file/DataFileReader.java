@@ -518,6 +518,7 @@ public final class DataFileReader {
       Schema schema;
       int formatMajor = 0;
       int formatMinor = 0;
+      String zoneStats = null;
       long[][] blocks;
       try {
         footer = Footer.getRootAsFooter(footerBytes);
@@ -544,6 +545,8 @@ public final class DataFileReader {
             int[] version = parseVersion(kv.value());
             formatMajor = version[0];
             formatMinor = version[1];
+          } else if (kv != null && DataFileWriter.ZONE_STATS_KEY.equals(kv.key())) {
+            zoneStats = kv.value();
           }
         }
         int n = footer.recordBatchesLength();
@@ -573,7 +576,7 @@ public final class DataFileReader {
       }
       SchemaLayout layout = new SchemaLayout(schema);
       checkBlocks(blocks, footerStart);
-      return readBatches(schema, layout, blocks, formatMajor, formatMinor);
+      return readBatches(schema, layout, blocks, formatMajor, formatMinor).withZoneStats(zoneStats);
     }
 
     private int[] parseVersion(String value) {
@@ -672,7 +675,7 @@ public final class DataFileReader {
       }
       return new DataFileMetadata(
           location, schema, layout, size, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
-          buffers, codecs);
+          buffers, codecs, null);
     }
 
     /** Decodes one block's RecordBatch message into nodes/buffers, checking every number. */

@@ -57,6 +57,9 @@ public final class DataFileWriter implements AutoCloseable {
   /** Footer custom-metadata key holding "major.minor". */
   public static final String VERSION_KEY = "quiver.data_file.version";
 
+  /** Footer custom-metadata key holding the zone statistics (docs/format.md §5.2). */
+  public static final String ZONE_STATS_KEY = "quiver.zone_stats";
+
   private enum State {
     OPEN,
     FINISHED,
@@ -77,6 +80,10 @@ public final class DataFileWriter implements AutoCloseable {
   private final boolean[] compressedFields;
   private final FileCompression compression;
   private final int formatMinor;
+  private final SchemaLayout layout;
+  private final StatsCollector stats;
+  /** The footer's custom metadata; the zone statistics are added when the file is finished. */
+  private final Map<String, String> footer = new java.util.LinkedHashMap<>();
   private State state = State.OPEN;
   private long rowCount;
 
@@ -108,6 +115,8 @@ public final class DataFileWriter implements AutoCloseable {
     this.schema = schema;
     this.rowsPerBatch = rowsPerBatch;
     SchemaLayout layout = new SchemaLayout(schema);
+    this.layout = layout;
+    this.stats = new StatsCollector(schema);
     this.compressedFields = compressedFields(layout, compression);
     this.compression = compression;
     boolean compress = false;
@@ -125,8 +134,8 @@ public final class DataFileWriter implements AutoCloseable {
       this.stage = root;
       allocateStage();
       writer = store.openWriter(key);
-      BatchWriter fileWriter =
-          new BatchWriter(root, Channels.newChannel(writer), Map.of(VERSION_KEY, FORMAT_MAJOR + "." + formatMinor));
+      footer.put(VERSION_KEY, FORMAT_MAJOR + "." + formatMinor);
+      BatchWriter fileWriter = new BatchWriter(root, Channels.newChannel(writer), footer);
       fileWriter.start();
       this.allocator = child;
       this.out = writer;
@@ -202,13 +211,26 @@ public final class DataFileWriter implements AutoCloseable {
   }
 
   private void flush() throws IOException {
+    long[] fieldBytes = new long[layout.fieldCount()];
     if (codec == null) {
+      int[] field = {0};
+      for (FieldVector v : stage.getFieldVectors()) {
+        measure(v, field, fieldBytes);
+      }
       arrow.writeBatch();
     } else {
-      try (ArrowRecordBatch batch = compressedBatch()) {
+      try (ArrowRecordBatch batch = compressedBatch(fieldBytes)) {
         arrow.write(batch);
       }
     }
+    long[] columnBytes = new long[layout.atomicField.length];
+    for (int c = 0; c < columnBytes.length; c++) {
+      int f = layout.atomicField[c];
+      for (int i = f; i < layout.subtreeEnd[f]; i++) {
+        columnBytes[c] += fieldBytes[i];
+      }
+    }
+    stats.addBatch(stage, columnBytes);
     stage.clear();
     allocateStage();
   }
@@ -218,13 +240,13 @@ public final class DataFileWriter implements AutoCloseable {
    * would produce, in preorder, each buffer compressed by the codec or stored raw behind the -1 length
    * marker: a plain column's, and any whose compressed form saves too little ({@link FileCompression#keeps}).
    */
-  private ArrowRecordBatch compressedBatch() {
+  private ArrowRecordBatch compressedBatch(long[] fieldBytes) {
     List<ArrowFieldNode> nodes = new ArrayList<>();
     List<ArrowBuf> buffers = new ArrayList<>();
     try {
       int[] field = {0};
       for (FieldVector v : stage.getFieldVectors()) {
-        unload(v, field, nodes, buffers);
+        unload(v, field, nodes, buffers, fieldBytes);
       }
       ArrowBodyCompression body = new ArrowBodyCompression(CompressionType.ZSTD, BodyCompressionMethod.BUFFER);
       ArrowRecordBatch batch =
@@ -236,7 +258,20 @@ public final class DataFileWriter implements AutoCloseable {
     }
   }
 
-  private void unload(FieldVector v, int[] field, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+  /** Adds each preorder field's buffer bytes (uncompressed file) to {@code fieldBytes}. */
+  private static void measure(FieldVector v, int[] field, long[] fieldBytes) {
+    int me = field[0]++;
+    for (ArrowBuf buf : v.getFieldBuffers()) {
+      fieldBytes[me] += buf.writerIndex();
+    }
+    for (FieldVector child : v.getChildrenFromFields()) {
+      measure(child, field, fieldBytes);
+    }
+  }
+
+  private void unload(FieldVector v, int[] field, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers,
+      long[] fieldBytes) {
+    int me = field[0];
     boolean compressed = compressedFields[field[0]++];
     nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
     for (ArrowBuf buf : v.getFieldBuffers()) {
@@ -250,12 +285,15 @@ public final class DataFileWriter implements AutoCloseable {
           packed = CompressionUtil.packageRawBuffer(allocator, buf);
         }
         buffers.add(packed);
+        fieldBytes[me] += packed.writerIndex();
       } else {
-        buffers.add(CompressionUtil.packageRawBuffer(allocator, buf));
+        ArrowBuf raw = CompressionUtil.packageRawBuffer(allocator, buf);
+        buffers.add(raw);
+        fieldBytes[me] += raw.writerIndex();
       }
     }
     for (FieldVector child : v.getChildrenFromFields()) {
-      unload(child, field, nodes, buffers);
+      unload(child, field, nodes, buffers, fieldBytes);
     }
   }
 
@@ -300,6 +338,8 @@ public final class DataFileWriter implements AutoCloseable {
       if (stage.getRowCount() > 0) {
         flush();
       }
+      // ArrowFileWriter keeps the map and writes it into the footer at end().
+      footer.put(ZONE_STATS_KEY, io.quiver.internal.codec.StatsCodec.encodeZones(stats.zones()));
       arrow.end();
       size = out.position();
     } catch (IOException | RuntimeException e) {
@@ -314,7 +354,7 @@ public final class DataFileWriter implements AutoCloseable {
     }
     state = State.FINISHED;
     release();
-    return new WrittenFile(key, size, rowCount, FORMAT_MAJOR, formatMinor);
+    return new WrittenFile(key, size, rowCount, FORMAT_MAJOR, formatMinor, stats.fileColumns());
   }
 
   /** Discards: the object is never published. Idempotent; does nothing after a successful finish. */

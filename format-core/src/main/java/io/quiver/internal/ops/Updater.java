@@ -482,7 +482,7 @@ final public class Updater {
         if (writer != null) {
           WrittenFile file = writer.finish();
           writer = null;
-          DataFile dataFile = DataFile.of(file.key(), overlayFieldIds, file.sizeBytes(), file.formatMinor());
+          DataFile dataFile = file.toDataFile(overlayFieldIds);
           Overlay overlay = new Overlay(dataFile, new Coverage.Shared(coverage.toMutableRoaringBitmap()), 0);
           overlays.add(new Operation.FragmentOverlays(fragment.id(), List.of(overlay)));
           total += coverage.getLongCardinality();

@@ -1,6 +1,7 @@
 package io.quiver.internal.predicate;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.manifest.StatValue;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -34,6 +35,23 @@ import org.apache.arrow.vector.util.ReusableByteArray;
 abstract public class ValueComparator {
   /** Negative, zero or positive as the value at {@code row} is below, equal to or above the literal. */
   abstract int compare(FieldVector vector, int row);
+
+  /**
+   * Negative, zero or positive as a column statistics bound (docs/format.md §3.1) is below, equal to or above
+   * the literal: the same order {@link #compare} applies to values, so pruning by bounds agrees with the filter.
+   *
+   * @throws IllegalArgumentException if the bound is not of the kind the column's type stores
+   */
+  abstract int compareBound(StatValue bound);
+
+  /** For floating-point columns: how NaN compares with the literal (NaN is above every number). */
+  int compareNaN() {
+    throw new IllegalArgumentException("only floating-point values are NaN");
+  }
+
+  private static IllegalArgumentException wrongKind(StatValue bound) {
+    return new IllegalArgumentException("bound " + bound + " is not of the kind the column stores");
+  }
 
   private static final String SUPPORTED =
       "comparisons work on integer, floating-point, decimal, boolean, string, binary, date and timestamp columns;"
@@ -80,6 +98,14 @@ abstract public class ValueComparator {
         int compare(FieldVector v, int row) {
           return Integer.compare(((BitVector) v).get(row), lit);
         }
+
+        @Override
+        int compareBound(StatValue bound) {
+          if (!(bound instanceof StatValue.Bool x)) {
+            throw wrongKind(bound);
+          }
+          return Integer.compare(x.value() ? 1 : 0, lit);
+        }
       };
     }
     if (t instanceof ArrowType.Utf8 || t instanceof ArrowType.LargeUtf8) {
@@ -103,6 +129,14 @@ abstract public class ValueComparator {
         int compare(FieldVector v, int row) {
           byte[] value = ((FixedSizeBinaryVector) v).get(row);
           return java.util.Arrays.compareUnsigned(value, 0, value.length, b, 0, b.length);
+        }
+
+        @Override
+        int compareBound(StatValue bound) {
+          if (!(bound instanceof StatValue.Bytes x)) {
+            throw wrongKind(bound);
+          }
+          return x.compareTo(b, b.length);
         }
       };
     }
@@ -151,9 +185,23 @@ abstract public class ValueComparator {
     return new ValueComparator() {
       @Override
       int compare(FieldVector v, int row) {
-        long x = getter.get(v, row);
+        return compareLong(getter.get(v, row));
+      }
+
+      private int compareLong(long x) {
         int c = unsigned ? Long.compareUnsigned(x, bound) : Long.compare(x, bound);
         return exact ? c : (c <= 0 ? -1 : 1);
+      }
+
+      @Override
+      int compareBound(StatValue value) {
+        if (value instanceof StatValue.Int i && (!unsigned || i.value() >= 0)) {
+          return compareLong(i.value());
+        }
+        if (value instanceof StatValue.UInt64 u && unsigned) {
+          return compareLong(u.bits());
+        }
+        throw wrongKind(value);
       }
     };
   }
@@ -162,6 +210,11 @@ abstract public class ValueComparator {
     return new ValueComparator() {
       @Override
       int compare(FieldVector v, int row) {
+        return sign;
+      }
+
+      @Override
+      int compareBound(StatValue bound) {
         return sign;
       }
     };
@@ -257,6 +310,19 @@ abstract public class ValueComparator {
       int compare(FieldVector v, int row) {
         return compareDoubles(((FloatingPointVector) v).getValueAsDouble(row), literalValue);
       }
+
+      @Override
+      int compareBound(StatValue bound) {
+        if (!(bound instanceof StatValue.Real r)) {
+          throw wrongKind(bound);
+        }
+        return compareDoubles(r.value(), literalValue);
+      }
+
+      @Override
+      int compareNaN() {
+        return compareDoubles(Double.NaN, literalValue);
+      }
     };
   }
 
@@ -288,11 +354,20 @@ abstract public class ValueComparator {
     } else {
       throw mismatch(column, t, literal, "a BigDecimal (or an integer, Float or Double)");
     }
+    int scale = ((ArrowType.Decimal) t).getScale();
     return new ValueComparator() {
       @Override
       int compare(FieldVector v, int row) {
         BigDecimal value = v instanceof DecimalVector d ? d.getObject(row) : ((Decimal256Vector) v).getObject(row);
         return value.compareTo(lit);
+      }
+
+      @Override
+      int compareBound(StatValue bound) {
+        if (!(bound instanceof StatValue.Decimal d)) {
+          throw wrongKind(bound);
+        }
+        return new BigDecimal(d.unscaled(), scale).compareTo(lit);
       }
     };
   }
@@ -309,6 +384,14 @@ abstract public class ValueComparator {
         ReusableByteArray buf = scratch.get();
         ((VariableWidthFieldVector) v).read(row, buf);
         return java.util.Arrays.compareUnsigned(buf.getBuffer(), 0, (int) buf.getLength(), lit, 0, lit.length);
+      }
+
+      @Override
+      int compareBound(StatValue bound) {
+        if (!(bound instanceof StatValue.Bytes x)) {
+          throw wrongKind(bound);
+        }
+        return x.compareTo(lit, lit.length);
       }
     };
   }

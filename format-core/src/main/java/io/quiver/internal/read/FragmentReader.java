@@ -349,6 +349,22 @@ final public class FragmentReader implements AutoCloseable {
     return prefetch;
   }
 
+  /**
+   * The chunks of {@code chunks} whose rows may match {@code pruner}, by the zone statistics of the base
+   * files that hold the filter's fields (and the statistics of the overlays that cover the chunk's rows); a
+   * chunk whose statistics are unknown is kept. Reads nothing: the footers are loaded already.
+   */
+  List<Chunk> mayMatch(List<Chunk> chunks, io.quiver.internal.predicate.StatsPruner pruner) {
+    List<Chunk> kept = new ArrayList<>(chunks.size());
+    for (Chunk chunk : chunks) {
+      if (pruner.mayMatch(id -> FragmentBounds.ofRows(fragment, table, id, chunk.start(),
+          chunk.start() + chunk.length(), metadata::get))) {
+        kept.add(chunk);
+      }
+    }
+    return kept;
+  }
+
   /** The projected fields of the chunk's physical rows, overlays merged; the caller closes the result. */
   public VectorSchemaRoot read(Chunk chunk) {
     List<FieldVector> vectors = new ArrayList<>();

@@ -101,6 +101,16 @@ public final class ParallelScanReader extends ArrowReader {
       }
 
       @Override
+      public void batchesConsidered(long n) {
+        counters.batchesConsidered(n);
+      }
+
+      @Override
+      public void batchesPruned(long n) {
+        counters.batchesPruned(n);
+      }
+
+      @Override
       public void bytesFetched(long n) {
         counters.bytesFetched(n);
       }

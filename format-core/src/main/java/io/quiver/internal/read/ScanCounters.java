@@ -16,6 +16,12 @@ public interface ScanCounters {
 
   default void tasksPlanned(long n) {}
 
+  /** Chunks of record batches a read planned to read (before zone statistics pruned any). */
+  default void batchesConsidered(long n) {}
+
+  /** Chunks skipped because their zone statistics show no row can match the filter. */
+  default void batchesPruned(long n) {}
+
   /** A data file (base or overlay) read from for the first time by this scan. */
   default void dataFileOpened() {}
 

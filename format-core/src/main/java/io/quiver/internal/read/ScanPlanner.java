@@ -12,8 +12,8 @@ import java.util.Set;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * Splits a version's scan into ranges that workers read independently: one per fragment with live rows,
- * or, for a fragment whose estimated bytes exceed a target, equal row ranges of it. Reads nothing but the
+ * Splits a version's scan into ranges that workers read independently: one per fragment with live rows
+ * that the filter may match (by the column statistics, {@link ScanSpec#mayMatch}), or, for a fragment whose estimated bytes exceed a target, equal row ranges of it. Reads nothing but the
  * deletion files of the fragments it splits (to count each range's live rows exactly).
  */
 public final class ScanPlanner {
@@ -36,7 +36,8 @@ public final class ScanPlanner {
     Set<Integer> read = spec.readFieldIds();
     List<Planned> out = new ArrayList<>();
     for (Fragment fragment : manifest.fragments()) {
-      if (fragment.liveRows() == 0) {
+      // Pruning: no live row, or column statistics show no row can match the filter.
+      if (fragment.liveRows() == 0 || !spec.mayMatch(fragment)) {
         continue;
       }
       long bytes = estimate(fragment, read, 0, fragment.physicalRows());

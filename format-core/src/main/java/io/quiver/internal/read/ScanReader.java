@@ -191,17 +191,24 @@ final public class ScanReader extends ArrowReader {
   }
 
   /**
-   * The chunks of the range that hold a live row, in order: the ones read (a chunk whose rows are all
-   * deleted is neither fetched nor read).
+   * The chunks of the range that are read, in order: a chunk whose rows are all deleted is neither fetched
+   * nor read, and zone pruning drops the chunks whose record batches' statistics show no row can match the
+   * filter (counted as batches considered and pruned).
    */
   private List<FragmentReader.Chunk> chunksToRead(List<FragmentReader.Chunk> all) {
-    List<FragmentReader.Chunk> out = new ArrayList<>(all.size());
+    counters.batchesConsidered(all.size());
+    List<FragmentReader.Chunk> live = new ArrayList<>(all.size());
     for (FragmentReader.Chunk chunk : all) {
       if (deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length()) < chunk.length()) {
-        out.add(chunk);
+        live.add(chunk);
       }
     }
-    return out;
+    if (spec.pruner() == null) {
+      return live;
+    }
+    List<FragmentReader.Chunk> kept = reader.mayMatch(live, spec.pruner());
+    counters.batchesPruned(live.size() - kept.size());
+    return kept;
   }
 
   /**

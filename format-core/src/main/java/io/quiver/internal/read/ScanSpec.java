@@ -3,6 +3,9 @@ package io.quiver.internal.read;
 import io.quiver.dataset.RowAddress;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.internal.predicate.PredicateEvaluator;
+import io.quiver.internal.predicate.StatsPruner;
+import io.quiver.manifest.FieldBounds;
+import io.quiver.manifest.Fragment;
 import io.quiver.predicate.Predicate;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
@@ -37,6 +40,8 @@ public final class ScanSpec {
   private final boolean withRowAddress;
   private final int batchSize;
   private final long limit;
+  /** Null when there is no filter. */
+  private final StatsPruner pruner;
 
   private ScanSpec(Schema table, Schema projected, Schema read, Optional<Predicate> filter,
       PredicateEvaluator evaluator, boolean withRowAddress, int batchSize, long limit) {
@@ -48,6 +53,7 @@ public final class ScanSpec {
     this.withRowAddress = withRowAddress;
     this.batchSize = batchSize;
     this.limit = limit;
+    this.pruner = filter.map(f -> StatsPruner.of(f, table)).orElse(null);
   }
 
   /** Every row of the projection, in batches of at most {@code batchSize} rows. */
@@ -152,6 +158,31 @@ public final class ScanSpec {
   /** The exact row filter, if any. */
   public Optional<Predicate> filter() {
     return filter;
+  }
+
+  /**
+   * False only when the column statistics show that no row of {@code fragment} can match the filter
+   * (docs/scan-planning.md, "Pruning"); always true without a filter.
+   */
+  public boolean mayMatch(Fragment fragment) {
+    return pruner == null || pruner.mayMatch(FragmentBounds.lookup(fragment, table));
+  }
+
+  /** The filter's pruner, or null when there is none. */
+  StatsPruner pruner() {
+    return pruner;
+  }
+
+  /** The bounds of every atomic field read over {@code fragment} that are not unknown, in read order. */
+  public List<FieldBounds> boundsOf(Fragment fragment) {
+    List<FieldBounds> out = new ArrayList<>();
+    for (Field f : read.atomicFields()) {
+      FieldBounds b = FragmentBounds.of(fragment, table, f.id());
+      if (!b.isUnknown()) {
+        out.add(b);
+      }
+    }
+    return out;
   }
 
   /** The filter bound to {@link #readSchema()}, or null when there is none. */

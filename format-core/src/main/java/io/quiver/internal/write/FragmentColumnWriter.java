@@ -87,7 +87,7 @@ final public class FragmentColumnWriter {
         throw rowCountMismatch(fragment, columns, rows + " rows, fewer than");
       }
       WrittenFile file = writer.finish();
-      return DataFile.of(file.key(), atomicIds, file.sizeBytes(), file.formatMinor());
+      return file.toDataFile(atomicIds);
     }
   }
 

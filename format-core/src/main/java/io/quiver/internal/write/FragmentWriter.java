@@ -126,7 +126,6 @@ final public class FragmentWriter {
 
   private static Fragment finish(DataFileWriter writer, List<Integer> atomicIds) {
     WrittenFile file = writer.finish();
-    return Fragment.of(0, List.of(DataFile.of(file.key(), atomicIds, file.sizeBytes(), file.formatMinor())),
-        file.rowCount());
+    return Fragment.of(0, List.of(file.toDataFile(atomicIds)), file.rowCount());
   }
 }

@@ -36,12 +36,18 @@ class DataFileRoundTripTest extends DataFileTestBase {
     }
   }
 
+  private DataFileMetadata md(WrittenFile file) {
+    return reader.metadata(file.key());
+  }
+
   @Test
   void roundTripsAllTypesTogetherAndArrowCanOpenTheFile() throws Exception {
     Schema schema = TestData.allTypesSchema();
     try (VectorSchemaRoot data = TestData.randomBatch(schema, 500, 42, allocator)) {
       WrittenFile written = Files.write(store, "data/all.arrow", data, allocator, 128, 10, 490);
-      assertThat(written).isEqualTo(new WrittenFile("data/all.arrow", written.sizeBytes(), 500, 1, 0));
+      assertThat(written).isEqualTo(
+          new WrittenFile("data/all.arrow", written.sizeBytes(), 500, 1, 0, written.columnStats()));
+      assertThat(written.columnStats()).hasSize(md(written).atomicColumnCount());
       DataFileMetadata md = reader.metadata("data/all.arrow");
       assertThat(md.schema()).isEqualTo(schema);
       assertThat(md.batchCount()).isEqualTo(4);
