@@ -69,7 +69,8 @@ public final class Report {
   static final List<String[]> KEPT_SECTIONS = List.of(
       new String[] {"<!-- import-bench:begin", "<!-- import-bench:end -->"},  // benchmarks/import/run.sh
       new String[] {"<!-- spark:begin", "<!-- spark:end -->"},                // benchmarks-spark/run.sh
-      new String[] {CompressionReport.BEGIN, CompressionReport.END});         // benchmarks/compression/run.sh
+      new String[] {CompressionReport.BEGIN, CompressionReport.END},          // benchmarks/compression/run.sh
+      new String[] {"<!-- point-take:begin", "<!-- point-take:end -->"});     // hand-written from JMH runs
 
   /**
    * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's between its

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -130,7 +131,7 @@ public final class PointReader {
   /** Reads the requests from data file {@code key}; its metadata comes from {@code files}' cache. */
   public Result read(String key, List<Cells> cells, List<StructRows> structs, BufferAllocator allocator) {
     DataFileMetadata md = files.metadata(key);
-    Plan plan = new Plan(key, md);
+    Plan plan = new Plan(key, md, allocator);
     List<CellRead> reads = new ArrayList<>();
     List<Values> values = new ArrayList<>();
     try {
@@ -157,12 +158,15 @@ public final class PointReader {
       }
       List<boolean[]> nulls = new ArrayList<>();
       bits.forEach(b -> nulls.add(b.nulls()));
+      plan.release();
       return new Result(values, nulls);
     } catch (QuiverException | org.apache.arrow.memory.OutOfMemoryException e) {
       values.forEach(Values::close);
+      plan.release();
       throw e;
     } catch (RuntimeException e) {
       values.forEach(Values::close);
+      plan.release();
       throw new CorruptFileException(
           md.location(), "rows do not decode as the file's metadata describes (" + e.getMessage()
               + "); the file is damaged, rewrite it from its source", e);
@@ -184,15 +188,24 @@ public final class PointReader {
     final String key;
     final DataFileMetadata md;
     final Map<Long, Buf> buffers = new LinkedHashMap<>();
+    final BufferAllocator allocator;
+    /** Arrow memory of whole buffers fetched and decompressed; released when the read ends. */
+    final List<ArrowBuf> owned = new ArrayList<>();
 
-    Plan(String key, DataFileMetadata md) {
+    Plan(String key, DataFileMetadata md, BufferAllocator allocator) {
       this.key = key;
       this.md = md;
+      this.allocator = allocator;
+    }
+
+    void release() {
+      owned.forEach(ArrowBuf::close);
+      owned.clear();
     }
 
     Buf buffer(int batch, int field, int k) {
       int index = md.layout().bufferStart[field] + k;
-      return buffers.computeIfAbsent(((long) batch << 32) | index, x -> new Buf(md, batch, field, k, index));
+      return buffers.computeIfAbsent(((long) batch << 32) | index, x -> new Buf(this, batch, field, k, index));
     }
 
     CellRead cells(Cells c, int field) {
@@ -274,6 +287,7 @@ public final class PointReader {
 
   /** One buffer of one batch: which of its payload bytes are wanted, and those fetched so far. */
   private static final class Buf {
+    final Plan plan;
     final DataFileMetadata md;
     final int batch;
     final int index;
@@ -283,7 +297,8 @@ public final class PointReader {
     final boolean framed;
     final String path;
     int state;
-    byte[] whole;
+    /** The whole buffer, decompressed (Arrow memory owned by the plan), once fetched. */
+    ArrowBuf whole;
     long declared;
     final List<long[]> wanted = new ArrayList<>();
     final TreeMap<Long, byte[]> pieces = new TreeMap<>();
@@ -291,8 +306,9 @@ public final class PointReader {
     long bound = -1;
     boolean beyondPayload;
 
-    Buf(DataFileMetadata md, int batch, int field, int k, int index) {
-      this.md = md;
+    Buf(Plan plan, int batch, int field, int k, int index) {
+      this.plan = plan;
+      this.md = plan.md;
       this.batch = batch;
       this.index = index;
       this.kind = TypeLayout.getTypeLayout(md.layout().fields[field].getType()).getBufferLayouts().get(k);
@@ -353,8 +369,11 @@ public final class PointReader {
         default -> {
           BodyDecompression.Where where = BodyDecompression.Where.batch(md.location(), batch)
               .buffer(index, path, kind.getType());
-          whole = BodyDecompression.decompress(md.codec(batch), bytes, bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES
-              : bound, where);
+          ArrowBuf compressed = plan.allocator.buffer(bytes.length);
+          plan.owned.add(compressed);
+          compressed.setBytes(0, bytes);
+          whole = BodyDecompression.decompress(md.codec(batch), compressed.slice(0, bytes.length),
+              bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, plan.allocator, plan.owned, where);
           state = WHOLE;
         }
       }
@@ -372,7 +391,7 @@ public final class PointReader {
         }
         state = RAW;
       } else if (declared == 0) {
-        whole = new byte[0];
+        whole = plan.allocator.getEmpty();
         pieces.clear();
         wanted.clear();
         state = WHOLE;
@@ -389,11 +408,13 @@ public final class PointReader {
         return new byte[0];
       }
       if (whole != null) {
-        if (pos < 0 || pos + n > whole.length) {
+        if (pos < 0 || pos + n > whole.capacity()) {
           throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName()
-              + " buffer that decompresses to " + whole.length);
+              + " buffer that decompresses to " + whole.capacity());
         }
-        return Arrays.copyOfRange(whole, (int) pos, (int) (pos + n));
+        byte[] out = new byte[n];
+        whole.getBytes(pos, out);
+        return out;
       }
       Map.Entry<Long, byte[]> e = pieces.floorEntry(pos);
       while (e != null && e.getKey() + e.getValue().length < pos + n) {

@@ -1,7 +1,6 @@
 package io.quiver.internal.read;
 
 import io.quiver.dataset.RowAddress;
-import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.internal.file.DataFileMetadata;
 import io.quiver.internal.file.PointReader;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -168,7 +166,7 @@ final class PointTake {
     }
 
     CellRef cell(int column, long fileRow) {
-      int batch = batchOf(md, fileRow);
+      int batch = FragmentFiles.batchOf(md, fileRow);
       int row = (int) (fileRow - md.batchStart(batch));
       long key = ((long) batch << 32) | column;
       cells.computeIfAbsent(key, k -> new TreeSet<>()).add(row);
@@ -176,7 +174,7 @@ final class PointTake {
     }
 
     BitsRef struct(int column, int depth, long fileRow) {
-      int batch = batchOf(md, fileRow);
+      int batch = FragmentFiles.batchOf(md, fileRow);
       int row = (int) (fileRow - md.batchStart(batch));
       StructKey key = new StructKey(batch, column, depth);
       structs.computeIfAbsent(key, k -> new TreeSet<>()).add(row);
@@ -260,9 +258,9 @@ final class PointTake {
       }
       for (Field field : projected.allFields()) {
         if (field.isStruct()) {
-          DataFile source = validitySource(field)[0] instanceof DataFile f ? f : null;
+          FragmentFiles.StructSource source = FragmentFiles.validitySource(table, fragment, field);
           if (source != null) {
-            base(source);
+            base(source.file());
           }
         }
       }
@@ -298,48 +296,8 @@ final class PointTake {
       return null;
     }
 
-    /** {file, column} of the base validity of a struct: its first live atomic descendant's file; or nulls. */
-    private Object[] validitySource(Field struct) {
-      Field full = table.findField(struct.id()).orElse(struct);
-      for (Field member : full.preorder()) {
-        if (member.isStruct()) {
-          continue;
-        }
-        for (DataFile file : fragment.files()) {
-          int column = file.columnOf(member.id());
-          if (column >= 0) {
-            return new Object[] {file, column};
-          }
-        }
-      }
-      return new Object[] {null, -1};
-    }
-
     private FileReads base(DataFile file) {
-      FileReads reads = files.get(file);
-      if (reads == null) {
-        DataFileMetadata md = checkedMetadata(file);
-        if (md.rowCount() != fragment.physicalRows()) {
-          throw new CorruptFileException(
-              io.store().locationOf(file.path()),
-              "holds " + md.rowCount() + " rows but fragment " + fragment.id() + " has " + fragment.physicalRows()
-                  + " physical rows");
-        }
-        reads = new FileReads(file, md);
-        files.put(file, reads);
-      }
-      return reads;
-    }
-
-    private DataFileMetadata checkedMetadata(DataFile file) {
-      DataFileMetadata md = io.dataFiles().metadata(file.path());
-      if (md.fileSize() != file.sizeBytes()) {
-        throw new CorruptFileException(
-            io.store().locationOf(file.path()),
-            "is " + md.fileSize() + " bytes but the manifest of fragment " + fragment.id() + " records "
-                + file.sizeBytes() + "; the file was truncated or replaced");
-      }
-      return md;
+      return files.computeIfAbsent(file, f -> new FileReads(f, FragmentFiles.base(io, fragment, f)));
     }
 
     /** The overlay as far as the projection needs it, or null when it touches nothing projected. */
@@ -360,31 +318,14 @@ final class PointTake {
       if (!touches) {
         return null;
       }
-      DataFileMetadata md = checkedMetadata(file);
-      long expectedRows = 0;
-      for (int i = 0; i < file.fieldIds().size(); i++) {
-        expectedRows = Math.max(expectedRows, overlay.coverage().offsetsFor(i).getLongCardinality());
-      }
-      if (md.rowCount() != expectedRows) {
-        throw new CorruptFileException(
-            io.store().locationOf(file.path()),
-            "holds " + md.rowCount() + " rows but overlay coverage in fragment " + fragment.id()
-                + " needs " + expectedRows + " (the largest per-field coverage)");
-      }
-      FileReads reads = new FileReads(file, md);
+      FileReads reads = new FileReads(file, FragmentFiles.overlay(io, fragment, overlay));
       files.put(file, reads);
       return new OverlayInfo(overlay, reads, positions);
     }
 
     /** The overlay's live fields that carry a struct's validity: its atomic descendants, in file order. */
     private List<Integer> carriers(Field struct, Map<Integer, Integer> positions) {
-      Set<Integer> members = new HashSet<>();
-      Field full = table.findField(struct.id()).orElse(struct);
-      for (Field d : full.preorder()) {
-        if (d.isAtomic()) {
-          members.add(d.id());
-        }
-      }
+      Set<Integer> members = FragmentFiles.atomicMembers(table, struct);
       List<Integer> found = new ArrayList<>();
       for (int id : positions.keySet()) {
         if (members.contains(id)) {
@@ -431,8 +372,8 @@ final class PointTake {
     private void planStruct(Field struct) {
       BitsRef[] refs = new BitsRef[offsets.length];
       boolean[] constants = new boolean[offsets.length];
-      int depth = depthOf(struct);
-      Object[] source = validitySource(struct);
+      int depth = FragmentFiles.depthOf(table, struct);
+      FragmentFiles.StructSource source = FragmentFiles.validitySource(table, fragment, struct);
       for (int j = 0; j < offsets.length; j++) {
         long offset = offsets[j];
         boolean decided = false;
@@ -464,11 +405,10 @@ final class PointTake {
           }
         }
         if (!decided) {
-          if (source[0] == null) {
+          if (source == null) {
             constants[j] = true; // no base file stores a live descendant: null
           } else {
-            DataFile file = (DataFile) source[0];
-            refs[j] = files.get(file).struct((int) source[1], depth, offset);
+            refs[j] = files.get(source.file()).struct(source.column(), depth, offset);
           }
         }
       }
@@ -476,15 +416,6 @@ final class PointTake {
       structConstants.put(struct.id(), constants);
     }
 
-    private int depthOf(Field field) {
-      int depth = 0;
-      int parent = field.parentId();
-      while (parent >= 0) {
-        depth++;
-        parent = table.field(parent).parentId();
-      }
-      return depth;
-    }
 
     void read(PointReader reader, BufferAllocator allocator) {
       for (FileReads reads : files.values()) {
@@ -497,19 +428,5 @@ final class PointTake {
     void close() {
       files.values().forEach(FileReads::close);
     }
-  }
-
-  private static int batchOf(DataFileMetadata md, long row) {
-    int lo = 0;
-    int hi = md.batchCount() - 1;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >>> 1;
-      if (md.batchStart(mid) <= row) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return lo;
   }
 }
