@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.store.ByteRange;
 import io.quiver.store.CommitStore.ClaimResult;
 import io.quiver.store.CommitStore;
 import io.quiver.store.Keys;
@@ -161,6 +162,86 @@ public abstract class ObjectStoreContract extends StoreSuite {
     store.write("r", random(10, 4));
     assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRange("r", -1, 5));
     assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRange("r", 0, -5));
+  }
+
+  // ---- readRanges
+
+  @Test
+  void readRangesReturnsEachRangeInTheOrderAsked() {
+    byte[] data = random(100_000, 7);
+    store.write("v", data);
+    List<ByteRange> ranges = List.of(new ByteRange(90_000, 16), new ByteRange(0, 8), new ByteRange(4, 8),
+        new ByteRange(4, 8), new ByteRange(50_000, 0), new ByteRange(1, 99_999), new ByteRange(65_536, 3));
+    List<byte[]> got = store.readRanges("v", ranges);
+    assertThat(got).hasSize(ranges.size());
+    for (int i = 0; i < ranges.size(); i++) {
+      ByteRange r = ranges.get(i);
+      assertThat(got.get(i)).as("range %d: %s (overlapping, repeated and empty ranges too)", i, r)
+          .containsExactly(Arrays.copyOfRange(data, (int) r.offset(), (int) r.end()));
+    }
+  }
+
+  @Test
+  void readRangesOfOneRangeIsReadRange() {
+    byte[] data = random(1000, 8);
+    store.write("v", data);
+    assertThat(store.readRanges("v", List.of(new ByteRange(10, 20)))).singleElement()
+        .satisfies(b -> assertThat(b).containsExactly(Arrays.copyOfRange(data, 10, 30)));
+  }
+
+  @Test
+  void readRangesOfManyRangesMatchesReadRange() {
+    byte[] data = random(200_000, 9);
+    store.write("v", data);
+    Random random = new Random(10);
+    List<ByteRange> ranges = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      ranges.add(new ByteRange(random.nextInt(data.length), random.nextInt(64)));
+    }
+    List<byte[]> got = store.readRanges("v", ranges);
+    for (int i = 0; i < ranges.size(); i++) {
+      ByteRange r = ranges.get(i);
+      assertThat(got.get(i)).as("range %d", i).containsExactly(store.readRange("v", r.offset(), r.length()));
+    }
+  }
+
+  @Test
+  void readRangesPastTheEndAreShortOrEmptyLikeReadRange() {
+    byte[] data = random(1000, 11);
+    store.write("v", data);
+    List<byte[]> got = store.readRanges("v", List.of(new ByteRange(990, 100), new ByteRange(1000, 5),
+        new ByteRange(5000, 5), new ByteRange(Long.MAX_VALUE - 1, Integer.MAX_VALUE)));
+    assertThat(got.get(0)).as("ends with the object").containsExactly(Arrays.copyOfRange(data, 990, 1000));
+    assertThat(got.get(1)).as("at the end").isEmpty();
+    assertThat(got.get(2)).as("past the end").isEmpty();
+    assertThat(got.get(3)).as("far past the end").isEmpty();
+  }
+
+  @Test
+  void readRangesOfNoRangesReadsNothing() {
+    store.write("v", random(10, 12));
+    assertThat(store.readRanges("v", List.of())).isEmpty();
+    assertThat(store.readRanges("no/such/key", List.of())).as("no I/O, so no existence check").isEmpty();
+  }
+
+  @Test
+  void readRangesOfMissingKeyIsObjectNotFound() {
+    assertThatExceptionOfType(ObjectNotFoundException.class)
+        .isThrownBy(() -> store.readRanges("no/such/key", List.of(new ByteRange(0, 4), new ByteRange(8, 4))));
+    assertThatExceptionOfType(ObjectNotFoundException.class).as("a zero-length range still reads")
+        .isThrownBy(() -> store.readRanges("no/such/key", List.of(new ByteRange(0, 0))));
+  }
+
+  @Test
+  void readRangesRejectsBadArgumentsBeforeAnyRead() {
+    store.write("v", random(10, 13));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRanges("v", null));
+    assertThatExceptionOfType(InvalidArgumentException.class)
+        .isThrownBy(() -> store.readRanges("v", Arrays.asList(new ByteRange(0, 1), null)));
+    assertThatExceptionOfType(InvalidArgumentException.class)
+        .isThrownBy(() -> store.readRanges("../v", List.of(new ByteRange(0, 1))));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new ByteRange(-1, 1));
+    assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> new ByteRange(0, -1));
   }
 
   // ---- streaming writer

@@ -1,31 +1,42 @@
 package io.quiver.store;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Decorator that forwards everything and counts the bytes returned by {@link #read} and {@link
- * #readRange} and the number of those calls, to meter how much a reader fetched (tests prove projected
- * reads with it; the benchmarks report bytes read per projected byte). Thread-safe.
+ * Decorator that forwards everything and counts the bytes returned by {@link #read}, {@link #readRange},
+ * {@link #readRangeInto} and {@link #readRanges}, the number of those calls, and the ranges asked for
+ * through {@code readRanges}, to meter how much a reader fetched (tests prove projected and point reads
+ * with it; the benchmarks report bytes read per projected byte). Thread-safe.
  */
 public final class CountingObjectStore extends ForwardingObjectStore {
   private final AtomicLong bytesRead = new AtomicLong();
   private final AtomicLong readCalls = new AtomicLong();
   private final AtomicLong headCalls = new AtomicLong();
+  private final AtomicLong rangesRead = new AtomicLong();
 
   public CountingObjectStore(ObjectStore delegate) {
     super(delegate);
   }
 
-  /** Bytes returned by read and readRange since construction or the last {@link #reset()}. */
+  /** Bytes returned by the read calls since construction or the last {@link #reset()}. */
   public long bytesRead() {
     return bytesRead.get();
   }
 
-  /** Calls to read and readRange since construction or the last {@link #reset()}. */
+  /**
+   * Read calls (read, readRange, readRangeInto, readRanges: one each, however many ranges a {@code
+   * readRanges} asks for) since construction or the last {@link #reset()}.
+   */
   public long readCalls() {
     return readCalls.get();
+  }
+
+  /** Ranges asked for through {@link #readRanges} since construction or the last {@link #reset()}. */
+  public long rangesRead() {
+    return rangesRead.get();
   }
 
   /** Calls to head since construction or the last {@link #reset()}. */
@@ -37,6 +48,7 @@ public final class CountingObjectStore extends ForwardingObjectStore {
     bytesRead.set(0);
     readCalls.set(0);
     headCalls.set(0);
+    rangesRead.set(0);
   }
 
   @Override
@@ -61,6 +73,19 @@ public final class CountingObjectStore extends ForwardingObjectStore {
     readCalls.incrementAndGet();
     bytesRead.addAndGet(n);
     return n;
+  }
+
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    List<byte[]> data = super.readRanges(key, ranges);
+    readCalls.incrementAndGet();
+    rangesRead.addAndGet(data.size());
+    long bytes = 0;
+    for (byte[] d : data) {
+      bytes += d.length;
+    }
+    bytesRead.addAndGet(bytes);
+    return data;
   }
 
   @Override

@@ -64,6 +64,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    return delegate.readRanges(key, ranges);
+  }
+
+  @Override
   public Optional<ObjectInfo> head(String key) {
     return delegate.head(key);
   }

@@ -55,6 +55,24 @@ public final class MemoryObjectStore implements ObjectStore {
     return Arrays.copyOfRange(data, (int) offset, end);
   }
 
+  /** All ranges from one snapshot of the object: a concurrent {@link #write} never mixes two versions. */
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    StoreArgs.key(key);
+    List<ByteRange> checked = StoreArgs.ranges(ranges);
+    if (checked.isEmpty()) {
+      return List.of();
+    }
+    byte[] data = blob(key).data();
+    List<byte[]> out = new ArrayList<>(checked.size());
+    for (ByteRange r : checked) {
+      out.add(r.offset() >= data.length
+          ? new byte[0]
+          : Arrays.copyOfRange(data, (int) r.offset(), (int) Math.min(data.length, r.end())));
+    }
+    return out;
+  }
+
   private Blob blob(String key) {
     Blob blob = objects.get(key);
     if (blob == null) {

@@ -72,6 +72,27 @@ public interface ObjectStore extends AutoCloseable {
     return bytes.length;
   }
 
+  /**
+   * Reads many ranges of one object, as if by one {@link #readRange} per range, and returns their bytes in
+   * the order asked: each result is shorter than its range when the object ends first, and empty for a
+   * range at or past the end, exactly as {@code readRange} answers. Ranges may overlap, repeat and be
+   * empty; they are read as given (callers coalesce nearby ranges themselves when that is cheaper).
+   *
+   * <p>This is the port's vectored read, for point reads that need a few bytes at many places of a file
+   * ({@code take}). The default calls {@code readRange} once per range, in order; the local store reads
+   * them all through one open file with positional reads, and the cloud stores issue parallel ranged GETs
+   * on a bounded pool. An empty list returns an empty list without any I/O (so without checking that the
+   * object exists); otherwise a missing object is {@link ObjectNotFoundException}, whichever range meets it
+   * first.
+   *
+   * @return one array per range, in the order of {@code ranges}
+   * @throws InvalidArgumentException if the key is invalid, or {@code ranges} or one of its elements is
+   *     null (before any I/O)
+   */
+  default List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    return PortDefaults.readEach(this, key, ranges);
+  }
+
   /** Size and modification time of an object, or empty if absent. */
   Optional<ObjectInfo> head(String key);
 

@@ -28,6 +28,16 @@ final class PortDefaults {
     }
   }
 
+  static List<byte[]> readEach(ObjectStore store, String key, List<ByteRange> ranges) {
+    StoreArgs.key(key);
+    List<ByteRange> checked = StoreArgs.ranges(ranges);
+    List<byte[]> out = new ArrayList<>(checked.size());
+    for (ByteRange range : checked) {
+      out.add(store.readRange(key, range.offset(), range.length()));
+    }
+    return out;
+  }
+
   static List<String> deleteEach(ObjectStore store, Collection<String> keys) {
     List<String> checked = StoreArgs.keys(keys);
     List<String> failed = new ArrayList<>();

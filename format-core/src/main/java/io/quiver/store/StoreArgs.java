@@ -41,6 +41,24 @@ public final class StoreArgs {
     }
   }
 
+  /**
+   * The ranges of {@link ObjectStore#readRanges}: the list and each element non-null (each range checked
+   * its own bounds when it was made).
+   *
+   * @return an immutable copy, in the caller's order
+   */
+  public static List<ByteRange> ranges(List<ByteRange> ranges) {
+    if (ranges == null) {
+      throw new InvalidArgumentException("the list of ranges to read is null; pass an empty list for none");
+    }
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.get(i) == null) {
+        throw new InvalidArgumentException("range " + i + " of the " + ranges.size() + " to read is null");
+      }
+    }
+    return List.copyOf(ranges);
+  }
+
   /** The offset and buffer of {@link ObjectStore#readRangeInto}. */
   public static ByteBuffer target(long offset, ByteBuffer target) {
     if (offset < 0) {

@@ -313,6 +313,12 @@ public final class FaultInjectingObjectStore extends ForwardingObjectStore {
     };
   }
 
+  /** A vectored read is one {@link Op#READ_RANGE} call, whatever the number of ranges. */
+  @Override
+  public java.util.List<byte[]> readRanges(String key, java.util.List<ByteRange> ranges) {
+    return call(Op.READ_RANGE, key, () -> delegate().readRanges(key, ranges));
+  }
+
   /** Ranged reads into a buffer are {@link Op#READ_RANGE} calls, as they were through the port's default. */
   @Override
   public int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {

@@ -87,6 +87,9 @@ class ForwardingObjectStoreTest {
     if (type == ByteBuffer.class) {
       return ByteBuffer.allocate(4);
     }
+    if (type == List.class) {
+      return List.of(new ByteRange(1, 2), new ByteRange(5, 0));
+    }
     if (type == Collection.class) {
       return List.of("a", "b");
     }

@@ -70,7 +70,8 @@ public final class Report {
   static final List<String[]> KEPT_SECTIONS = List.of(
       new String[] {"<!-- import-bench:begin", "<!-- import-bench:end -->"},  // benchmarks/import/run.sh
       new String[] {"<!-- spark:begin", "<!-- spark:end -->"},                // benchmarks-spark/run.sh
-      new String[] {CompressionReport.BEGIN, CompressionReport.END});         // benchmarks/compression/run.sh
+      new String[] {CompressionReport.BEGIN, CompressionReport.END},          // benchmarks/compression/run.sh
+      new String[] {"<!-- hand-written:begin", "<!-- hand-written:end -->"}); // hand-written from JMH runs
 
   /**
    * The sections other harnesses wrote into the existing RESULTS.md (benchmarks/import/run.sh's between its

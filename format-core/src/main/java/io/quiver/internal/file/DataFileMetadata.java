@@ -208,6 +208,15 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     return layout.atomicField.length;
   }
 
+  /**
+   * How many struct ancestors atomic column {@code i} has (0 for a top-level field): the depths {@link
+   * DataFileReader#readStructValidity} and {@link PointReader.StructRows} accept for it are below this.
+   */
+  public int atomicColumnDepth(int i) {
+    atomicColumnPath(i); // the one message for a bad index
+    return layout.depth[layout.atomicField[i]];
+  }
+
   /** Dotted name path of atomic column i, e.g. "s.x". */
   public String atomicColumnPath(int i) {
     if (i < 0 || i >= layout.atomicPath.length) {

@@ -291,21 +291,7 @@ public final class DataFileReader {
   private static ValidityBuffer validityBuffer(DataFileMetadata md, int batch, int atomicColumn, int depth) {
     md.checkBatch(batch);
     SchemaLayout layout = md.layout();
-    if (atomicColumn < 0 || atomicColumn >= layout.atomicField.length) {
-      throw new InvalidArgumentException(
-          "atomic column " + atomicColumn + " of " + md.location() + " does not exist; the file has "
-              + layout.atomicField.length + " atomic columns");
-    }
-    int node = layout.atomicField[atomicColumn];
-    while (node >= 0 && layout.depth[node] > depth) {
-      node = layout.parent[node];
-    }
-    if (node < 0 || layout.depth[node] != depth || !SchemaLayout.isStruct(layout.fields[node])
-        || node == layout.atomicField[atomicColumn]) {
-      throw new InvalidArgumentException(
-          "atomic column " + atomicColumn + " ('" + layout.atomicPath[atomicColumn] + "') of " + md.location()
-              + " has no struct ancestor at depth " + depth);
-    }
+    int node = structAncestor(md, atomicColumn, depth);
     long length = md.nodeLength(batch, node);
     long nulls = md.nodeNullCount(batch, node);
     int buffer = layout.bufferStart[node]; // a struct's only buffer is its validity
@@ -322,6 +308,32 @@ public final class DataFileReader {
       fetch = bytes;
     }
     return new ValidityBuffer(node, buffer, length, nulls, bytes, new long[] {offset, fetch});
+  }
+
+  /**
+   * The preorder field index of the struct that is the ancestor at {@code depth} of atomic column {@code
+   * atomicColumn}.
+   *
+   * @throws InvalidArgumentException if the column does not exist or has no struct ancestor at that depth
+   */
+  static int structAncestor(DataFileMetadata md, int atomicColumn, int depth) {
+    SchemaLayout layout = md.layout();
+    if (atomicColumn < 0 || atomicColumn >= layout.atomicField.length) {
+      throw new InvalidArgumentException(
+          "atomic column " + atomicColumn + " of " + md.location() + " does not exist; the file has "
+              + layout.atomicField.length + " atomic columns");
+    }
+    int node = layout.atomicField[atomicColumn];
+    while (node >= 0 && layout.depth[node] > depth) {
+      node = layout.parent[node];
+    }
+    if (node < 0 || layout.depth[node] != depth || !SchemaLayout.isStruct(layout.fields[node])
+        || node == layout.atomicField[atomicColumn]) {
+      throw new InvalidArgumentException(
+          "atomic column " + atomicColumn + " ('" + layout.atomicPath[atomicColumn] + "') of " + md.location()
+              + " has no struct ancestor at depth " + depth);
+    }
+    return node;
   }
 
   /**

@@ -134,14 +134,7 @@ final public class FragmentReader implements AutoCloseable {
     Set<DataFile> needed = new java.util.LinkedHashSet<>(columnsByFile.keySet());
     validityByStruct.values().forEach(v -> needed.add(v.file()));
     for (DataFile file : needed) {
-      DataFileMetadata md = checkedMetadata(file);
-      if (md.rowCount() != fragment.physicalRows()) {
-        throw new CorruptFileException(
-            io.store().locationOf(file.path()),
-            "holds " + md.rowCount() + " rows but fragment " + fragment.id() + " has " + fragment.physicalRows()
-                + " physical rows");
-      }
-      metadata.put(file, md);
+      metadata.put(file, FragmentFiles.base(io, fragment, file));
     }
     List<Overlay> ordered = new ArrayList<>(fragment.overlays());
     ordered.sort(Comparator.comparingLong(Overlay::committedVersion)); // stable: list position breaks ties
@@ -189,19 +182,10 @@ final public class FragmentReader implements AutoCloseable {
     if (!field.isStruct()) {
       return;
     }
-    Field full = table.findField(field.id()).orElse(field);
-    search:
-    for (Field member : full.preorder()) {
-      if (member.isStruct()) {
-        continue;
-      }
-      for (DataFile file : fragment.files()) {
-        int column = file.columnOf(member.id());
-        if (column >= 0) {
-          validityByStruct.put(field.id(), new ValiditySource(file, sameStructColumn(field, file, column), depth));
-          break search;
-        }
-      }
+    FragmentFiles.StructSource source = FragmentFiles.validitySource(table, fragment, field);
+    if (source != null) {
+      validityByStruct.put(field.id(),
+          new ValiditySource(source.file(), sameStructColumn(field, source.file(), source.column()), depth));
     }
     for (Field child : field.children()) {
       planValidity(child, depth + 1);
@@ -221,17 +205,6 @@ final public class FragmentReader implements AutoCloseable {
       }
     }
     return column;
-  }
-
-  private DataFileMetadata checkedMetadata(DataFile file) {
-    DataFileMetadata md = io.dataFiles().metadata(file.path());
-    if (md.fileSize() != file.sizeBytes()) {
-      throw new CorruptFileException(
-          io.store().locationOf(file.path()),
-          "is " + md.fileSize() + " bytes but the manifest of fragment " + fragment.id() + " records "
-              + file.sizeBytes() + "; the file was truncated or replaced");
-    }
-    return md;
   }
 
   /** Chunks covering all physical rows, each at most {@code maxRows} long. */
@@ -637,13 +610,7 @@ final public class FragmentReader implements AutoCloseable {
   }
 
   private int depthOf(Field field) {
-    int depth = 0;
-    int parent = field.parentId();
-    while (parent >= 0) {
-      depth++;
-      parent = table.field(parent).parentId();
-    }
-    return depth;
+    return FragmentFiles.depthOf(table, field);
   }
 
   private void ensureOpen(DataFile file, Chunk chunk) {
@@ -690,17 +657,7 @@ final public class FragmentReader implements AutoCloseable {
   }
 
   private static int batchOf(DataFileMetadata md, long row) {
-    int lo = 0;
-    int hi = md.batchCount() - 1;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >>> 1;
-      if (md.batchStart(mid) <= row) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return lo;
+    return FragmentFiles.batchOf(md, row);
   }
 
   /**
@@ -750,13 +707,7 @@ final public class FragmentReader implements AutoCloseable {
         if (!struct.isStruct()) {
           continue;
         }
-        Set<Integer> members = new HashSet<>();
-        Field full = owner.table.findField(struct.id()).orElse(struct);
-        for (Field d : full.preorder()) {
-          if (d.isAtomic()) {
-            members.add(d.id());
-          }
-        }
+        Set<Integer> members = FragmentFiles.atomicMembers(owner.table, struct);
         List<Integer> found = new ArrayList<>();
         for (int id : positions.keySet()) {
           if (members.contains(id)) {
@@ -776,17 +727,7 @@ final public class FragmentReader implements AutoCloseable {
       if (values.isEmpty() && carriers.isEmpty()) {
         return null;
       }
-      DataFileMetadata md = owner.checkedMetadata(file);
-      long expectedRows = 0;
-      for (int i = 0; i < file.fieldIds().size(); i++) {
-        expectedRows = Math.max(expectedRows, overlay.coverage().offsetsFor(i).getLongCardinality());
-      }
-      if (md.rowCount() != expectedRows) {
-        throw new CorruptFileException(
-            owner.io.store().locationOf(file.path()),
-            "holds " + md.rowCount() + " rows but overlay coverage in fragment " + owner.fragment.id()
-                + " needs " + expectedRows + " (the largest per-field coverage)");
-      }
+      DataFileMetadata md = FragmentFiles.overlay(owner.io, owner.fragment, overlay);
       TreeMap<Integer, Integer> byColumn = new TreeMap<>();
       Set<Integer> read = new HashSet<>(values);
       carriers.values().forEach(read::addAll);

@@ -3,7 +3,9 @@ package io.quiver.internal.read;
 import io.quiver.manifest.DataFile;
 import io.quiver.store.ForwardingObjectStore;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.ByteRange;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -41,6 +43,19 @@ public final class MeteringObjectStore extends ForwardingObjectStore {
     int n = super.readRangeInto(key, offset, target);
     record(key, n);
     return n;
+  }
+
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    List<byte[]> data = super.readRanges(key, ranges);
+    long bytes = 0;
+    for (byte[] d : data) {
+      bytes += d.length;
+    }
+    if (!data.isEmpty()) {
+      record(key, bytes);
+    }
+    return data;
   }
 
   private void record(String key, long bytes) {

@@ -17,13 +17,26 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * Random access by row address. Rows are gathered in address order (each needed chunk read once), then
- * permuted into the order asked for, so variable-width vectors are always written sequentially.
+ * Random access by row address. {@link #take} point-reads only the bytes of the wanted rows ({@link
+ * PointTake}); {@link #takeByBatches}, the reference it must equal cell for cell, reads every whole chunk
+ * holding a wanted row through {@link FragmentReader}: rows are gathered in address order (each needed
+ * chunk read once), then permuted into the order asked for, so variable-width vectors are always written
+ * sequentially.
  */
 final public class Take {
   private Take() {}
 
+  /**
+   * The projected fields of the rows at {@code addresses}, in the order asked (repeats allowed), overlays
+   * merged; a deleted or missing address is a {@link NotFoundException}. The caller closes the result.
+   */
   static public VectorSchemaRoot take(TableIo io, Manifest manifest, Schema projected, long[] addresses,
+      BufferAllocator allocator) {
+    return PointTake.take(io, manifest, projected, addresses, allocator);
+  }
+
+  /** {@link #take} by whole chunks through {@link FragmentReader}: the reference point reads are tested against. */
+  static public VectorSchemaRoot takeByBatches(TableIo io, Manifest manifest, Schema projected, long[] addresses,
       BufferAllocator allocator) {
     Map<Long, Fragment> fragments = new HashMap<>();
     for (Fragment f : manifest.fragments()) {
@@ -86,7 +99,7 @@ final public class Take {
     }
   }
 
-  private static void check(TableIo io, Map<Long, Fragment> fragments, long address) {
+  static void check(TableIo io, Map<Long, Fragment> fragments, long address) {
     Fragment fragment = fragments.get(RowAddress.fragmentId(address));
     long offset = RowAddress.offset(address);
     if (fragment == null || offset >= fragment.physicalRows()) {

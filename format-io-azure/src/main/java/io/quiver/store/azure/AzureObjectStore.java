@@ -31,6 +31,7 @@ import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreAccessDeniedException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.ByteRange;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -40,6 +41,7 @@ import io.quiver.store.support.Backoff;
 import io.quiver.store.support.ConditionalPut;
 import io.quiver.store.support.Failure;
 import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.ParallelRanges;
 import io.quiver.store.support.StoreThreads;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -90,6 +92,7 @@ public final class AzureObjectStore implements ObjectStore {
   /** The same container through a pipeline without retries: for conditional creates, decided here. */
   private final BlobContainerClient conditional;
   private final ExecutorService executor;
+  private final ExecutorService reads;
   private volatile BlobBatchClient batchClient;
 
   AzureObjectStore(AzureStoreOptions options, BlobContainerClient container, BlobContainerClient conditional) {
@@ -97,7 +100,9 @@ public final class AzureObjectStore implements ObjectStore {
     this.container = container;
     this.conditional = conditional;
     // Grows with demand: every upload and batch bounds its own tasks (azure.max-concurrency).
-    this.executor = StoreThreads.elastic("quiver-azure-" + POOL_IDS.incrementAndGet());
+    int pool = POOL_IDS.incrementAndGet();
+    this.executor = StoreThreads.elastic("quiver-azure-" + pool);
+    this.reads = StoreThreads.bounded("quiver-azure-read-" + pool, options.readParallelism());
   }
 
   @Override
@@ -132,6 +137,12 @@ public final class AzureObjectStore implements ObjectStore {
     } catch (RuntimeException e) {
       throw readFailure("read", key, e);
     }
+  }
+
+  /** Parallel ranged downloads, at most {@value AzureStoreOptions#READ_PARALLELISM} at once for this store. */
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    return ParallelRanges.read(this, reads, key, ranges);
   }
 
   @Override
@@ -575,6 +586,7 @@ public final class AzureObjectStore implements ObjectStore {
   @Override
   public void close() {
     executor.shutdown();
+    reads.shutdown();
   }
 
   @Override

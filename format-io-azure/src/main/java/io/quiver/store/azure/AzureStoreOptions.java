@@ -26,6 +26,8 @@ import java.util.Optional;
  *   <li>{@value #BLOCK_SIZE}: bytes per staged block (default 8 MiB)
  *   <li>{@value #MAX_SINGLE_UPLOAD}: largest object sent as one Put Blob (default 8 MiB)
  *   <li>{@value #MAX_CONCURRENCY}: blocks of one upload staged in parallel, and parallel batch deletes (4)
+ *   <li>{@value #READ_PARALLELISM}: ranged downloads of one {@code readRanges} in flight at once, per store
+ *       (a bounded pool shared by all callers; default 16)
  *   <li>{@value #MAX_RETRIES}, {@value #RETRY_DELAY_MS}, {@value #MAX_RETRY_DELAY_MS}, {@value
  *       #TRY_TIMEOUT_MS}: the SDK's exponential retry policy
  *   <li>{@value #CONNECT_TIMEOUT_MS}, {@value #RESPONSE_TIMEOUT_MS}, {@value #READ_TIMEOUT_MS}: HTTP
@@ -40,6 +42,7 @@ public final class AzureStoreOptions {
   public static final String BLOCK_SIZE = "azure.block-size-bytes";
   public static final String MAX_SINGLE_UPLOAD = "azure.max-single-upload-bytes";
   public static final String MAX_CONCURRENCY = "azure.max-concurrency";
+  public static final String READ_PARALLELISM = "azure.read-parallelism";
   public static final String MAX_RETRIES = "azure.max-retries";
   public static final String RETRY_DELAY_MS = "azure.retry-delay-ms";
   public static final String MAX_RETRY_DELAY_MS = "azure.max-retry-delay-ms";
@@ -68,6 +71,7 @@ public final class AzureStoreOptions {
   private final int blockSize;
   private final int maxSingleUpload;
   private final int maxConcurrency;
+  private final int readParallelism;
   private final int maxRetries;
   private final Duration retryDelay;
   private final Duration maxRetryDelay;
@@ -158,6 +162,7 @@ public final class AzureStoreOptions {
     maxSingleUpload =
         options.integer(MAX_SINGLE_UPLOAD, (int) (8 * MIB), 0, (int) Math.min(MAX_PUT_BLOB_SIZE, Integer.MAX_VALUE - 8));
     maxConcurrency = options.integer(MAX_CONCURRENCY, 4, 1, 256);
+    readParallelism = options.integer(READ_PARALLELISM, 16, 1, 256);
     maxRetries = options.integer(MAX_RETRIES, 3, 0, 100);
     retryDelay = options.millis(RETRY_DELAY_MS, 200, 1, Long.MAX_VALUE / 2);
     maxRetryDelay = options.millis(MAX_RETRY_DELAY_MS, 10_000, 1, Long.MAX_VALUE / 2);
@@ -210,6 +215,11 @@ public final class AzureStoreOptions {
   }
 
   /** Blocks of one upload staged at once; deletes in parallel when a batch is refused. */
+  /** Ranged downloads of {@code readRanges} in flight at once per store. */
+  public int readParallelism() {
+    return readParallelism;
+  }
+
   public int maxConcurrency() {
     return maxConcurrency;
   }

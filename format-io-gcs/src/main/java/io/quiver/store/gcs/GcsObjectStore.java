@@ -15,6 +15,7 @@ import com.google.cloud.storage.StorageBatchResult;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.ByteRange;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -24,6 +25,8 @@ import io.quiver.store.support.Backoff;
 import io.quiver.store.support.ConditionalPut;
 import io.quiver.store.support.Failure;
 import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.ParallelRanges;
+import io.quiver.store.support.StoreThreads;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -36,6 +39,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -70,6 +74,7 @@ public final class GcsObjectStore implements ObjectStore {
   /** Same settings, but the SDK never retries: used where a retry could change the meaning of an answer. */
   private final Storage singleAttempt;
   private final AtomicLong resumableUploads = new AtomicLong();
+  private final ExecutorService reads;
 
   /**
    * A store on {@code bucket} rooted at {@code prefix} (no leading or trailing '/'; empty for the whole
@@ -82,6 +87,7 @@ public final class GcsObjectStore implements ObjectStore {
     this.options = options;
     this.storage = options.storageOptions(options.maxAttempts()).getService();
     this.singleAttempt = options.storageOptions(1).getService();
+    this.reads = StoreThreads.bounded("quiver-gcs-read-" + bucket, options.readParallelism());
   }
 
   @Override
@@ -137,6 +143,12 @@ public final class GcsObjectStore implements ObjectStore {
     } catch (RuntimeException e) {
       throw failure(Call.READ, "read", key, e, true);
     }
+  }
+
+  /** Parallel ranged reads, at most {@value GcsStoreOptions#READ_PARALLELISM} at once for this store. */
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    return ParallelRanges.read(this, reads, key, ranges);
   }
 
   @Override
@@ -385,6 +397,7 @@ public final class GcsObjectStore implements ObjectStore {
 
   @Override
   public void close() {
+    reads.shutdown();
     closeQuietly(storage);
     closeQuietly(singleAttempt);
   }

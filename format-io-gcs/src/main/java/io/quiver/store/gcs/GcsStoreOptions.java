@@ -36,6 +36,8 @@ import java.util.Map;
  *   <tr><td>{@value #RESUMABLE_CHUNK}</td><td>8 MiB</td><td>bytes per resumable-upload request; rounded up to
  *       a multiple of 256 KiB</td></tr>
  *   <tr><td>{@value #MAX_ATTEMPTS}</td><td>6</td><td>attempts per call, first one included (1 = no retry)</td></tr>
+ *   <tr><td>{@value #READ_PARALLELISM}</td><td>16</td><td>ranged reads of one {@code readRanges} in flight at
+ *       once, per store (a bounded pool shared by all callers)</td></tr>
  *   <tr><td>{@value #CONNECT_TIMEOUT}</td><td>20000</td><td>HTTP connect timeout, milliseconds</td></tr>
  *   <tr><td>{@value #READ_TIMEOUT}</td><td>20000</td><td>HTTP read timeout, milliseconds</td></tr>
  * </table>
@@ -56,6 +58,7 @@ public final class GcsStoreOptions {
   public static final String WRITE_THRESHOLD = "gcs.write-threshold-bytes";
   public static final String RESUMABLE_CHUNK = "gcs.resumable-chunk-bytes";
   public static final String MAX_ATTEMPTS = "gcs.max-attempts";
+  public static final String READ_PARALLELISM = "gcs.read-parallelism";
   public static final String CONNECT_TIMEOUT = "gcs.connect-timeout-ms";
   public static final String READ_TIMEOUT = "gcs.read-timeout-ms";
 
@@ -71,6 +74,7 @@ public final class GcsStoreOptions {
   private final int writeThreshold;
   private final int resumableChunk;
   private final int maxAttempts;
+  private final int readParallelism;
   private final int connectTimeoutMs;
   private final int readTimeoutMs;
 
@@ -86,6 +90,7 @@ public final class GcsStoreOptions {
         Integer.MAX_VALUE / CHUNK_GRANULARITY * (long) CHUNK_GRANULARITY,
         ((long) chunk + CHUNK_GRANULARITY - 1) / CHUNK_GRANULARITY * CHUNK_GRANULARITY);
     maxAttempts = options.integer(MAX_ATTEMPTS, 6, 1, Integer.MAX_VALUE);
+    readParallelism = options.integer(READ_PARALLELISM, 16, 1, 256);
     connectTimeoutMs = options.integer(CONNECT_TIMEOUT, 20_000, 1, Integer.MAX_VALUE);
     readTimeoutMs = options.integer(READ_TIMEOUT, 20_000, 1, Integer.MAX_VALUE);
     int sources = (noAuth ? 1 : 0) + (credentialsFile != null ? 1 : 0) + (oauth2Token != null ? 1 : 0);
@@ -112,6 +117,11 @@ public final class GcsStoreOptions {
   /** Bytes per resumable-upload request, a multiple of 256 KiB. */
   public int resumableChunk() {
     return resumableChunk;
+  }
+
+  /** Ranged reads of {@code readRanges} in flight at once per store. */
+  public int readParallelism() {
+    return readParallelism;
   }
 
   /** Attempts per call, the first included. */

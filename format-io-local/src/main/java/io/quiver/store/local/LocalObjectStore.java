@@ -3,6 +3,7 @@ package io.quiver.store.local;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.ByteRange;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -136,6 +137,29 @@ public final class LocalObjectStore implements ObjectStore {
         return new byte[0];
       }
       return readFully(ch, offset, (int) Math.min(length, size - offset));
+    } catch (IOException e) {
+      throw readFailure(key, path, e);
+    }
+  }
+
+  /**
+   * All ranges through one open file: positional reads ({@code pread}), so the file is opened once and
+   * every range comes from the same file even if it is replaced meanwhile.
+   */
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    Path path = pathOf(key);
+    List<ByteRange> checked = StoreArgs.ranges(ranges);
+    if (checked.isEmpty()) {
+      return List.of();
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = ch.size();
+      List<byte[]> out = new ArrayList<>(checked.size());
+      for (ByteRange r : checked) {
+        out.add(r.offset() >= size ? new byte[0] : readFully(ch, r.offset(), (int) Math.min(r.length(), size - r.offset())));
+      }
+      return out;
     } catch (IOException e) {
       throw readFailure(key, path, e);
     }

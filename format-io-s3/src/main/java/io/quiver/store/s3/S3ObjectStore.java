@@ -3,6 +3,7 @@ package io.quiver.store.s3;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.ByteRange;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -12,6 +13,7 @@ import io.quiver.store.support.Backoff;
 import io.quiver.store.support.ConditionalPut;
 import io.quiver.store.support.Failure;
 import io.quiver.store.support.Failure.Call;
+import io.quiver.store.support.ParallelRanges;
 import io.quiver.store.support.StoreThreads;
 import java.io.IOException;
 import java.io.InputStream;
@@ -94,6 +96,7 @@ public final class S3ObjectStore implements ObjectStore {
   /** Same connection pool, no SDK retries: for conditional puts, whose retries must be decided here. */
   private final S3Client conditionalClient;
   private final ExecutorService uploads;
+  private final ExecutorService reads;
 
   private S3ObjectStore(String bucket, String root, S3StoreOptions options) {
     this.bucket = bucket;
@@ -122,6 +125,7 @@ public final class S3ObjectStore implements ObjectStore {
       throw e;
     }
     this.uploads = StoreThreads.bounded("quiver-s3-upload-" + bucket, options.parallelism());
+    this.reads = StoreThreads.bounded("quiver-s3-read-" + bucket, options.readParallelism());
   }
 
   /**
@@ -233,6 +237,12 @@ public final class S3ObjectStore implements ObjectStore {
       throw Failure.PERMANENT.storeException(Call.READ, "read whole", location, key, "it does not fit in memory",
           "use readRange", null);
     }
+  }
+
+  /** Parallel ranged GETs, at most {@value S3StoreOptions#READ_PARALLELISM} at once for this store. */
+  @Override
+  public List<byte[]> readRanges(String key, List<ByteRange> ranges) {
+    return ParallelRanges.read(this, reads, key, ranges);
   }
 
   @Override
@@ -470,6 +480,7 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public void close() {
     uploads.shutdown();
+    reads.shutdown();
     try {
       conditionalClient.close();
       client.close();

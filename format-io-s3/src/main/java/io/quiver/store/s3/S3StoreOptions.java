@@ -26,6 +26,8 @@ import java.util.Optional;
  *   <tr><td>{@value #MULTIPART_THRESHOLD}</td><td>32 MiB</td><td>writer switches to multipart above this</td></tr>
  *   <tr><td>{@value #MULTIPART_PART_SIZE}</td><td>16 MiB</td><td>part size, at least 5 MiB</td></tr>
  *   <tr><td>{@value #MULTIPART_PARALLELISM}</td><td>4</td><td>parts uploaded at once per store and per writer</td></tr>
+ *   <tr><td>{@value #READ_PARALLELISM}</td><td>16</td><td>ranged GETs of one {@code readRanges} in flight at once,
+ *       per store (a bounded pool shared by all callers)</td></tr>
  *   <tr><td>{@value #CONNECTION_TIMEOUT_MS}</td><td>10000</td><td>TCP connect timeout</td></tr>
  *   <tr><td>{@value #SOCKET_TIMEOUT_MS}</td><td>30000</td><td>read/write inactivity timeout</td></tr>
  *   <tr><td>{@value #MAX_RETRIES}</td><td>2</td><td>SDK retries after the first attempt</td></tr>
@@ -43,6 +45,7 @@ public final class S3StoreOptions {
   public static final String MULTIPART_THRESHOLD = "s3.multipart.threshold-bytes";
   public static final String MULTIPART_PART_SIZE = "s3.multipart.part-size-bytes";
   public static final String MULTIPART_PARALLELISM = "s3.multipart.parallelism";
+  public static final String READ_PARALLELISM = "s3.read-parallelism";
   public static final String CONNECTION_TIMEOUT_MS = "s3.connection-timeout-ms";
   public static final String SOCKET_TIMEOUT_MS = "s3.socket-timeout-ms";
   public static final String MAX_RETRIES = "s3.max-retries";
@@ -59,6 +62,7 @@ public final class S3StoreOptions {
   static final long DEFAULT_MULTIPART_THRESHOLD = 32L << 20;
   static final long DEFAULT_PART_SIZE = 16L << 20;
   static final int DEFAULT_PARALLELISM = 4;
+  static final int DEFAULT_READ_PARALLELISM = 16;
   static final long DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
   static final long DEFAULT_SOCKET_TIMEOUT_MS = 30_000;
   static final int DEFAULT_MAX_CONNECTIONS = 64;
@@ -74,6 +78,7 @@ public final class S3StoreOptions {
   private final long multipartThreshold;
   private final int partSize;
   private final int parallelism;
+  private final int readParallelism;
   private final Duration connectionTimeout;
   private final Duration socketTimeout;
   private final Optional<Integer> maxRetries;
@@ -100,6 +105,7 @@ public final class S3StoreOptions {
         Math.min(MAX_PART_SIZE, MAX_BUFFERED_PART_SIZE));
     multipartThreshold = options.number(MULTIPART_THRESHOLD, DEFAULT_MULTIPART_THRESHOLD, 0, Long.MAX_VALUE);
     parallelism = options.integer(MULTIPART_PARALLELISM, DEFAULT_PARALLELISM, 1, 256);
+    readParallelism = options.integer(READ_PARALLELISM, DEFAULT_READ_PARALLELISM, 1, 256);
     connectionTimeout = options.millis(CONNECTION_TIMEOUT_MS, DEFAULT_CONNECTION_TIMEOUT_MS, 1, Integer.MAX_VALUE);
     socketTimeout = options.millis(SOCKET_TIMEOUT_MS, DEFAULT_SOCKET_TIMEOUT_MS, 1, Integer.MAX_VALUE);
     maxRetries = options.optionalNumber(MAX_RETRIES, 0, 100).map(Long::intValue);
@@ -175,6 +181,11 @@ public final class S3StoreOptions {
     return parallelism;
   }
 
+  /** Ranged GETs of {@code readRanges} in flight at once per store. */
+  public int readParallelism() {
+    return readParallelism;
+  }
+
   public Duration connectionTimeout() {
     return connectionTimeout;
   }
@@ -207,6 +218,7 @@ public final class S3StoreOptions {
         + ", multipartThreshold=" + multipartThreshold
         + ", partSize=" + partSize
         + ", parallelism=" + parallelism
+        + ", readParallelism=" + readParallelism
         + ", connectionTimeout=" + connectionTimeout
         + ", socketTimeout=" + socketTimeout
         + ", maxRetries=" + maxRetries.map(String::valueOf).orElse("(default)")

@@ -1,0 +1,628 @@
+package io.quiver.internal.file;
+
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.exceptions.QuiverException;
+import io.quiver.store.ByteRange;
+import io.quiver.store.ObjectStore;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.BufferLayout;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.VariableWidthFieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+
+/**
+ * Point reads of a data file: the values of a few rows of some atomic columns, fetching only the bytes
+ * those rows need instead of whole record batches. For a fixed-width column that is each row's value and
+ * validity bit; for a variable-width column the row's two offsets, then its value bytes; for a struct's
+ * validity, its bits at the rows. Nearby byte ranges are coalesced (gap {@code gapBytes}) and every round
+ * of ranges is one {@link ObjectStore#readRanges} call, so a cloud store fetches them in parallel.
+ *
+ * <p>Compressed bodies (format 1.1): each buffer starts with its 8-byte uncompressed length, -1 for a
+ * buffer stored raw ({@code write.compression.min-savings}). The first round reads that prefix together
+ * with the wanted bytes as if the buffer were raw; a raw buffer is then done, a compressed one is fetched
+ * whole and decompressed (a compressed stream cannot be entered in the middle). A column with children
+ * (lists, maps, fixed-size lists) is read as a whole column of the batch ({@link DataFileReader#readBatch}):
+ * its values are scattered over its children, and point reads would save little. Every number read is
+ * checked (offsets inside their values, lengths inside their buffer) before it is used: a damaged file is a
+ * {@link CorruptFileException}. Thread-safe; each {@link #read} is independent.
+ */
+public final class PointReader {
+  private static final int PREFIX = 8;
+  private static final int UNKNOWN = 0;
+  private static final int RAW = 1;
+  private static final int WHOLE_WANTED = 2;
+  private static final int WHOLE = 3;
+
+  private final ObjectStore store;
+  private final DataFileReader files;
+  private final int gapBytes;
+
+  /**
+   * @param gapBytes wanted ranges at most this many bytes apart are fetched as one (0: only touching or
+   *     overlapping ranges merge)
+   */
+  public PointReader(ObjectStore store, DataFileReader files, int gapBytes) {
+    if (store == null || files == null || gapBytes < 0) {
+      throw new InvalidArgumentException("store and files must not be null and gapBytes must be >= 0");
+    }
+    this.store = store;
+    this.files = files;
+    this.gapBytes = gapBytes;
+  }
+
+  /** Rows {@code rows} (ascending, distinct, 0-based within the batch) of atomic column {@code column}. */
+  public record Cells(int batch, int column, int[] rows) {}
+
+  /** Rows of the struct that is the ancestor at {@code depth} of atomic column {@code column}. */
+  public record StructRows(int batch, int column, int depth, int[] rows) {}
+
+  /** The values of one {@link Cells} request: row {@code rows[k]} is at {@code index(k)} of {@link #vector}. */
+  public static final class Values implements AutoCloseable {
+    private final FieldVector vector;
+    private final int[] index;
+    private final AutoCloseable owner;
+
+    private Values(FieldVector vector, int[] index, AutoCloseable owner) {
+      this.vector = vector;
+      this.index = index;
+      this.owner = owner;
+    }
+
+    public FieldVector vector() {
+      return vector;
+    }
+
+    /** Position in {@link #vector()} of the request's {@code k}-th row. */
+    public int index(int k) {
+      return index == null ? k : index[k];
+    }
+
+    @Override
+    public void close() {
+      try {
+        owner.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("failed to release Arrow buffers", e);
+      }
+    }
+  }
+
+  /** What one {@link #read} returns; the caller closes it (it owns Arrow memory). */
+  public static final class Result implements AutoCloseable {
+    private final List<Values> values;
+    private final List<boolean[]> structNulls;
+
+    private Result(List<Values> values, List<boolean[]> structNulls) {
+      this.values = values;
+      this.structNulls = structNulls;
+    }
+
+    /** One per {@link Cells} request, in request order. */
+    public List<Values> values() {
+      return values;
+    }
+
+    /** Per {@link StructRows} request, in request order: whether the struct is null at each of its rows. */
+    public List<boolean[]> structNulls() {
+      return structNulls;
+    }
+
+    @Override
+    public void close() {
+      values.forEach(Values::close);
+    }
+  }
+
+  /** Reads the requests from data file {@code key}; its metadata comes from {@code files}' cache. */
+  public Result read(String key, List<Cells> cells, List<StructRows> structs, BufferAllocator allocator) {
+    DataFileMetadata md = files.metadata(key);
+    Plan plan = new Plan(key, md, allocator);
+    List<CellRead> reads = new ArrayList<>();
+    List<Values> values = new ArrayList<>();
+    try {
+      for (Cells c : cells) {
+        md.checkBatch(c.batch());
+        if (c.column() < 0 || c.column() >= md.atomicColumnCount()) {
+          md.atomicColumnPath(c.column()); // throws the one message for a bad column
+        }
+        int field = md.layout().atomicField[c.column()];
+        if (md.layout().fields[field].getChildren().isEmpty()) {
+          reads.add(plan.cells(c, field));
+        } else {
+          reads.add(null);
+        }
+      }
+      List<StructRead> bits = new ArrayList<>();
+      for (StructRows s : structs) {
+        md.checkBatch(s.batch());
+        bits.add(plan.struct(s, DataFileReader.structAncestor(md, s.column(), s.depth())));
+      }
+      plan.run(reads, bits);
+      for (int i = 0; i < cells.size(); i++) {
+        values.add(reads.get(i) == null ? wholeColumn(key, cells.get(i), allocator) : reads.get(i).build(allocator));
+      }
+      List<boolean[]> nulls = new ArrayList<>();
+      bits.forEach(b -> nulls.add(b.nulls()));
+      plan.release();
+      return new Result(values, nulls);
+    } catch (QuiverException | org.apache.arrow.memory.OutOfMemoryException e) {
+      values.forEach(Values::close);
+      plan.release();
+      throw e;
+    } catch (RuntimeException e) {
+      values.forEach(Values::close);
+      plan.release();
+      throw new CorruptFileException(
+          md.location(), "rows do not decode as the file's metadata describes (" + e.getMessage()
+              + "); the file is damaged, rewrite it from its source", e);
+    }
+  }
+
+  /** A column with children: the batch's whole column, indexed by the wanted rows. */
+  private Values wholeColumn(String key, Cells c, BufferAllocator allocator) {
+    VectorSchemaRoot root = files.readBatch(key, c.batch(), new int[] {c.column()}, allocator);
+    FieldVector v = root.getVector(0);
+    while (v instanceof StructVector struct) {
+      v = (FieldVector) struct.getChildByOrdinal(0);
+    }
+    return new Values(v, c.rows().clone(), root);
+  }
+
+  /** The buffers one read touches and the rounds of ranged reads that fill them. */
+  private final class Plan {
+    final String key;
+    final DataFileMetadata md;
+    final Map<Long, Buf> buffers = new LinkedHashMap<>();
+    final BufferAllocator allocator;
+    /** Arrow memory of whole buffers fetched and decompressed; released when the read ends. */
+    final List<ArrowBuf> owned = new ArrayList<>();
+
+    Plan(String key, DataFileMetadata md, BufferAllocator allocator) {
+      this.key = key;
+      this.md = md;
+      this.allocator = allocator;
+    }
+
+    void release() {
+      owned.forEach(ArrowBuf::close);
+      owned.clear();
+    }
+
+    Buf buffer(int batch, int field, int k) {
+      int index = md.layout().bufferStart[field] + k;
+      return buffers.computeIfAbsent(((long) batch << 32) | index, x -> new Buf(this, batch, field, k, index));
+    }
+
+    CellRead cells(Cells c, int field) {
+      return new CellRead(this, c, field);
+    }
+
+    StructRead struct(StructRows s, int node) {
+      return new StructRead(this, s, node);
+    }
+
+    void run(List<CellRead> reads, List<StructRead> bits) {
+      while (true) {
+        boolean done = true;
+        for (CellRead r : reads) {
+          if (r != null && !r.advance()) {
+            done = false;
+          }
+        }
+        for (StructRead b : bits) {
+          done &= b.validity == null || b.validity.ready();
+        }
+        if (done) {
+          return;
+        }
+        List<Item> items = new ArrayList<>();
+        for (Buf b : buffers.values()) {
+          b.items(items);
+        }
+        if (items.isEmpty()) {
+          throw new IllegalStateException("point read of " + md.location() + " made no progress");
+        }
+        fetch(items);
+        for (Buf b : buffers.values()) {
+          b.settle();
+        }
+      }
+    }
+
+    /** One round: the items' ranges coalesced, read with one readRanges, handed back to their buffers. */
+    void fetch(List<Item> items) {
+      items.sort((a, b) -> Long.compare(a.start, b.start));
+      List<long[]> merged = new ArrayList<>();
+      for (Item it : items) {
+        long[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+        if (last != null && it.start - last[1] <= gapBytes) {
+          last[1] = Math.max(last[1], it.end);
+        } else {
+          merged.add(new long[] {it.start, it.end});
+        }
+      }
+      List<ByteRange> ranges = new ArrayList<>(merged.size());
+      for (long[] m : merged) {
+        ranges.add(new ByteRange(m[0], Math.toIntExact(m[1] - m[0])));
+      }
+      List<byte[]> got = store.readRanges(key, ranges);
+      int r = 0;
+      for (Item it : items) {
+        while (merged.get(r)[1] < it.end || merged.get(r)[0] > it.start) {
+          r++;
+        }
+        byte[] bytes = got.get(r);
+        int from = (int) (it.start - merged.get(r)[0]);
+        int n = (int) (it.end - it.start);
+        if (bytes.length < from + n) {
+          throw new CorruptFileException(md.location(), "expected " + n + " bytes at offset " + it.start
+              + " but the object ended first; it is shorter than its metadata says (truncated or replaced); rewrite it");
+        }
+        it.buf.receive(it, Arrays.copyOfRange(bytes, from, from + n));
+      }
+    }
+  }
+
+  /** A range to fetch for a buffer: its length prefix, a piece of its payload, or all of it. */
+  private record Item(Buf buf, int kind, long start, long end, long payloadStart) {
+    static final int PREFIX_ITEM = 0;
+    static final int PIECE = 1;
+    static final int WHOLE_ITEM = 2;
+  }
+
+  /** One buffer of one batch: which of its payload bytes are wanted, and those fetched so far. */
+  private static final class Buf {
+    final Plan plan;
+    final DataFileMetadata md;
+    final int batch;
+    final int index;
+    final BufferLayout kind;
+    final long start;
+    final long length;
+    final boolean framed;
+    final String path;
+    int state;
+    /** The whole buffer, decompressed (Arrow memory owned by the plan), once fetched. */
+    ArrowBuf whole;
+    long declared;
+    final List<long[]> wanted = new ArrayList<>();
+    final TreeMap<Long, byte[]> pieces = new TreeMap<>();
+    final List<Item> pending = new ArrayList<>();
+    long bound = -1;
+    boolean beyondPayload;
+
+    Buf(Plan plan, int batch, int field, int k, int index) {
+      this.plan = plan;
+      this.md = plan.md;
+      this.batch = batch;
+      this.index = index;
+      this.kind = TypeLayout.getTypeLayout(md.layout().fields[field].getType()).getBufferLayouts().get(k);
+      this.start = md.bodyOffset(batch) + md.bufferOffset(batch, index);
+      this.length = md.bufferLength(batch, index);
+      this.framed = md.codec(batch) != BodyDecompression.NONE;
+      this.path = md.layout().path(field);
+      this.state = framed && length > 0 ? UNKNOWN : RAW;
+    }
+
+    long payloadLength() {
+      return framed ? Math.max(0, length - PREFIX) : length;
+    }
+
+    /** Asks for payload bytes {@code [pos, pos + n)}. */
+    void want(long pos, long n) {
+      if (n <= 0 || state == WHOLE || state == WHOLE_WANTED) {
+        return;
+      }
+      if (state == UNKNOWN && pos >= 0 && pos + n > payloadLength()) {
+        beyondPayload = true; // only a compressed buffer can hold it: decided when the prefix is read
+        return;
+      }
+      if (pos < 0 || pos + n > payloadLength()) {
+        throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName() + " buffer of "
+            + payloadLength() + " bytes");
+      }
+      wanted.add(new long[] {pos, pos + n});
+    }
+
+    boolean ready() {
+      return (state == RAW && wanted.isEmpty()) || state == WHOLE;
+    }
+
+    void items(List<Item> out) {
+      long payloadBase = start + (framed ? PREFIX : 0);
+      if (state == UNKNOWN && pending.stream().noneMatch(i -> i.kind() == Item.PREFIX_ITEM)) {
+        out.add(new Item(this, Item.PREFIX_ITEM, start, start + PREFIX, -1));
+      }
+      if (state == UNKNOWN || state == RAW) {
+        wanted.sort((a, b) -> Long.compare(a[0], b[0]));
+        for (long[] w : wanted) {
+          out.add(new Item(this, Item.PIECE, payloadBase + w[0], payloadBase + w[1], w[0]));
+        }
+        wanted.clear();
+      } else if (state == WHOLE_WANTED) {
+        out.add(new Item(this, Item.WHOLE_ITEM, start, start + length, -1));
+      }
+    }
+
+    void receive(Item item, byte[] bytes) {
+      switch (item.kind()) {
+        case Item.PREFIX_ITEM -> {
+          declared = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+          pending.add(item);
+        }
+        case Item.PIECE -> pieces.put(item.payloadStart(), bytes);
+        default -> {
+          BodyDecompression.Where where = BodyDecompression.Where.batch(md.location(), batch)
+              .buffer(index, path, kind.getType());
+          ArrowBuf compressed = plan.allocator.buffer(bytes.length);
+          plan.owned.add(compressed);
+          compressed.setBytes(0, bytes);
+          whole = BodyDecompression.decompress(md.codec(batch), compressed.slice(0, bytes.length),
+              bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, plan.allocator, plan.owned, where);
+          state = WHOLE;
+        }
+      }
+    }
+
+    /** After a round: what the length prefix said decides whether the pieces are the values. */
+    void settle() {
+      if (state != UNKNOWN || pending.isEmpty()) {
+        return;
+      }
+      pending.clear();
+      if (declared == -1) {
+        if (beyondPayload) {
+          throw corrupt("needs bytes past the end of its " + payloadLength() + " uncompressed bytes");
+        }
+        state = RAW;
+      } else if (declared == 0) {
+        whole = plan.allocator.getEmpty();
+        pieces.clear();
+        wanted.clear();
+        state = WHOLE;
+      } else {
+        pieces.clear();
+        wanted.clear();
+        state = WHOLE_WANTED;
+      }
+    }
+
+    /** Payload bytes {@code [pos, pos + n)}, fetched earlier. */
+    byte[] bytes(long pos, int n) {
+      if (n == 0) {
+        return new byte[0];
+      }
+      if (whole != null) {
+        if (pos < 0 || pos + n > whole.capacity()) {
+          throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName()
+              + " buffer that decompresses to " + whole.capacity());
+        }
+        byte[] out = new byte[n];
+        whole.getBytes(pos, out);
+        return out;
+      }
+      Map.Entry<Long, byte[]> e = pieces.floorEntry(pos);
+      while (e != null && e.getKey() + e.getValue().length < pos + n) {
+        e = pieces.lowerEntry(e.getKey()); // a longer piece may start earlier
+      }
+      if (e == null) {
+        throw new IllegalStateException("bytes " + pos + ".." + (pos + n) + " of buffer " + index + " were not fetched");
+      }
+      int from = (int) (pos - e.getKey());
+      return Arrays.copyOfRange(e.getValue(), from, from + n);
+    }
+
+    boolean bit(int row) {
+      return (bytes(row >>> 3, 1)[0] & (1 << (row & 7))) != 0;
+    }
+
+    long offset(int i, int width) {
+      ByteBuffer b = ByteBuffer.wrap(bytes((long) i * width, width)).order(ByteOrder.LITTLE_ENDIAN);
+      return width == 4 ? b.getInt(0) : b.getLong(0);
+    }
+
+    CorruptFileException corrupt(String detail) {
+      return new CorruptFileException(md.location(), "record batch " + batch + " field '" + path + "' " + detail
+          + "; the file is damaged, rewrite it");
+    }
+  }
+
+  /** A node's validity at some rows: none needed when the batch has no nulls or only nulls. */
+  private static Buf validity(Plan plan, int batch, int node, int[] rows) {
+    long len = plan.md.nodeLength(batch, node);
+    long nulls = plan.md.nodeNullCount(batch, node);
+    if (nulls == 0 || nulls == len) {
+      return null;
+    }
+    Buf v = plan.buffer(batch, node, 0);
+    v.bound = BodyDecompression.bound(v.kind, len, -1);
+    for (int row : rows) {
+      v.want(row >>> 3, 1);
+    }
+    return v;
+  }
+
+  private static void checkRows(DataFileMetadata md, int batch, int[] rows) {
+    int n = md.batchRowCount(batch);
+    int previous = -1;
+    for (int row : rows) {
+      if (row <= previous || row >= n) {
+        throw new InvalidArgumentException(
+            "rows of a point read must be ascending, distinct and below the batch's " + n + " rows; got " + row
+                + " after " + previous + " in batch " + batch + " of " + md.location());
+      }
+      previous = row;
+    }
+  }
+
+  /** Whether a node is null at a row, from its validity buffer (or its all-valid / all-null count). */
+  private static boolean isNull(DataFileMetadata md, int batch, int node, Buf validity, int row) {
+    if (validity != null) {
+      return !validity.bit(row);
+    }
+    long len = md.nodeLength(batch, node);
+    return md.nodeNullCount(batch, node) == len && len > 0;
+  }
+
+  /** The rows of one struct's validity. */
+  private static final class StructRead {
+    final Plan plan;
+    final StructRows request;
+    final int node;
+    final Buf validity;
+
+    StructRead(Plan plan, StructRows request, int node) {
+      checkRows(plan.md, request.batch(), request.rows());
+      this.plan = plan;
+      this.request = request;
+      this.node = node;
+      this.validity = PointReader.validity(plan, request.batch(), node, request.rows());
+    }
+
+    boolean[] nulls() {
+      int[] rows = request.rows();
+      boolean[] out = new boolean[rows.length];
+      for (int k = 0; k < rows.length; k++) {
+        out[k] = isNull(plan.md, request.batch(), node, validity, rows[k]);
+      }
+      return out;
+    }
+  }
+
+  /** The rows of one childless atomic column: validity, then fixed values or offsets and value bytes. */
+  private static final class CellRead {
+    final Plan plan;
+    final Cells request;
+    final int field;
+    final Buf validity;
+    final Buf offsets;
+    final Buf data;
+    final int offsetWidth;
+    final int valueBits;
+    final boolean allNull;
+    boolean dataWanted;
+
+    CellRead(Plan plan, Cells request, int field) {
+      checkRows(plan.md, request.batch(), request.rows());
+      this.plan = plan;
+      this.request = request;
+      this.field = field;
+      List<BufferLayout> layouts = TypeLayout.getTypeLayout(plan.md.layout().fields[field].getType()).getBufferLayouts();
+      int batch = request.batch();
+      long len = plan.md.nodeLength(batch, field);
+      allNull = plan.md.nodeNullCount(batch, field) == len && len > 0;
+      validity = PointReader.validity(plan, batch, field, request.rows());
+      boolean variable = layouts.size() == 3;
+      offsetWidth = variable ? layouts.get(1).getTypeBitWidth() / 8 : 0;
+      valueBits = variable ? 8 : layouts.get(1).getTypeBitWidth();
+      if (allNull || request.rows().length == 0) {
+        offsets = null;
+        data = null;
+      } else if (variable) {
+        offsets = plan.buffer(batch, field, 1);
+        data = plan.buffer(batch, field, 2);
+        offsets.bound = BodyDecompression.bound(offsets.kind, len, -1);
+        if (data.framed) {
+          offsets.want(len * offsetWidth, offsetWidth); // the last offset bounds the values' decompression
+        }
+        for (int row : request.rows()) {
+          offsets.want((long) row * offsetWidth, 2L * offsetWidth);
+        }
+      } else {
+        offsets = null;
+        data = plan.buffer(batch, field, 1);
+        data.bound = BodyDecompression.bound(data.kind, len, -1);
+        for (int row : request.rows()) {
+          if (valueBits == 1) {
+            data.want(row >>> 3, 1);
+          } else {
+            data.want((long) row * (valueBits / 8), valueBits / 8);
+          }
+        }
+      }
+      dataWanted = offsets == null;
+    }
+
+    /** Asks for what the fetched bytes now make known; true when everything is here. */
+    boolean advance() {
+      if (!dataWanted && offsets.ready()) {
+        long len = plan.md.nodeLength(request.batch(), field);
+        long last = data.framed ? offsets.offset((int) len, offsetWidth) : data.payloadLength();
+        if (last < 0) {
+          throw offsets.corrupt("has a last offset of " + last);
+        }
+        data.bound = BodyDecompression.bound(data.kind, len, last);
+        for (int row : request.rows()) {
+          long from = offsets.offset(row, offsetWidth);
+          long to = offsets.offset(row + 1, offsetWidth);
+          if (from < 0 || to < from || to > last) {
+            throw offsets.corrupt("has offsets " + from + ".." + to + " at row " + row + " (last offset " + last + ")");
+          }
+          data.want(from, to - from);
+        }
+        dataWanted = true;
+      }
+      return dataWanted && (validity == null || validity.ready()) && (offsets == null || offsets.ready())
+          && (data == null || data.ready());
+    }
+
+    Values build(BufferAllocator allocator) {
+      int[] rows = request.rows();
+      int n = rows.length;
+      FieldVector v = plan.md.layout().fields[field].createVector(allocator);
+      try {
+        if (offsetWidth == 0) {
+          BaseFixedWidthVector fixed = (BaseFixedWidthVector) v;
+          fixed.allocateNew(n);
+          int width = valueBits / 8;
+          for (int k = 0; k < n; k++) {
+            boolean isNull = isNull(plan.md, request.batch(), field, validity, rows[k]);
+            BitVectorHelper.setValidityBit(fixed.getValidityBuffer(), k, isNull ? 0 : 1);
+            if (isNull) {
+              continue;
+            }
+            if (fixed instanceof BitVector) {
+              BitVectorHelper.setValidityBit(fixed.getDataBuffer(), k, data.bit(rows[k]) ? 1 : 0);
+            } else {
+              fixed.getDataBuffer().setBytes((long) k * width, data.bytes((long) rows[k] * width, width));
+            }
+          }
+          fixed.setValueCount(n);
+        } else {
+          VariableWidthFieldVector variable = (VariableWidthFieldVector) v;
+          variable.allocateNew();
+          for (int k = 0; k < n; k++) {
+            if (allNull || isNull(plan.md, request.batch(), field, validity, rows[k])) {
+              variable.setNull(k);
+              continue;
+            }
+            long from = offsets.offset(rows[k], offsetWidth);
+            long to = offsets.offset(rows[k] + 1, offsetWidth);
+            byte[] bytes = data.bytes(from, (int) (to - from));
+            variable.setSafe(k, bytes, 0, bytes.length);
+          }
+          variable.setValueCount(n);
+        }
+        return new Values(v, null, v);
+      } catch (RuntimeException e) {
+        v.close();
+        throw e;
+      }
+    }
+  }
+}
