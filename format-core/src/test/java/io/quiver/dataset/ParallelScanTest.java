@@ -45,7 +45,7 @@ class ParallelScanTest {
     ds.close();
     assertThat(allocator.getAllocatedMemory()).as("Arrow memory left allocated").isZero();
     allocator.close();
-    assertThat(scanThreads()).as("scan threads still running").isEmpty();
+    assertThat(TestThreads.aliveAfterJoin("quiver-scan-")).as("scan threads still running").isEmpty();
   }
 
   private static List<Thread> scanThreads() {
@@ -57,6 +57,7 @@ class ParallelScanTest {
     }
     return alive;
   }
+
 
   private interface Shape {
     Scanner apply(Scanner s);

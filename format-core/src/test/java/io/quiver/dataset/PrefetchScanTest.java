@@ -49,14 +49,9 @@ class PrefetchScanTest {
   }
 
   private static List<Thread> fetchThreads() {
-    List<Thread> alive = new ArrayList<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.getName().startsWith("quiver-fetch-") && t.isAlive()) {
-        alive.add(t);
-      }
-    }
-    return alive;
+    return TestThreads.aliveAfterJoin("quiver-fetch-");
   }
+
 
   /** The ways a scan can fetch; the first (no fetch plan) is the reference. */
   private static final Map<String, UnaryOperator<DatasetOptions.Builder>> VARIANTS = new LinkedHashMap<>();
