@@ -27,6 +27,7 @@ public final class DatasetOptions {
   private final ObjectStores registry;
   private final Clock clock;
   private final ReadOptions readOptions;
+  private final boolean inFlightByStore;
 
   private DatasetOptions(Builder b) {
     this.allocator = Optional.ofNullable(b.allocator);
@@ -38,8 +39,10 @@ public final class DatasetOptions {
     this.commitStoreFactory = b.commitStoreFactory;
     this.registry = b.registry != null ? b.registry : ObjectStores.defaultRegistry();
     this.clock = b.clock;
-    this.readOptions = new ReadOptions(
-        b.coalesceGapBytes, b.fetchRequestBytes, b.fetchRequestsInFlight, b.fetchAheadBytes, b.fetchPlans);
+    this.inFlightByStore = b.fetchRequestsInFlight == null;
+    this.readOptions = new ReadOptions(b.coalesceGapBytes, b.fetchRequestBytes,
+        inFlightByStore ? ReadOptions.DEFAULT_REQUESTS_IN_FLIGHT : b.fetchRequestsInFlight, b.fetchAheadBytes,
+        b.fetchPlans);
   }
 
   /** Holder of the process-wide session used when none is given, created on first use. */
@@ -68,7 +71,7 @@ public final class DatasetOptions {
     b.clock = clock;
     b.coalesceGapBytes = readOptions.coalesceGapBytes();
     b.fetchRequestBytes = readOptions.targetRequestBytes();
-    b.fetchRequestsInFlight = readOptions.requestsInFlight();
+    b.fetchRequestsInFlight = inFlightByStore ? null : readOptions.requestsInFlight();
     b.fetchAheadBytes = readOptions.prefetchBytes();
     b.fetchPlans = readOptions.planned();
     return b;
@@ -116,7 +119,10 @@ public final class DatasetOptions {
     return readOptions.targetRequestBytes();
   }
 
-  /** Most fetch requests one fragment of a scan has in flight (0: fetched on the reading thread). */
+  /**
+   * Most fetch requests one fragment of a scan has in flight (0: fetched on the reading thread); when not
+   * set, stores that do not {@linkplain ObjectStore#readAheadPays() gain from read-ahead} use 0 instead.
+   */
   public int fetchRequestsInFlight() {
     return readOptions.requestsInFlight();
   }
@@ -138,7 +144,12 @@ public final class DatasetOptions {
 
   /** The table's storage on {@code store} with these options (commit store, session, read tuning). */
   TableIo tableIo(ObjectStore store) {
-    return new TableIo(store, commitStoreFactory.apply(store), session, readOptions);
+    ReadOptions read = readOptions;
+    if (inFlightByStore && !store.readAheadPays()) {
+      read = new ReadOptions(read.coalesceGapBytes(), read.targetRequestBytes(), 0, read.prefetchBytes(),
+          read.planned());
+    }
+    return new TableIo(store, commitStoreFactory.apply(store), session, read);
   }
 
   /** Builder of {@link DatasetOptions}. */
@@ -154,7 +165,7 @@ public final class DatasetOptions {
     private Clock clock = Clock.systemUTC();
     private int coalesceGapBytes = ReadOptions.DEFAULT_COALESCE_GAP_BYTES;
     private long fetchRequestBytes = ReadOptions.DEFAULT_TARGET_REQUEST_BYTES;
-    private int fetchRequestsInFlight = ReadOptions.DEFAULT_REQUESTS_IN_FLIGHT;
+    private Integer fetchRequestsInFlight; // null: by store (ObjectStore#readAheadPays)
     private long fetchAheadBytes = ReadOptions.DEFAULT_PREFETCH_BYTES;
     private boolean fetchPlans = true;
 
@@ -238,8 +249,10 @@ public final class DatasetOptions {
 
     /**
      * Most store requests each fragment reader of a scan has in flight, run on fetch threads the scan starts
-     * and stops (default 4, at most 64); 0 fetches on the reading thread when the decoder needs the bytes
-     * (still coalesced, nothing read ahead, no thread started).
+     * and stops (at most 64); 0 fetches on the reading thread when the decoder needs the bytes (still
+     * coalesced, nothing read ahead, no thread started). Unset, it is chosen by the store: 4 where requests
+     * wait on a network (S3, GCS, Azure), 0 on local and in-memory stores, where starting and feeding fetch
+     * threads costs more than the reads ({@link ObjectStore#readAheadPays()}).
      */
     public Builder fetchRequestsInFlight(int value) {
       if (value < 0 || value > ReadOptions.MAX_REQUESTS_IN_FLIGHT) {

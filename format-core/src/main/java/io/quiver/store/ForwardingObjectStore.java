@@ -39,6 +39,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
+  public boolean readAheadPays() {
+    return delegate.readAheadPays();
+  }
+
+  @Override
   public String location() {
     return delegate.location();
   }

@@ -33,6 +33,11 @@ public final class MemoryObjectStore implements ObjectStore {
   private record Blob(byte[] data, Instant lastModified) {}
 
   @Override
+  public boolean readAheadPays() {
+    return false; // a read costs less than a hand-over to a fetch thread
+  }
+
+  @Override
   public String location() {
     return location;
   }

@@ -178,6 +178,16 @@ public interface ObjectStore extends AutoCloseable {
     return List.of();
   }
 
+  /**
+   * Whether reading ahead on other threads pays on this store: true (the default) for stores whose requests
+   * wait on a network, where a scan keeps several in flight; false for local and in-memory stores, where a
+   * read costs less than handing it to another thread, so scans fetch on the reading thread unless told
+   * otherwise ({@code DatasetOptions.Builder#fetchRequestsInFlight}).
+   */
+  default boolean readAheadPays() {
+    return true;
+  }
+
   @Override
   default void close() {}
 

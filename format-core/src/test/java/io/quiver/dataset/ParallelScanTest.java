@@ -191,11 +191,19 @@ class ParallelScanTest {
 
   /** Waits until every scan thread waits for the consumer (its queue is full) or has ended. */
   private static void awaitScanThreadsBlocked() {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    // Generous: a full build's JVM can be slow here (this once took over 20 s inside `mvn verify`).
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     int calm = 0;
     while (calm < 3) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("scan threads never blocked: " + scanThreads());
+        StringBuilder where = new StringBuilder();
+        for (Thread t : scanThreads()) {
+          where.append("\n").append(t).append(' ').append(t.getState());
+          for (StackTraceElement e : t.getStackTrace()) {
+            where.append("\n    at ").append(e);
+          }
+        }
+        throw new AssertionError("scan threads never blocked:" + where);
       }
       boolean blocked = scanThreads().stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING
           || t.getState() == Thread.State.WAITING);

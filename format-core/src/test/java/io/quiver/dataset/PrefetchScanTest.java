@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import io.quiver.internal.file.ReadOptions;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,6 +61,7 @@ class PrefetchScanTest {
   static {
     VARIANTS.put("no fetch plan", b -> b.fetchPlans(false));
     VARIANTS.put("defaults", b -> b);
+    VARIANTS.put("a remote store's defaults", b -> b.fetchRequestsInFlight(ReadOptions.DEFAULT_REQUESTS_IN_FLIGHT));
     VARIANTS.put("fetched on the reading thread", b -> b.fetchRequestsInFlight(0));
     VARIANTS.put("tiny requests, tiny read-ahead", b -> b.fetchRequestBytes(64).fetchAheadBytes(256).fetchRequestsInFlight(3));
     VARIANTS.put("one in flight, no gap, no read-ahead", b -> b.fetchRequestsInFlight(1).coalesceGapBytes(0).fetchAheadBytes(0));
@@ -123,6 +126,49 @@ class PrefetchScanTest {
       }
     } finally {
       handles.values().forEach(Dataset::close);
+    }
+  }
+
+  /** The names of the threads that read data-file bytes from the store. */
+  private static ObjectStore recordingReaders(ObjectStore store, Set<String> readers, boolean readAheadPays) {
+    return new ForwardingObjectStore(store) {
+      @Override
+      public int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {
+        if (key.startsWith("data/")) {
+          readers.add(Thread.currentThread().getName());
+        }
+        return super.readRangeInto(key, offset, target);
+      }
+
+      @Override
+      public boolean readAheadPays() {
+        return readAheadPays;
+      }
+    };
+  }
+
+  @Test
+  void storesThatGainNothingFromReadAheadAreReadOnTheScanningThreadUnlessToldOtherwise() {
+    for (boolean pays : List.of(false, true)) {
+      Set<String> readers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      Table t = Table.of(allocator, s -> recordingReaders(s, readers, pays));
+      try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 150);
+          Dataset ds = Dataset.create("test://t", SampleTable.SCHEMA, List.of(b), t.options().build())) {
+        readers.clear();
+        assertThat(ScanFixture.rows(ds.newScan().open())).hasSize(150);
+        if (pays) {
+          assertThat(readers).as("a remote store's scan reads ahead on fetch threads")
+              .anyMatch(n -> n.startsWith("quiver-fetch-"));
+        } else {
+          assertThat(readers).as("a local store's scan reads on its own thread").containsExactly(
+              Thread.currentThread().getName());
+        }
+      }
+      readers.clear();
+      try (Dataset ds = t.open(o -> o.fetchRequestsInFlight(2))) {
+        assertThat(ScanFixture.rows(ds.newScan().open())).hasSize(150);
+        assertThat(readers).as("told to read ahead, every store does").anyMatch(n -> n.startsWith("quiver-fetch-"));
+      }
     }
   }
 

@@ -87,6 +87,11 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   @Override
+  public boolean readAheadPays() {
+    return false; // a read costs less than a hand-over to a fetch thread
+  }
+
+  @Override
   public String location() {
     return location;
   }
