@@ -94,7 +94,8 @@ class PyArrowReadsQuiverIT {
   void pyarrowReadsACompressedQuiverDataFileCellForCellAndQuiverReadsPyarrowsLz4AndZstdFiles() throws Exception {
     String uri = "memory://pyarrow-it-" + UUID.randomUUID();
     try (RootAllocator allocator = new RootAllocator()) {
-      DatasetOptions options = DatasetOptions.builder().allocator(allocator).rowsPerBatch(1024).build();
+      // 4,096-row batches: the int64 and string buffers span several ZSTD frames (ZstdFrames), which pyarrow must read too.
+      DatasetOptions options = DatasetOptions.builder().allocator(allocator).rowsPerBatch(4096).build();
       Path quiverFile = dir.resolve("quiver.arrow");
       try (VectorSchemaRoot data = rows(allocator)) {
         try (Dataset ds = Dataset.create(uri, SCHEMA, List.of(data), options, Map.of("write.compression.exclude", "emb"))) {

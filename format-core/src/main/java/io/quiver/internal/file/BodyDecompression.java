@@ -166,7 +166,7 @@ final class BodyDecompression {
     return out;
   }
 
-  private static void checkDeclared(long declared, long payload, long bound, byte codec, Where where) {
+  static void checkDeclared(long declared, long payload, long bound, byte codec, Where where) {
     if (declared < 0 || declared > bound) {
       throw where.corrupt(
           "declares " + declared + " uncompressed bytes, but at most " + bound + " fit the batch's values");

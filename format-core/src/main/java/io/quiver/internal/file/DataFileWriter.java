@@ -11,14 +11,12 @@ import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.ArrowBodyCompression;
@@ -36,8 +34,8 @@ import org.apache.arrow.vector.util.TransferPair;
  *
  * <p>The file is an Arrow IPC file (no dictionaries) that any Arrow implementation can open. Without
  * compression it is data-file format 1.0; with {@link FileCompression} ZSTD it is format 1.1: every record
- * batch body uses Arrow's own buffer compression (ZSTD through Arrow's {@code arrow-compression} codec),
- * with the buffers of the columns the compression leaves plain stored uncompressed inside it, so an Arrow
+ * batch body uses Arrow's own buffer compression (ZSTD, each buffer a run of independent frames: {@link
+ * ZstdFrames}), with the buffers of the columns the compression leaves plain stored uncompressed inside it, so an Arrow
  * reader with its compression module (pyarrow, Arrow C++, Arrow Java with {@code arrow-compression}) opens
  * it. Rows are re-chunked into record batches of exactly {@code rowsPerBatch} rows (the last may
  * be shorter) so that batch boundaries are predictable for readers regardless of how callers slice their
@@ -75,7 +73,8 @@ public final class DataFileWriter implements AutoCloseable {
   private final ObjectStore.ObjectWriter out;
   private final BatchWriter arrow;
   /** Null when the file is written uncompressed (format 1.0). */
-  private final CompressionCodec codec;
+  /** Whether any column is compressed: bodies are then ZSTD-compressed, each buffer as {@link ZstdFrames}. */
+  private final boolean compressing;
   /** Per preorder field of the schema: whether its buffers are compressed. */
   private final boolean[] compressedFields;
   private final FileCompression compression;
@@ -123,8 +122,7 @@ public final class DataFileWriter implements AutoCloseable {
     for (int c = 0; c < layout.atomicField.length; c++) {
       compress |= compression.compresses(c);
     }
-    this.codec = compress ? CommonsCompressionFactory.INSTANCE.createCodec(
-        CompressionUtil.CodecType.ZSTD, compression.level()) : null;
+    this.compressing = compress;
     this.formatMinor = compress ? COMPRESSED_FORMAT_MINOR : FORMAT_MINOR;
     BufferAllocator child = allocator.newChildAllocator("DataFileWriter " + key, 0, Long.MAX_VALUE);
     VectorSchemaRoot root = null;
@@ -212,7 +210,7 @@ public final class DataFileWriter implements AutoCloseable {
 
   private void flush() throws IOException {
     long[] fieldBytes = new long[layout.fieldCount()];
-    if (codec == null) {
+    if (!compressing) {
       int[] field = {0};
       for (FieldVector v : stage.getFieldVectors()) {
         measure(v, field, fieldBytes);
@@ -276,10 +274,9 @@ public final class DataFileWriter implements AutoCloseable {
     nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
     for (ArrowBuf buf : v.getFieldBuffers()) {
       if (compressed) {
-        buf.getReferenceManager().retain(); // compress() releases its input; the vector keeps its buffer
-        ArrowBuf packed = codec.compress(allocator, buf);
+        ArrowBuf packed = ZstdFrames.compress(allocator, buf, compression.level());
         long raw = buf.writerIndex();
-        if (packed.getLong(0) != CompressionUtil.NO_COMPRESSION_LENGTH
+        if (raw > 0
             && !compression.keeps(packed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
           packed.close(); // saves too little to be worth a decompression on every read
           packed = CompressionUtil.packageRawBuffer(allocator, buf);

@@ -6,8 +6,8 @@ import java.util.Set;
 
 /**
  * How {@link DataFileWriter} compresses the record batch bodies of one data file (data-file format 1.1):
- * Arrow IPC buffer compression with ZSTD at {@code level}, through Arrow's {@code arrow-compression} codec
- * (zstd-jni), except for the buffers of the atomic columns in {@code plainColumns}, which are stored
+ * Arrow IPC buffer compression with ZSTD at {@code level} (zstd-jni; each buffer a run of {@link
+ * ZstdFrames#FRAME_BYTES} frames, so a point read decompresses only what it needs), except for the buffers of the atomic columns in {@code plainColumns}, which are stored
  * uncompressed inside the compressed body (Arrow's "uncompressed length -1" marker). A buffer whose ZSTD
  * form saves less than {@code minSavings} of its size is stored uncompressed as well: readers then slice it
  * instead of decompressing it (random floats save a few percent and would cost a decompression on every read).

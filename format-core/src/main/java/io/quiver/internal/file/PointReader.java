@@ -35,7 +35,9 @@ import org.apache.arrow.vector.complex.StructVector;
  * <p>Compressed bodies (format 1.1): each buffer starts with its 8-byte uncompressed length, -1 for a
  * buffer stored raw ({@code write.compression.min-savings}). The first round reads that prefix together
  * with the wanted bytes as if the buffer were raw; a raw buffer is then done, a compressed one is fetched
- * whole and decompressed (a compressed stream cannot be entered in the middle). A column with children
+ * whole, and only the ZSTD frames holding the wanted bytes are decompressed (Quiver writes each buffer as
+ * frames of {@link ZstdFrames#FRAME_BYTES}; a buffer of one frame, as other writers produce, is decompressed
+ * whole). A column with children
  * (lists, maps, fixed-size lists) is read as a whole column of the batch ({@link DataFileReader#readBatch}):
  * its values are scattered over its children, and point reads would save little. Every number read is
  * checked (offsets inside their values, lengths inside their buffer) before it is used: a damaged file is a
@@ -300,6 +302,11 @@ public final class PointReader {
     /** The whole buffer, decompressed (Arrow memory owned by the plan), once fetched. */
     ArrowBuf whole;
     long declared;
+    /** A framed ZSTD buffer's compressed bytes and frames; {@link #whole} then fills frame by frame. */
+    ArrowBuf compressedFrames;
+    List<ZstdFrames.Frame> frames;
+    boolean[] decoded;
+    BodyDecompression.Where frameWhere;
     final List<long[]> wanted = new ArrayList<>();
     final TreeMap<Long, byte[]> pieces = new TreeMap<>();
     final List<Item> pending = new ArrayList<>();
@@ -369,6 +376,10 @@ public final class PointReader {
         default -> {
           BodyDecompression.Where where = BodyDecompression.Where.batch(md.location(), batch)
               .buffer(index, path, kind.getType());
+          if (framesOf(bytes, where)) {
+            state = WHOLE;
+            return;
+          }
           ArrowBuf compressed = plan.allocator.buffer(bytes.length);
           plan.owned.add(compressed);
           compressed.setBytes(0, bytes);
@@ -376,6 +387,69 @@ public final class PointReader {
               bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, plan.allocator, plan.owned, where);
           state = WHOLE;
         }
+      }
+    }
+
+    /**
+     * A ZSTD buffer written as several frames ({@link ZstdFrames}) is kept compressed, and {@link #bytes}
+     * decompresses only the frames it reads into {@link #whole}. False for a single frame or anything the
+     * frame headers do not describe exactly: the caller then decompresses it whole, with every check.
+     */
+    private boolean framesOf(byte[] bytes, BodyDecompression.Where where) {
+      if (md.codec(batch) != org.apache.arrow.flatbuf.CompressionType.ZSTD || bytes.length <= PREFIX) {
+        return false;
+      }
+      long size = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+      List<ZstdFrames.Frame> index = size > 0 ? ZstdFrames.index(bytes, PREFIX, bytes.length - PREFIX, size) : null;
+      if (index == null || index.size() < 2) {
+        return false;
+      }
+      BodyDecompression.checkDeclared(size, bytes.length - PREFIX, bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound,
+          md.codec(batch), where);
+      ArrowBuf compressed = plan.allocator.buffer(bytes.length);
+      plan.owned.add(compressed);
+      compressed.setBytes(0, bytes);
+      ArrowBuf out = plan.allocator.buffer(size);
+      plan.owned.add(out);
+      this.compressedFrames = compressed;
+      this.frames = index;
+      this.decoded = new boolean[index.size()];
+      this.frameWhere = where;
+      this.whole = out.slice(0, size);
+      return true;
+    }
+
+    /** Decompresses the frames holding bytes {@code [pos, pos + n)} that are not decompressed yet. */
+    private void decodeFrames(long pos, long n) {
+      int lo = 0;
+      int hi = frames.size() - 1;
+      while (lo < hi) { // the first frame ending after pos
+        int mid = (lo + hi) >>> 1;
+        if (frames.get(mid).end() <= pos) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      for (int f = lo; f < frames.size() && frames.get(f).start() < pos + n; f++) {
+        if (decoded[f]) {
+          continue;
+        }
+        ZstdFrames.Frame frame = frames.get(f);
+        long got;
+        try {
+          got = com.github.luben.zstd.Zstd.decompressUnsafe(whole.memoryAddress() + frame.start(), frame.length(),
+              compressedFrames.memoryAddress() + PREFIX + frame.compressedStart(), frame.compressedLength());
+        } catch (RuntimeException e) {
+          throw frameWhere.corrupt("frame " + f + " does not decompress as ZSTD (" + e.getMessage() + ")");
+        }
+        if (com.github.luben.zstd.Zstd.isError(got) || got != frame.length()) {
+          throw frameWhere.corrupt("frame " + f + " does not decompress as ZSTD into the " + frame.length()
+              + " bytes its header declares ("
+              + (com.github.luben.zstd.Zstd.isError(got) ? com.github.luben.zstd.Zstd.getErrorName(got) : got + " bytes")
+              + ")");
+        }
+        decoded[f] = true;
       }
     }
 
@@ -411,6 +485,9 @@ public final class PointReader {
         if (pos < 0 || pos + n > whole.capacity()) {
           throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName()
               + " buffer that decompresses to " + whole.capacity());
+        }
+        if (frames != null) {
+          decodeFrames(pos, n);
         }
         byte[] out = new byte[n];
         whole.getBytes(pos, out);

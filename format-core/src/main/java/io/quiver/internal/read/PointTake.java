@@ -237,7 +237,8 @@ final class PointTake {
     final Schema projected;
     final Schema table;
     final long[] offsets;
-    final Map<DataFile, FileReads> files = new LinkedHashMap<>();
+    /** Keyed by path: a DataFile's record hash walks its statistics, which showed in take profiles. */
+    final Map<String, FileReads> files = new LinkedHashMap<>();
     final List<OverlayInfo> overlays = new ArrayList<>();
     final Map<Integer, CellRef[]> cells = new HashMap<>();
     /** Per struct id and offset: a validity row to read, or null when the answer needs no read. */
@@ -297,7 +298,7 @@ final class PointTake {
     }
 
     private FileReads base(DataFile file) {
-      return files.computeIfAbsent(file, f -> new FileReads(f, FragmentFiles.base(io, fragment, f)));
+      return files.computeIfAbsent(file.path(), p -> new FileReads(file, FragmentFiles.base(io, fragment, file)));
     }
 
     /** The overlay as far as the projection needs it, or null when it touches nothing projected. */
@@ -319,7 +320,7 @@ final class PointTake {
         return null;
       }
       FileReads reads = new FileReads(file, FragmentFiles.overlay(io, fragment, overlay));
-      files.put(file, reads);
+      files.put(file.path(), reads);
       return new OverlayInfo(overlay, reads, positions);
     }
 
@@ -362,7 +363,7 @@ final class PointTake {
           }
         }
         if (ref == null && base != null) {
-          ref = files.get(base).cell(base.columnOf(field.id()), offset);
+          ref = files.get(base.path()).cell(base.columnOf(field.id()), offset);
         }
         refs[j] = ref;
       }
@@ -408,7 +409,7 @@ final class PointTake {
           if (source == null) {
             constants[j] = true; // no base file stores a live descendant: null
           } else {
-            refs[j] = files.get(source.file()).struct(source.column(), depth, offset);
+            refs[j] = files.get(source.file().path()).struct(source.column(), depth, offset);
           }
         }
       }
