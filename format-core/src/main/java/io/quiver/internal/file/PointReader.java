@@ -35,9 +35,8 @@ import org.apache.arrow.vector.complex.StructVector;
  * <p>Compressed bodies (format 1.1): each buffer starts with its 8-byte uncompressed length, -1 for a
  * buffer stored raw ({@code write.compression.min-savings}). The first round reads that prefix together
  * with the wanted bytes as if the buffer were raw; a raw buffer is then done, a compressed one is fetched
- * whole, and only the ZSTD frames holding the wanted bytes are decompressed (Quiver writes each buffer as
- * frames of {@link ZstdFrames#FRAME_BYTES}; a buffer of one frame, as other writers produce, is decompressed
- * whole). A column with children
+ * whole and decompressed, unless it carries a frame index ({@link ZstdFrames}, read with the prefix): then
+ * only the frames holding the wanted bytes are fetched and decompressed. A column with children
  * (lists, maps, fixed-size lists) is read as a whole column of the batch ({@link DataFileReader#readBatch}):
  * its values are scattered over its children, and point reads would save little. Every number read is
  * checked (offsets inside their values, lengths inside their buffer) before it is used: a damaged file is a
@@ -49,6 +48,8 @@ public final class PointReader {
   private static final int RAW = 1;
   private static final int WHOLE_WANTED = 2;
   private static final int WHOLE = 3;
+  /** A ZSTD buffer with a frame index: {@link Buf#whole} fills frame by frame as wants arrive. */
+  private static final int FRAMED = 4;
 
   private final ObjectStore store;
   private final DataFileReader files;
@@ -285,6 +286,7 @@ public final class PointReader {
     static final int PREFIX_ITEM = 0;
     static final int PIECE = 1;
     static final int WHOLE_ITEM = 2;
+    static final int FRAME_ITEM = 3;
   }
 
   /** One buffer of one batch: which of its payload bytes are wanted, and those fetched so far. */
@@ -302,11 +304,14 @@ public final class PointReader {
     /** The whole buffer, decompressed (Arrow memory owned by the plan), once fetched. */
     ArrowBuf whole;
     long declared;
-    /** A framed ZSTD buffer's compressed bytes and frames; {@link #whole} then fills frame by frame. */
-    ArrowBuf compressedFrames;
-    List<ZstdFrames.Frame> frames;
+    /** The buffer's first bytes (length prefix and a frame index, if any), read with the prefix. */
+    byte[] head;
+    /** Payload ranges asked for before the prefix was read, kept in case the buffer turns out framed. */
+    final List<long[]> asked = new ArrayList<>();
+    /** A framed buffer's index, and which of its frames are decompressed into {@link #whole} or wanted. */
+    ZstdFrames.Index frames;
     boolean[] decoded;
-    BodyDecompression.Where frameWhere;
+    final java.util.TreeSet<Integer> needFrames = new java.util.TreeSet<>();
     final List<long[]> wanted = new ArrayList<>();
     final TreeMap<Long, byte[]> pieces = new TreeMap<>();
     final List<Item> pending = new ArrayList<>();
@@ -335,8 +340,13 @@ public final class PointReader {
       if (n <= 0 || state == WHOLE || state == WHOLE_WANTED) {
         return;
       }
+      if (state == FRAMED) {
+        needFrames(pos, n);
+        return;
+      }
       if (state == UNKNOWN && pos >= 0 && pos + n > payloadLength()) {
         beyondPayload = true; // only a compressed buffer can hold it: decided when the prefix is read
+        asked.add(new long[] {pos, pos + n});
         return;
       }
       if (pos < 0 || pos + n > payloadLength()) {
@@ -344,16 +354,34 @@ public final class PointReader {
             + payloadLength() + " bytes");
       }
       wanted.add(new long[] {pos, pos + n});
+      if (state == UNKNOWN) {
+        asked.add(new long[] {pos, pos + n});
+      }
+    }
+
+    /** Marks the frames holding uncompressed bytes {@code [pos, pos + n)} as needed (unless decompressed). */
+    private void needFrames(long pos, long n) {
+      if (pos < 0 || pos + n > frames.declared()) {
+        throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName()
+            + " buffer that decompresses to " + frames.declared());
+      }
+      int last = (int) ((pos + n - 1) / frames.frameBytes());
+      for (int f = (int) (pos / frames.frameBytes()); f <= last; f++) {
+        if (!decoded[f]) {
+          needFrames.add(f);
+        }
+      }
     }
 
     boolean ready() {
-      return (state == RAW && wanted.isEmpty()) || state == WHOLE;
+      return (state == RAW && wanted.isEmpty()) || state == WHOLE || (state == FRAMED && needFrames.isEmpty());
     }
 
     void items(List<Item> out) {
       long payloadBase = start + (framed ? PREFIX : 0);
       if (state == UNKNOWN && pending.stream().noneMatch(i -> i.kind() == Item.PREFIX_ITEM)) {
-        out.add(new Item(this, Item.PREFIX_ITEM, start, start + PREFIX, -1));
+        long head = md.codec(batch) == org.apache.arrow.flatbuf.CompressionType.ZSTD ? ZstdFrames.INDEX_PEEK : 0;
+        out.add(new Item(this, Item.PREFIX_ITEM, start, start + Math.min(length, PREFIX + head), -1));
       }
       if (state == UNKNOWN || state == RAW) {
         wanted.sort((a, b) -> Long.compare(a[0], b[0]));
@@ -363,6 +391,10 @@ public final class PointReader {
         wanted.clear();
       } else if (state == WHOLE_WANTED) {
         out.add(new Item(this, Item.WHOLE_ITEM, start, start + length, -1));
+      } else if (state == FRAMED) {
+        for (int f : needFrames) {
+          out.add(new Item(this, Item.FRAME_ITEM, payloadBase + frames.starts()[f], payloadBase + frames.starts()[f + 1], f));
+        }
       }
     }
 
@@ -370,16 +402,13 @@ public final class PointReader {
       switch (item.kind()) {
         case Item.PREFIX_ITEM -> {
           declared = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+          head = bytes;
           pending.add(item);
         }
         case Item.PIECE -> pieces.put(item.payloadStart(), bytes);
+        case Item.FRAME_ITEM -> decode((int) item.payloadStart(), bytes);
         default -> {
-          BodyDecompression.Where where = BodyDecompression.Where.batch(md.location(), batch)
-              .buffer(index, path, kind.getType());
-          if (framesOf(bytes, where)) {
-            state = WHOLE;
-            return;
-          }
+          BodyDecompression.Where where = where();
           ArrowBuf compressed = plan.allocator.buffer(bytes.length);
           plan.owned.add(compressed);
           compressed.setBytes(0, bytes);
@@ -390,67 +419,34 @@ public final class PointReader {
       }
     }
 
-    /**
-     * A ZSTD buffer written as several frames ({@link ZstdFrames}) is kept compressed, and {@link #bytes}
-     * decompresses only the frames it reads into {@link #whole}. False for a single frame or anything the
-     * frame headers do not describe exactly: the caller then decompresses it whole, with every check.
-     */
-    private boolean framesOf(byte[] bytes, BodyDecompression.Where where) {
-      if (md.codec(batch) != org.apache.arrow.flatbuf.CompressionType.ZSTD || bytes.length <= PREFIX) {
-        return false;
-      }
-      long size = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-      List<ZstdFrames.Frame> index = size > 0 ? ZstdFrames.index(bytes, PREFIX, bytes.length - PREFIX, size) : null;
-      if (index == null || index.size() < 2) {
-        return false;
-      }
-      BodyDecompression.checkDeclared(size, bytes.length - PREFIX, bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound,
-          md.codec(batch), where);
-      ArrowBuf compressed = plan.allocator.buffer(bytes.length);
-      plan.owned.add(compressed);
-      compressed.setBytes(0, bytes);
-      ArrowBuf out = plan.allocator.buffer(size);
-      plan.owned.add(out);
-      this.compressedFrames = compressed;
-      this.frames = index;
-      this.decoded = new boolean[index.size()];
-      this.frameWhere = where;
-      this.whole = out.slice(0, size);
-      return true;
+    private BodyDecompression.Where where() {
+      return BodyDecompression.Where.batch(md.location(), batch).buffer(index, path, kind.getType());
     }
 
-    /** Decompresses the frames holding bytes {@code [pos, pos + n)} that are not decompressed yet. */
-    private void decodeFrames(long pos, long n) {
-      int lo = 0;
-      int hi = frames.size() - 1;
-      while (lo < hi) { // the first frame ending after pos
-        int mid = (lo + hi) >>> 1;
-        if (frames.get(mid).end() <= pos) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      for (int f = lo; f < frames.size() && frames.get(f).start() < pos + n; f++) {
-        if (decoded[f]) {
-          continue;
-        }
-        ZstdFrames.Frame frame = frames.get(f);
+    /** Decompresses frame {@code f} (its compressed bytes) into its place in {@link #whole}. */
+    private void decode(int f, byte[] compressed) {
+      long n = frames.length(f);
+      ArrowBuf src = plan.allocator.buffer(compressed.length);
+      try {
+        src.setBytes(0, compressed);
         long got;
         try {
-          got = com.github.luben.zstd.Zstd.decompressUnsafe(whole.memoryAddress() + frame.start(), frame.length(),
-              compressedFrames.memoryAddress() + PREFIX + frame.compressedStart(), frame.compressedLength());
+          got = com.github.luben.zstd.Zstd.decompressUnsafe(whole.memoryAddress() + frames.start(f), n,
+              src.memoryAddress(), compressed.length);
         } catch (RuntimeException e) {
-          throw frameWhere.corrupt("frame " + f + " does not decompress as ZSTD (" + e.getMessage() + ")");
+          throw where().corrupt("frame " + f + " does not decompress as ZSTD (" + e.getMessage() + ")");
         }
-        if (com.github.luben.zstd.Zstd.isError(got) || got != frame.length()) {
-          throw frameWhere.corrupt("frame " + f + " does not decompress as ZSTD into the " + frame.length()
-              + " bytes its header declares ("
+        if (com.github.luben.zstd.Zstd.isError(got) || got != n) {
+          throw where().corrupt("frame " + f + " does not decompress as ZSTD into the " + n
+              + " bytes its index declares ("
               + (com.github.luben.zstd.Zstd.isError(got) ? com.github.luben.zstd.Zstd.getErrorName(got) : got + " bytes")
               + ")");
         }
-        decoded[f] = true;
+      } finally {
+        src.close();
       }
+      decoded[f] = true;
+      needFrames.remove(f);
     }
 
     /** After a round: what the length prefix said decides whether the pieces are the values. */
@@ -473,7 +469,24 @@ public final class PointReader {
         pieces.clear();
         wanted.clear();
         state = WHOLE_WANTED;
+        ZstdFrames.Index ix = md.codec(batch) == org.apache.arrow.flatbuf.CompressionType.ZSTD
+            ? ZstdFrames.index(head, declared, payloadLength()) : null;
+        if (ix != null) {
+          BodyDecompression.checkDeclared(declared, payloadLength(),
+              bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, md.codec(batch), where());
+          ArrowBuf out = plan.allocator.buffer(declared);
+          plan.owned.add(out);
+          whole = out.slice(0, declared);
+          frames = ix;
+          decoded = new boolean[ix.count()];
+          state = FRAMED;
+          for (long[] a : asked) {
+            needFrames(a[0], a[1] - a[0]);
+          }
+        }
       }
+      asked.clear();
+      head = null;
     }
 
     /** Payload bytes {@code [pos, pos + n)}, fetched earlier. */
@@ -487,7 +500,11 @@ public final class PointReader {
               + " buffer that decompresses to " + whole.capacity());
         }
         if (frames != null) {
-          decodeFrames(pos, n);
+          for (int f = (int) (pos / frames.frameBytes()); f <= (pos + n - 1) / frames.frameBytes(); f++) {
+            if (!decoded[f]) {
+              throw new IllegalStateException("frame " + f + " of buffer " + index + " was not fetched");
+            }
+          }
         }
         byte[] out = new byte[n];
         whole.getBytes(pos, out);

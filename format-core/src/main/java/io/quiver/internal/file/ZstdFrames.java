@@ -9,30 +9,41 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.compression.CompressionUtil;
 
 /**
- * ZSTD buffers of Arrow IPC bodies as a run of independent frames, so that a point read decompresses only
- * the frames that hold the values it wants (docs/format.md §5.3).
+ * ZSTD buffers of Arrow IPC bodies as a run of independent frames behind a frame index, so that a point
+ * read fetches and decompresses only the frames that hold the values it wants (docs/format.md §5.1).
  *
  * <p>Arrow IPC stores a ZSTD buffer as its 8-byte uncompressed length followed by "ZSTD data". The ZSTD
- * format (RFC 8878 §3.1) lets that data be several concatenated frames, and every ZSTD decoder,
- * {@code ZSTD_decompress} in Arrow C++ and zstd-jni in Arrow Java among them, decodes them back to back:
- * a framed buffer is an ordinary Arrow buffer to any reader. Quiver writes each buffer as frames of
- * {@link #FRAME_BYTES} uncompressed bytes, each declaring its content size; {@link #index} recovers the
- * frame boundaries from the frame headers alone, without decompressing anything.
+ * format (RFC 8878 §3.1) lets that data be several concatenated frames, and skippable frames among them
+ * that decoders pass over; {@code ZSTD_decompress} in Arrow C++ and zstd-jni in Arrow Java decode such data
+ * back to back. Quiver writes a buffer of more than {@link #FRAME_BYTES} bytes as one skippable frame
+ * holding the index (magic {@link #INDEX_MAGIC}, then tag {@link #INDEX_TAG}, the frame size, the frame
+ * count and each frame's compressed size, all 32-bit little-endian) followed by frames of {@link
+ * #FRAME_BYTES} uncompressed bytes (the last shorter). A smaller buffer is one ordinary frame.
  */
 final class ZstdFrames {
   /**
    * Uncompressed bytes per frame: 1,024 int64 values. A take from a 10M-row table touches about one value
-   * per 8,192-row batch, and decompresses one frame of a buffer instead of all eight of an int64 column
-   * (benchmarks/RESULTS.md, "Point-read take"); the table grows by about a frame header per 8 KiB.
+   * per 8,192-row batch, and fetches and decompresses one frame of a buffer instead of all eight of an
+   * int64 column (benchmarks/RESULTS.md, "Point-read take"); tables grow by about 0.6%.
    */
   static final int FRAME_BYTES = 8 * 1024;
+  /** Magic of the skippable frame holding the index (one of the 16 the ZSTD format reserves). */
+  static final int INDEX_MAGIC = 0x184D2A5E;
+  /** First four bytes of the index's content: "QZF1". */
+  static final int INDEX_TAG = 0x31465A51;
+  /** Most frames an index may list: more makes a reader decompress the buffer whole. */
+  static final int MAX_INDEXED_FRAMES = 126;
+  /** Bytes a reader reads ahead of a compressed buffer's payload to find a whole index of that many frames. */
+  static final int INDEX_PEEK = 8 + 12 + 4 * MAX_INDEXED_FRAMES;
+  /** Largest frame size an index may declare (a bound on what a hostile index can make a reader allocate). */
+  static final int MAX_FRAME_BYTES = 1 << 20;
 
   private ZstdFrames() {}
 
   /**
-   * {@code raw}'s readable bytes compressed at {@code level} as frames of {@link #FRAME_BYTES}, behind the
-   * 8-byte uncompressed length. Empty input gives the 8-byte zero length, as Arrow's own codec does. The
-   * caller keeps ownership of {@code raw}.
+   * {@code raw}'s readable bytes compressed at {@code level} behind the 8-byte uncompressed length: framed
+   * with an index when longer than {@link #FRAME_BYTES}, one frame otherwise. Empty input gives the 8-byte
+   * zero length, as Arrow's own codec does. The caller keeps ownership of {@code raw}.
    */
   static ArrowBuf compress(BufferAllocator allocator, ArrowBuf raw, int level) {
     long length = raw.writerIndex();
@@ -43,22 +54,37 @@ final class ZstdFrames {
       out.writerIndex(prefix);
       return out;
     }
-    long frames = (length + FRAME_BYTES - 1) / FRAME_BYTES;
-    long capacity = prefix + frames * Zstd.compressBound(FRAME_BYTES);
+    int frames = (int) Math.min(Integer.MAX_VALUE, (length + FRAME_BYTES - 1) / FRAME_BYTES);
+    boolean indexed = frames > 1 && frames <= MAX_INDEXED_FRAMES;
+    int frameBytes = indexed ? FRAME_BYTES : (int) Math.min(length, Integer.MAX_VALUE);
+    int count = indexed ? frames : 1;
+    long index = indexed ? 8 + 12 + 4L * count : 0;
+    long capacity = prefix + index + count * Zstd.compressBound(frameBytes);
     ArrowBuf out = allocator.buffer(capacity);
     try {
-      long written = prefix;
-      for (long from = 0; from < length; from += FRAME_BYTES) {
-        long n = Math.min(FRAME_BYTES, length - from);
+      long written = prefix + index;
+      for (int f = 0; f < count; f++) {
+        long from = (long) f * frameBytes;
+        long n = Math.min(frameBytes, length - from);
         long got = Zstd.compressUnsafe(out.memoryAddress() + written, capacity - written,
             raw.memoryAddress() + from, n, level);
         if (Zstd.isError(got)) {
           throw new QuiverException("ZSTD compression of a " + n + "-byte frame failed: " + Zstd.getErrorName(got)
               + "; this is a bug in Quiver or zstd-jni, please report it");
         }
+        if (indexed) {
+          out.setInt(prefix + 20 + 4L * f, Math.toIntExact(got));
+        }
         written += got;
       }
       out.setLong(0, length);
+      if (indexed) {
+        out.setInt(prefix, INDEX_MAGIC);
+        out.setInt(prefix + 4, 12 + 4 * count);
+        out.setInt(prefix + 8, INDEX_TAG);
+        out.setInt(prefix + 12, frameBytes);
+        out.setInt(prefix + 16, count);
+      }
       out.writerIndex(written);
       return out;
     } catch (RuntimeException e) {
@@ -67,41 +93,57 @@ final class ZstdFrames {
     }
   }
 
-  /** One frame of a framed buffer: where its compressed bytes lie in the payload and what it holds. */
-  record Frame(int compressedStart, int compressedLength, long start, long length) {
-    long end() {
-      return start + length;
+  /**
+   * The frame index of a compressed buffer, or null when there is none that describes the buffer exactly.
+   *
+   * @param head the buffer's first bytes, from its 8-byte length on (at most {@link #INDEX_PEEK} + 8)
+   * @param declared the uncompressed length the buffer declares (positive)
+   * @param payload the buffer's bytes after the length
+   */
+  static Index index(byte[] head, long declared, long payload) {
+    if (head.length < 8 + 20) {
+      return null;
     }
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(head).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    if (b.getInt(8) != INDEX_MAGIC || b.getInt(16) != INDEX_TAG) {
+      return null;
+    }
+    long frameSize = b.getInt(12) & 0xffffffffL;
+    int frameBytes = b.getInt(20);
+    int count = b.getInt(24);
+    if (count < 2 || count > MAX_INDEXED_FRAMES || frameSize != 12 + 4L * count || head.length < 8 + 8 + frameSize
+        || frameBytes < 1 || frameBytes > MAX_FRAME_BYTES
+        || declared <= (long) (count - 1) * frameBytes || declared > (long) count * frameBytes) {
+      return null;
+    }
+    long[] starts = new long[count + 1];
+    starts[0] = 8 + frameSize; // payload offsets, after the index frame
+    for (int f = 0; f < count; f++) {
+      long size = b.getInt(28 + 4 * f) & 0xffffffffL;
+      long content = Math.min(frameBytes, declared - (long) f * frameBytes);
+      if (size == 0 || content > size * BodyDecompression.MAX_EXPANSION) {
+        return null;
+      }
+      starts[f + 1] = starts[f] + size;
+    }
+    return starts[count] == payload ? new Index(frameBytes, declared, starts) : null;
   }
 
   /**
-   * The frames of a ZSTD payload (the bytes after the length prefix), from their headers, or null when
-   * the payload is not a run of frames that each declare their content size summing to {@code declared}
-   * (a writer other than Quiver, or damage): the caller then decompresses the payload whole, which checks
-   * everything.
+   * A buffer's frames: frame {@code f} holds uncompressed bytes {@code [f × frameBytes, …)} and its
+   * compressed bytes are payload bytes {@code [starts[f], starts[f + 1])}.
    */
-  static List<Frame> index(byte[] payload, int from, int length, long declared) {
-    List<Frame> frames = new ArrayList<>();
-    int pos = from;
-    int end = from + length;
-    long start = 0;
-    while (pos < end) {
-      long size;
-      long content;
-      try {
-        size = Zstd.findFrameCompressedSize(payload, pos, end - pos);
-        content = Zstd.getFrameContentSize(payload, pos, end - pos);
-      } catch (RuntimeException e) {
-        return null;
-      }
-      if (Zstd.isError(size) || size <= 0 || size > end - pos || content < 0
-          || content > size * BodyDecompression.MAX_EXPANSION || start + content > declared) {
-        return null; // errors, an unknown content size (negative), or more than the buffer declares
-      }
-      frames.add(new Frame(pos - from, (int) size, start, content));
-      start += content;
-      pos += (int) size;
+  record Index(int frameBytes, long declared, long[] starts) {
+    int count() {
+      return starts.length - 1;
     }
-    return start == declared ? frames : null;
+
+    long start(int f) {
+      return (long) f * frameBytes;
+    }
+
+    long length(int f) {
+      return Math.min(frameBytes, declared - start(f));
+    }
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.github.luben.zstd.Zstd;
-import com.github.luben.zstd.ZstdCompressCtx;
 import io.quiver.exceptions.CorruptFileException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -30,7 +29,7 @@ class ZstdFramesTest extends DataFileTestBase {
   private static final int BATCH = 8192;
 
   @Test
-  void aBufferIsFramesOfFrameBytesThatArrowsOwnCodecDecompressesWhole() {
+  void aBufferIsAnIndexAndFramesThatArrowsOwnCodecDecompressesWhole() {
     byte[] raw = new byte[100_003];
     for (int i = 0; i < raw.length; i++) {
       raw[i] = (byte) (i / 7 + i % 13);
@@ -42,17 +41,21 @@ class ZstdFramesTest extends DataFileTestBase {
       try (ArrowBuf out = ZstdFrames.compress(allocator, in, 1)) {
         packed = new byte[(int) out.writerIndex()];
         out.getBytes(0, packed);
-        List<ZstdFrames.Frame> frames = ZstdFrames.index(packed, 8, packed.length - 8, raw.length);
-        assertThat(frames).hasSize((raw.length + ZstdFrames.FRAME_BYTES - 1) / ZstdFrames.FRAME_BYTES);
-        assertThat(frames.get(1).start()).isEqualTo(ZstdFrames.FRAME_BYTES);
-        assertThat(frames.get(frames.size() - 1).length()).isEqualTo(raw.length % ZstdFrames.FRAME_BYTES);
-        CompressionCodec arrow =
-            CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD);
+        ZstdFrames.Index index = ZstdFrames.index(head(packed), raw.length, packed.length - 8);
+        assertThat(index.count()).isEqualTo((raw.length + ZstdFrames.FRAME_BYTES - 1) / ZstdFrames.FRAME_BYTES);
+        assertThat(index.frameBytes()).isEqualTo(ZstdFrames.FRAME_BYTES);
+        assertThat(index.length(index.count() - 1)).isEqualTo(raw.length % ZstdFrames.FRAME_BYTES);
+        for (int f = 0; f < index.count(); f++) { // each frame alone decodes to its slice
+          byte[] frame = Arrays.copyOfRange(packed, 8 + (int) index.starts()[f], 8 + (int) index.starts()[f + 1]);
+          assertThat(Zstd.decompress(frame, (int) index.length(f)))
+              .isEqualTo(Arrays.copyOfRange(raw, (int) index.start(f), (int) (index.start(f) + index.length(f))));
+        }
+        CompressionCodec arrow = CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD);
         out.getReferenceManager().retain(); // Arrow's decompress releases its input
         try (ArrowBuf whole = arrow.decompress(allocator, out)) {
           byte[] back = new byte[(int) whole.writerIndex()];
           whole.getBytes(0, back);
-          assertThat(back).isEqualTo(raw);
+          assertThat(back).as("Arrow Java's codec skips the index frame").isEqualTo(raw);
         }
       }
       assertThat(Zstd.decompress(Arrays.copyOfRange(packed, 8, packed.length), raw.length)).isEqualTo(raw);
@@ -60,22 +63,34 @@ class ZstdFramesTest extends DataFileTestBase {
   }
 
   @Test
-  void theIndexIsAbsentForWhatItCannotDescribeExactly() {
-    byte[] data = "a few bytes that compress a little, a few bytes".getBytes(StandardCharsets.UTF_8);
-    byte[] frame = Zstd.compress(data, 1);
-    byte[] two = concat(frame, frame);
-    assertThat(ZstdFrames.index(two, 0, two.length, 2L * data.length)).hasSize(2);
-    assertThat(ZstdFrames.index(two, 0, two.length, 2L * data.length + 1)).as("declares more").isNull();
-    assertThat(ZstdFrames.index(two, 0, two.length, data.length)).as("declares less").isNull();
-    assertThat(ZstdFrames.index(two, 0, two.length - 3, 2L * data.length)).as("truncated").isNull();
-    byte[] garbage = "not zstd at all, not even close".getBytes(StandardCharsets.UTF_8);
-    assertThat(ZstdFrames.index(garbage, 0, garbage.length, 10)).isNull();
-    try (ZstdCompressCtx ctx = new ZstdCompressCtx()) {
-      ctx.setContentSize(false);
-      byte[] unsized = ctx.compress(data);
-      assertThat(ZstdFrames.index(concat(unsized, unsized), 0, 2 * unsized.length, 2L * data.length))
-          .as("frames without a content size").isNull();
+  void theIndexIsAbsentUnlessItDescribesTheBufferExactly() {
+    byte[] raw = new byte[3 * ZstdFrames.FRAME_BYTES + 5];
+    Arrays.fill(raw, (byte) 'q');
+    byte[] packed;
+    try (ArrowBuf in = allocator.buffer(raw.length)) {
+      in.setBytes(0, raw);
+      in.writerIndex(raw.length);
+      try (ArrowBuf out = ZstdFrames.compress(allocator, in, 1)) {
+        packed = new byte[(int) out.writerIndex()];
+        out.getBytes(0, packed);
+      }
     }
+    long payload = packed.length - 8;
+    assertThat(ZstdFrames.index(head(packed), raw.length, payload).count()).isEqualTo(4);
+    assertThat(ZstdFrames.index(head(packed), raw.length + ZstdFrames.FRAME_BYTES, payload))
+        .as("declares more than its frames hold").isNull();
+    assertThat(ZstdFrames.index(head(packed), 3L * ZstdFrames.FRAME_BYTES, payload))
+        .as("declares fewer frames").isNull();
+    assertThat(ZstdFrames.index(head(packed), raw.length, payload - 1)).as("sizes do not sum to the payload").isNull();
+    assertThat(ZstdFrames.index(Arrays.copyOf(packed, 30), raw.length, payload)).as("index cut short").isNull();
+    byte[] tag = packed.clone();
+    tag[16] ^= 1;
+    assertThat(ZstdFrames.index(head(tag), raw.length, payload)).as("another tag").isNull();
+    byte[] size = packed.clone();
+    size[28] ^= 1;
+    assertThat(ZstdFrames.index(head(size), raw.length, payload)).as("a frame size changed").isNull();
+    byte[] plain = concat(new byte[8], Zstd.compress(raw, 1)); // one ordinary frame, as other writers write
+    assertThat(ZstdFrames.index(head(plain), raw.length, plain.length - 8)).isNull();
   }
 
   @Test
@@ -83,11 +98,11 @@ class ZstdFramesTest extends DataFileTestBase {
     try (VectorSchemaRoot data = data()) {
       Files.write(store, "data/f.arrow", data, allocator, BATCH, FileCompression.zstd(1));
       DataFileMetadata md = reader.metadata("data/f.arrow");
-      assertThat(frames(md, 0, 1)).as("int64 values of batch 0").hasSize(8);
-      assertThat(frames(md, 0, 4).size()).as("string bytes of batch 0").isGreaterThan(8);
+      assertThat(frames(md, 0, 1).count()).as("int64 values of batch 0").isEqualTo(8);
+      assertThat(frames(md, 0, 4).count()).as("string bytes of batch 0").isGreaterThan(8);
       PointReader points = new PointReader(store, reader, ReadOptions.DEFAULT_COALESCE_GAP_BYTES);
       int[] rows = {0, 1023, 1024, 4097, 8191};
-      assertThat(frames(md, 1, 1)).as("int64 values of batch 1").hasSize(8);
+      assertThat(frames(md, 1, 1).count()).as("int64 values of batch 1").isEqualTo(8);
       try (PointReader.Result r = points.read("data/f.arrow",
           List.of(new PointReader.Cells(1, 0, rows), new PointReader.Cells(1, 1, rows),
               new PointReader.Cells(4, 1, new int[] {0, ROWS - 4 * BATCH - 1})),
@@ -106,31 +121,42 @@ class ZstdFramesTest extends DataFileTestBase {
   }
 
   @Test
-  void aDamagedFrameIsACorruptFileNamingTheFile() {
+  void aDamagedFrameIsACorruptFileAndRowsInOtherFramesStillRead() {
     try (VectorSchemaRoot data = data()) {
       Files.write(store, "data/d.arrow", data, allocator, BATCH, FileCompression.zstd(1));
       DataFileMetadata md = reader.metadata("data/d.arrow");
       long[] range = md.bufferRange(0, 1);
-      ZstdFrames.Frame third = frames(md, 0, 1).get(2);
+      ZstdFrames.Index index = frames(md, 0, 1);
       byte[] file = store.read("data/d.arrow");
-      int header = (int) range[0] + 8 + third.compressedStart();
-      file[header + frameHeaderLength(file[header + 4])] |= 0b110; // block type 3: reserved, never valid
+      int third = (int) (range[0] + 8 + index.starts()[2]);
+      file[third + frameHeaderLength(file[third + 4])] |= 0b110; // block type 3: reserved, never valid
       store.write("data/d.arrow", file);
       DataFileReader fresh = new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
       PointReader points = new PointReader(store, fresh, ReadOptions.DEFAULT_COALESCE_GAP_BYTES);
       assertThatExceptionOfType(CorruptFileException.class)
           .isThrownBy(() -> points.read("data/d.arrow", List.of(new PointReader.Cells(0, 0, new int[] {2100})),
               List.of(), allocator).close())
-          .withMessageContaining("data/d.arrow");
+          .withMessageContaining("data/d.arrow")
+          .withMessageContaining("frame 2");
+      try (PointReader.Result r = points.read("data/d.arrow",
+          List.of(new PointReader.Cells(0, 0, new int[] {100, 5000})), List.of(), allocator)) {
+        PointReader.Values ids = r.values().get(0);
+        assertThat(((BigIntVector) ids.vector()).get(ids.index(0))).isEqualTo(300);
+        assertThat(((BigIntVector) ids.vector()).get(ids.index(1))).isEqualTo(15_000);
+      }
     }
   }
 
-  private List<ZstdFrames.Frame> frames(DataFileMetadata md, int batch, int buffer) {
+  private ZstdFrames.Index frames(DataFileMetadata md, int batch, int buffer) {
     long[] range = md.bufferRange(batch, buffer);
     byte[] bytes = Arrays.copyOfRange(store.read(md.location().substring(md.location().indexOf("data/"))),
         (int) range[0], (int) (range[0] + range[1]));
     long declared = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
-    return ZstdFrames.index(bytes, 8, bytes.length - 8, declared);
+    return ZstdFrames.index(head(bytes), declared, bytes.length - 8);
+  }
+
+  private static byte[] head(byte[] buffer) {
+    return Arrays.copyOf(buffer, Math.min(buffer.length, 8 + ZstdFrames.INDEX_PEEK));
   }
 
   /** Bytes of a ZSTD frame header (RFC 8878 §3.1.1.1) from its descriptor byte. */
