@@ -201,9 +201,36 @@ public final class PointReader {
       this.allocator = allocator;
     }
 
+    /**
+     * One ZSTD context and compressed-bytes scratch for every frame the read decompresses: a context per
+     * call ({@code Zstd.decompress}) costs more than decompressing an 8 KiB frame.
+     */
+    private com.github.luben.zstd.ZstdDecompressCtx zstd;
+    private ByteBuffer scratch;
+
+    com.github.luben.zstd.ZstdDecompressCtx zstd() {
+      if (zstd == null) {
+        zstd = new com.github.luben.zstd.ZstdDecompressCtx();
+      }
+      return zstd;
+    }
+
+    ByteBuffer scratch(byte[] bytes) {
+      if (scratch == null || scratch.capacity() < bytes.length) {
+        scratch = ByteBuffer.allocateDirect(Math.max(bytes.length, 64 * 1024));
+      }
+      scratch.clear();
+      scratch.put(bytes).flip();
+      return scratch;
+    }
+
     void release() {
       owned.forEach(ArrowBuf::close);
       owned.clear();
+      if (zstd != null) {
+        zstd.close();
+        zstd = null;
+      }
     }
 
     Buf buffer(int batch, int field, int k) {
@@ -425,25 +452,17 @@ public final class PointReader {
 
     /** Decompresses frame {@code f} (its compressed bytes) into its place in {@link #whole}. */
     private void decode(int f, byte[] compressed) {
-      long n = frames.length(f);
-      ArrowBuf src = plan.allocator.buffer(compressed.length);
+      int n = Math.toIntExact(frames.length(f));
+      ByteBuffer src = plan.scratch(compressed);
+      long got;
       try {
-        src.setBytes(0, compressed);
-        long got;
-        try {
-          got = com.github.luben.zstd.Zstd.decompressUnsafe(whole.memoryAddress() + frames.start(f), n,
-              src.memoryAddress(), compressed.length);
-        } catch (RuntimeException e) {
-          throw where().corrupt("frame " + f + " does not decompress as ZSTD (" + e.getMessage() + ")");
-        }
-        if (com.github.luben.zstd.Zstd.isError(got) || got != n) {
-          throw where().corrupt("frame " + f + " does not decompress as ZSTD into the " + n
-              + " bytes its index declares ("
-              + (com.github.luben.zstd.Zstd.isError(got) ? com.github.luben.zstd.Zstd.getErrorName(got) : got + " bytes")
-              + ")");
-        }
-      } finally {
-        src.close();
+        got = plan.zstd().decompressDirectByteBuffer(whole.nioBuffer(frames.start(f), n), 0, n, src, 0,
+            compressed.length);
+      } catch (RuntimeException e) { // zstd-jni throws ZstdException for corrupt input
+        throw where().corrupt("frame " + f + " does not decompress as ZSTD (" + e.getMessage() + ")");
+      }
+      if (got != n) {
+        throw where().corrupt("frame " + f + " decompresses to " + got + " bytes, but its index declares " + n);
       }
       decoded[f] = true;
       needFrames.remove(f);
