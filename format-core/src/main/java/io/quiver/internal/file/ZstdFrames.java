@@ -22,17 +22,17 @@ import org.apache.arrow.vector.compression.CompressionUtil;
  */
 final class ZstdFrames {
   /**
-   * Uncompressed bytes per frame: 1,024 int64 values. A take from a 10M-row table touches about one value
-   * per 8,192-row batch, and fetches and decompresses one frame of a buffer instead of all eight of an
-   * int64 column (benchmarks/RESULTS.md, "Point-read take"); tables grow by about 0.6%.
+   * Uncompressed bytes per frame: 512 int64 values. A take from a 10M-row table touches about one value per
+   * 8,192-row batch, and fetches and decompresses one frame of a buffer instead of all sixteen of an int64
+   * column; tables grow by under 0.1% (benchmarks/RESULTS.md, "Point-read take", 4 KiB against 8 KiB).
    */
-  static final int FRAME_BYTES = 8 * 1024;
+  static final int FRAME_BYTES = 4 * 1024;
   /** Magic of the skippable frame holding the index (one of the 16 the ZSTD format reserves). */
   static final int INDEX_MAGIC = 0x184D2A5E;
   /** First four bytes of the index's content: "QZF1". */
   static final int INDEX_TAG = 0x31465A51;
   /** Most frames an index may list: more makes a reader decompress the buffer whole. */
-  static final int MAX_INDEXED_FRAMES = 126;
+  static final int MAX_INDEXED_FRAMES = 254;
   /** Bytes a reader reads ahead of a compressed buffer's payload to find a whole index of that many frames. */
   static final int INDEX_PEEK = 8 + 12 + 4 * MAX_INDEXED_FRAMES;
   /** Largest frame size an index may declare (a bound on what a hostile index can make a reader allocate). */
