@@ -41,9 +41,9 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * with one row per physical row; deletion files decode, hold the recorded count and stay in range;
  * overlays stay in range, are ordered by committed version and hold one row per covered offset; ids and
  * high-water marks are consistent; and where a fragment stores a struct's members in more than one data
- * file, the files agree on where the struct is null. Only footers are read, plus, for that last check,
- * the struct validity buffers of those files (one ranged read of {@code rows / 8} bytes per file and
- * record batch).
+ * file, the files agree on where the struct is null. For these checks only footers are read, plus, for
+ * that last one, the struct validity buffers of those files (one ranged read of {@code rows / 8} bytes per
+ * file and record batch).
  *
  * <p>Column statistics (docs/format.md §3.1, §5.2) are checked against the values the file stores: each data
  * or overlay file with statistics is read once, whole, batch by batch; its statistics must count its rows,
