@@ -232,7 +232,8 @@ final class Commands {
   }
 
   @Command(name = "validate", mixinStandardHelpOptions = true,
-      description = "Checks that every file a version refers to exists and is readable.",
+      description = "Checks that every file a version refers to exists and is readable, and that its column"
+          + " statistics bound the values it stores.",
       footer = "%nExample: quiver validate /tmp/t")
   static final class Validate extends TableCommand {
     @Override

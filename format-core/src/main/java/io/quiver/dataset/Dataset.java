@@ -636,14 +636,15 @@ public final class Dataset implements AutoCloseable {
 
   /**
    * Checks every invariant of this handle's version against its files (existence and sizes, data-file
-   * footers, column mapping and types, row counts, deletion files, overlays, ids, and that the data files
-   * of a fragment that store members of one struct agree on where it is null). Reads metadata, plus the
-   * struct validity buffers of fragments whose struct members span several data files (one ranged read
-   * of about rows / 8 bytes per such file and record batch); never member values. Use {@link
+   * footers, column mapping and types, row counts, deletion files, overlays, ids, that the data files of a
+   * fragment that store members of one struct agree on where it is null, and that column and zone
+   * statistics are valid for the values the files store). Reads metadata, the struct validity buffers of
+   * fragments whose struct members span several data files, and every data and overlay file that has
+   * statistics once, whole, one record batch at a time (held in this handle's allocator). Use {@link
    * ValidationReport#orThrow()} to turn problems into an exception.
    */
   public ValidationReport validate() {
-    return new Validator(io, manifest).run();
+    return new Validator(io, manifest, allocator).run();
   }
 
   // ---------------------------------------------------------------- shared with DatasetColumns and DistributedWrites

@@ -49,7 +49,19 @@ public record ValidationReport(long version, List<Problem> problems, long filesC
      * Two data files of a fragment that store members of one struct disagree on where the struct is
      * null (possible in tables written before the struct validity rule of docs/format.md §5).
      */
-    STRUCT_VALIDITY_MISMATCH
+    STRUCT_VALIDITY_MISMATCH,
+    /**
+     * A file's column or zone statistics contradict themselves or the file's shape: another row count than
+     * the file's, a field the file does not store, NaN counted on a field that is not floating point, a lower
+     * bound above the upper bound, or a bound of another kind than the field's values (docs/format.md §3.1).
+     */
+    STATS_INCONSISTENT,
+    /**
+     * A file's column or zone statistics are not valid for the values it stores: a value below the lower or
+     * above the upper bound, or another null or NaN count than the file holds. Pruning on them can skip rows
+     * a filter matches.
+     */
+    STATS_MISMATCH
   }
 
   /**

@@ -36,11 +36,19 @@ final class StatsCollector {
 
   private final Kind[] kinds;
   private final long[] masks;
+  /** Whether string and binary bounds are truncated (as written) or exact (the least and greatest value). */
+  private final boolean truncate;
   private final List<FileStats> zones = new ArrayList<>();
   private final ColumnStats[] file;
   private long rows;
 
   StatsCollector(org.apache.arrow.vector.types.pojo.Schema schema) {
+    this(schema, true);
+  }
+
+  /** With {@code truncate} false, string and binary bounds are the exact least and greatest values. */
+  StatsCollector(org.apache.arrow.vector.types.pojo.Schema schema, boolean truncate) {
+    this.truncate = truncate;
     SchemaLayout layout = new SchemaLayout(schema);
     int n = layout.atomicField.length;
     kinds = new Kind[n];
@@ -281,7 +289,10 @@ final class StatsCollector {
             max = java.util.Arrays.copyOf(buf, len);
           }
         }
-        if (min != null) {
+        if (min != null && !truncate) {
+          lower = new StatValue.Bytes(min);
+          upper = new StatValue.Bytes(max);
+        } else if (min != null) {
           boolean utf8 = kind == Kind.UTF8;
           lower = new StatValue.Bytes(StatValues.truncateLower(min, min.length, utf8));
           upper = StatValues.truncateUpper(max, max.length, utf8).map(StatValue.Bytes::new).orElse(null);

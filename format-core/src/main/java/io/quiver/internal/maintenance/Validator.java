@@ -6,24 +6,31 @@ import io.quiver.dataset.ValidationReport;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.file.DataFileMetadata;
+import io.quiver.internal.file.ObservedStats;
+import io.quiver.internal.file.StatValues;
 import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.ColumnStats;
 import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.FileStats;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
+import io.quiver.manifest.StatValue;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import io.quiver.store.Keys;
 import io.quiver.store.ObjectInfo;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.buffer.MutableRoaringBitmap;
@@ -34,20 +41,30 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * with one row per physical row; deletion files decode, hold the recorded count and stay in range;
  * overlays stay in range, are ordered by committed version and hold one row per covered offset; ids and
  * high-water marks are consistent; and where a fragment stores a struct's members in more than one data
- * file, the files agree on where the struct is null. Only footers are read, plus, for that last check,
- * the struct validity buffers of those files (one ranged read of {@code rows / 8} bytes per file and
- * record batch), never member values.
+ * file, the files agree on where the struct is null. For these checks only footers are read, plus, for
+ * that last one, the struct validity buffers of those files (one ranged read of {@code rows / 8} bytes per
+ * file and record batch).
+ *
+ * <p>Column statistics (docs/format.md §3.1, §5.2) are checked against the values the file stores: each data
+ * or overlay file with statistics is read once, whole, batch by batch; its statistics must count its rows,
+ * name only fields it stores, keep NaN counts to floating-point fields and lower bounds at or below upper
+ * bounds, count exactly the nulls and NaN it holds, and bound every value it holds (validity, not equality:
+ * a truncated string bound is a valid bound of the longer values). The footer's zone statistics, where they
+ * decode, are checked the same way per record batch.
  */
 final public class Validator {
   private final TableIo io;
   private final Manifest manifest;
+  private final BufferAllocator allocator;
   private final List<Problem> problems = new ArrayList<>();
   private final Map<Integer, Field> atomicById = new LinkedHashMap<>();
   private long filesChecked;
 
-  public Validator(TableIo io, Manifest manifest) {
+  /** {@code allocator} holds the record batches read to check statistics (one at a time). */
+  public Validator(TableIo io, Manifest manifest, BufferAllocator allocator) {
     this.io = io;
     this.manifest = manifest;
+    this.allocator = allocator;
     for (Field f : manifest.schema().atomicFields()) {
       atomicById.put(f.id(), f);
     }
@@ -109,6 +126,7 @@ final public class Validator {
     Map<DataFile, DataFileMetadata> sound = new HashMap<>();
     for (DataFile file : fragment.files()) {
       checkDataFile(fragment, file, false).ifPresent(md -> {
+        checkStats(fragment, file, md, false);
         if (md.rowCount() != fragment.physicalRows()) {
           problem(Kind.ROW_COUNT_MISMATCH, file.path(),
               "holds " + md.rowCount() + " rows but " + where + " has " + fragment.physicalRows() + " physical rows");
@@ -148,6 +166,7 @@ final public class Validator {
       }
       long covered = coveredRows(overlay.coverage(), overlay.dataFile().fieldIds().size());
       checkDataFile(fragment, overlay.dataFile(), true).ifPresent(md -> {
+        checkStats(fragment, overlay.dataFile(), md, true);
         if (md.rowCount() != covered) {
           problem(Kind.ROW_COUNT_MISMATCH, path,
               "overlay file holds " + md.rowCount() + " rows but its coverage has " + covered + " offsets");
@@ -228,6 +247,135 @@ final public class Validator {
       }
     }
     return out;
+  }
+
+  /**
+   * The file's statistics (and its footer's zone statistics) against the file's own rows and values. Counts
+   * above the row count and bounds of two kinds never get here: the manifest would not decode (§3.1).
+   */
+  private void checkStats(Fragment fragment, DataFile file, DataFileMetadata md, boolean overlay) {
+    Optional<List<FileStats>> zones = md.zoneStats();
+    if (file.stats().isEmpty() && zones.isEmpty()) {
+      return;
+    }
+    String what = (overlay ? "overlay file of fragment " : "data file of fragment ") + fragment.id();
+    List<ColumnStats> recorded = new ArrayList<>();
+    file.stats().ifPresent(stats -> {
+      if (stats.rowCount() != md.rowCount()) {
+        problem(Kind.STATS_INCONSISTENT, file.path(),
+            "the statistics of this " + what + " count " + stats.rowCount() + " rows but the file holds "
+                + md.rowCount() + (overlay ? "" : " (the fragment has " + fragment.physicalRows() + " physical rows)")
+                + "; readers treat every field of it as unknown");
+      }
+      for (ColumnStats c : stats.columns()) {
+        if (file.columnOf(c.fieldId()) < 0) {
+          problem(Kind.STATS_INCONSISTENT, file.path(),
+              "the statistics of this " + what + " list field id " + c.fieldId() + ", which the file does not store"
+                  + " (live); only the file's own fields have statistics");
+        } else {
+          recorded.add(c);
+        }
+      }
+    });
+    ObservedStats observed;
+    try {
+      observed = ObservedStats.read(io.dataFiles(), file.path(), allocator);
+    } catch (QuiverException e) {
+      problem(Kind.CORRUPT_FILE, file.path(),
+          "the values of this " + what + " could not be read to check its statistics: " + e.getMessage());
+      return;
+    }
+    for (ColumnStats c : recorded) {
+      int column = file.columnOf(c.fieldId());
+      if (column >= observed.file().columns().size()) {
+        continue; // reported as COLUMN_MISMATCH
+      }
+      checkColumnStats(file.path(), what, "statistics", atomicById.get(c.fieldId()), c.fieldId(), c,
+          observed.file().columns().get(column));
+    }
+    zones.ifPresent(z -> {
+      for (int b = 0; b < z.size(); b++) {
+        for (ColumnStats c : z.get(b).columns()) {
+          int column = c.fieldId(); // zone statistics are keyed by atomic column index (§5.2)
+          int id = fieldIdAt(file, column);
+          checkColumnStats(file.path(), what, "zone statistics of record batch " + b, atomicById.get(id), id, c,
+              observed.zones().get(b).columns().get(column));
+        }
+      }
+    });
+  }
+
+  /** The field id stored at atomic column {@code column} of {@code file} ({@link DataFile#TOMBSTONE} or -1 if none). */
+  private static int fieldIdAt(DataFile file, int column) {
+    int i = file.columnIndices().indexOf(column);
+    return i < 0 ? -1 : file.fieldIds().get(i);
+  }
+
+  /**
+   * One column's recorded statistics against those observed in the file's values: the order is {@link
+   * StatValues#compare}, the one the predicate evaluator and pruning apply.
+   */
+  private void checkColumnStats(String path, String what, String which, Field field, int fieldId,
+      ColumnStats recorded, ColumnStats observed) {
+    String subject = "the " + which + " of field " + (field == null ? "id " + fieldId
+        : "'" + manifest.schema().pathOf(fieldId) + "' (id " + fieldId + ")") + " in this " + what;
+    boolean floating = observed.nanCount().isPresent();
+    if (recorded.nanCount().isPresent() && !floating) {
+      problem(Kind.STATS_INCONSISTENT, path,
+          subject + " count " + recorded.nanCount().getAsLong() + " NaN, but only floating-point fields have NaN");
+    } else if (recorded.nanCount().isPresent() && recorded.nanCount().getAsLong() != observed.nanCount().getAsLong()) {
+      problem(Kind.STATS_MISMATCH, path,
+          subject + " count " + recorded.nanCount().getAsLong() + " NaN but the file holds "
+              + observed.nanCount().getAsLong() + "; pruning on NaN would skip or keep the wrong rows");
+    }
+    if (recorded.nullCount() != observed.nullCount()) {
+      problem(Kind.STATS_MISMATCH, path,
+          subject + " count " + recorded.nullCount() + " nulls but the file holds " + observed.nullCount()
+              + "; IS NULL and comparisons could skip rows they match");
+    }
+    Optional<StatValue> lower = recorded.lower();
+    Optional<StatValue> upper = recorded.upper();
+    if (!sameKind(path, subject, lower, observed.lower()) || !sameKind(path, subject, upper, observed.upper())) {
+      return;
+    }
+    if (lower.isPresent() && upper.isPresent() && StatValues.compare(lower.get(), upper.get()) > 0) {
+      problem(Kind.STATS_INCONSISTENT, path,
+          subject + " have lower bound " + show(field, lower.get()) + " above upper bound " + show(field, upper.get())
+              + "; readers treat the field as unknown");
+    }
+    if (lower.isPresent() && observed.lower().isPresent() && StatValues.compare(lower.get(), observed.lower().get()) > 0) {
+      problem(Kind.STATS_MISMATCH, path,
+          subject + " have lower bound " + show(field, lower.get()) + " but the file holds "
+              + show(field, observed.lower().get()) + ", below it; filters on the field could skip rows they match");
+    }
+    if (upper.isPresent() && observed.upper().isPresent() && StatValues.compare(observed.upper().get(), upper.get()) > 0) {
+      problem(Kind.STATS_MISMATCH, path,
+          subject + " have upper bound " + show(field, upper.get()) + " but the file holds "
+              + show(field, observed.upper().get()) + ", above it; filters on the field could skip rows they match");
+    }
+  }
+
+  /** False (and reported) when a recorded bound is of another kind than the values the field stores. */
+  private boolean sameKind(String path, String subject, Optional<StatValue> recorded, Optional<StatValue> observed) {
+    if (recorded.isEmpty() || observed.isEmpty() || recorded.get().getClass() == observed.get().getClass()) {
+      return true;
+    }
+    problem(Kind.STATS_INCONSISTENT, path,
+        subject + " have a " + recorded.get().getClass().getSimpleName() + " bound (" + recorded.get()
+            + ") but the field's values take " + observed.get().getClass().getSimpleName()
+            + " bounds; readers treat the field as unknown");
+    return false;
+  }
+
+  /** A bound for a message: strings as text (shortened), everything else as the bound prints. */
+  private static String show(Field field, StatValue bound) {
+    if (field != null && bound instanceof StatValue.Bytes b
+        && (field.type() instanceof ArrowType.Utf8 || field.type() instanceof ArrowType.LargeUtf8)) {
+      String text = new String(b.value(), StandardCharsets.UTF_8);
+      return "'" + (text.codePointCount(0, text.length()) > 40
+          ? text.substring(0, text.offsetByCodePoints(0, 40)) + "...'" : text + "'");
+    }
+    return bound.toString();
   }
 
   /** Rows an overlay file holds: one per offset covered by any of its fields. */

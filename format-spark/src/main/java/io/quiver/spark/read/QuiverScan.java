@@ -7,8 +7,10 @@ import io.quiver.dataset.Scanner;
 import io.quiver.spark.QuiverTable;
 import io.quiver.spark.VersionRef;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
+import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -16,6 +18,7 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.Statistics;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.connector.read.colstats.ColumnStatistics;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -34,6 +37,7 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   private final long targetTaskBytes;
   private final int batchSize;
   private List<ScanTask> tasks;
+  private io.quiver.schema.Schema schema;
   private final ScanMetrics planning = new ScanMetrics();
 
   QuiverScan(QuiverTable table, StructType readSchema, List<String> columns, io.quiver.predicate.Predicate filter,
@@ -98,9 +102,16 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
         }
         limit.ifPresent(scan::limit);
         tasks = List.copyOf(scan.planTasks());
+        schema = ds.schema();
       }
     }
     return tasks;
+  }
+
+  /** The schema of the version the tasks were planned at. */
+  private synchronized io.quiver.schema.Schema schema() {
+    tasks();
+    return schema;
   }
 
   @Override
@@ -131,6 +142,7 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
     long rows = planned.stream().mapToLong(ScanTask::rowCount).sum();
     // Row counts are before the filter: exact only without one.
     boolean exactRows = filter instanceof io.quiver.predicate.Predicate.True && limit.isEmpty();
+    Map<NamedReference, ColumnStatistics> columnStats = SparkColumnStats.of(planned, schema(), readSchema);
     return new Statistics() {
       @Override
       public OptionalLong sizeInBytes() {
@@ -140,6 +152,11 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
       @Override
       public OptionalLong numRows() {
         return exactRows ? OptionalLong.of(rows) : OptionalLong.empty();
+      }
+
+      @Override
+      public Map<NamedReference, ColumnStatistics> columnStats() {
+        return columnStats;
       }
     };
   }

@@ -339,6 +339,107 @@ class QuiverReadTest {
     assertThat(stats.sizeInBytes().longValue()).isPositive();
   }
 
+  static final Schema TYPED = new Schema(List.of(field("id", I64), field("i", I32),
+      field("f", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), field("s", UTF8),
+      field("d", new ArrowType.Date(DateUnit.DAY)), field("st", ArrowType.Struct.INSTANCE, field("x", I32))));
+  static final int D0 = 19723; // 2024-01-01 in days
+
+  /** Row n: i = 2n (null when n % 4 == 3), f = n / 2 (NaN at 5), s longer than 16 code points, d = D0 + n. */
+  static List<List<Object>> typed(long from, long to) {
+    List<List<Object>> rows = new ArrayList<>();
+    for (long n = from; n < to; n++) {
+      rows.add(row(n, n % 4 == 3 ? null : (int) (2 * n), n == 5 ? Double.NaN : n * 0.5,
+          "a-rather-long-string-" + n, D0 + (int) n, row((int) n)));
+    }
+    return rows;
+  }
+
+  /** The scan's statistics as Spark's optimizer asks for them, through the table's own ScanBuilder. */
+  static Map<String, org.apache.spark.sql.connector.read.colstats.ColumnStatistics> columnStats(String table,
+      org.apache.spark.sql.connector.expressions.filter.Predicate... filters) {
+    org.apache.spark.sql.catalyst.plans.logical.LogicalPlan plan =
+        s().table("quiver.db." + table).queryExecution().analyzed();
+    org.apache.spark.sql.connector.catalog.Table t =
+        ((org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation) plan.collectLeaves().head()).table();
+    org.apache.spark.sql.connector.read.ScanBuilder builder = ((org.apache.spark.sql.connector.catalog.SupportsRead) t)
+        .newScanBuilder(new org.apache.spark.sql.util.CaseInsensitiveStringMap(Map.of()));
+    assertThat(((org.apache.spark.sql.connector.read.SupportsPushDownV2Filters) builder).pushPredicates(filters))
+        .isEmpty();
+    org.apache.spark.sql.connector.read.Statistics stats =
+        ((org.apache.spark.sql.connector.read.SupportsReportStatistics) builder.build()).estimateStatistics();
+    Map<String, org.apache.spark.sql.connector.read.colstats.ColumnStatistics> out = new LinkedHashMap<>();
+    stats.columnStats().forEach((ref, c) -> out.put(String.join(".", ref.fieldNames()), c));
+    return out;
+  }
+
+  static org.apache.spark.sql.connector.expressions.filter.Predicate idAtLeast(long v) {
+    return new org.apache.spark.sql.connector.expressions.filter.Predicate(">=",
+        new org.apache.spark.sql.connector.expressions.Expression[] {
+            org.apache.spark.sql.connector.expressions.FieldReference.column("id"),
+            new org.apache.spark.sql.connector.expressions.LiteralValue<>(v,
+                org.apache.spark.sql.types.DataTypes.LongType)});
+  }
+
+  @Test
+  void reportsColumnStatisticsMergedOverThePrunedTasks() {
+    create("colstats", TYPED, typed(0, 10), typed(10, 30));
+    // id >= 10 prunes fragment 0: the statistics are fragment 1's, in Spark's internal values.
+    Map<String, org.apache.spark.sql.connector.read.colstats.ColumnStatistics> stats =
+        columnStats("colstats", idAtLeast(10));
+    assertThat(stats.keySet()).containsExactly("id", "i", "f", "s", "d"); // top-level atomic columns only
+    assertThat(stats.get("id").min()).contains(10L);
+    assertThat(stats.get("id").max()).contains(29L);
+    assertThat(stats.get("id").nullCount()).hasValue(0);
+    assertThat(stats.get("i").min()).contains(20);
+    assertThat(stats.get("i").max()).contains(58);
+    assertThat(stats.get("i").nullCount()).hasValue(5); // n = 11, 15, 19, 23, 27
+    assertThat(stats.get("f").min()).contains(5.0);
+    assertThat(stats.get("f").max()).contains(14.5);
+    // Truncated to 16 code points: the prefix bounds below, the prefix with its last code point incremented above.
+    assertThat(stats.get("s").min()).contains(org.apache.spark.unsafe.types.UTF8String.fromString("a-rather-long-st"));
+    assertThat(stats.get("s").max()).contains(org.apache.spark.unsafe.types.UTF8String.fromString("a-rather-long-su"));
+    assertThat(stats.get("d").min()).contains(D0 + 10);
+    assertThat(stats.get("d").max()).contains(D0 + 29);
+    assertThat(stats.get("d").distinctCount()).isEmpty();
+
+    // Both fragments: sums and unions; fragment 0 may hold NaN (it does), so f has no maximum.
+    Map<String, org.apache.spark.sql.connector.read.colstats.ColumnStatistics> all = columnStats("colstats");
+    assertThat(all.get("id").min()).contains(0L);
+    assertThat(all.get("i").nullCount()).hasValue(7);
+    assertThat(all.get("f").min()).hasValueSatisfying(v -> assertThat((double) v).isEqualTo(0.0));
+    assertThat(all.get("f").max()).isEmpty();
+    assertThat(all.get("d").max()).contains(D0 + 29);
+    assertThat(s().table("quiver.db.colstats").filter("id >= 10").count()).isEqualTo(20);
+  }
+
+  @Test
+  void aColumnSomeTaskHasNoStatisticsForGetsNone() throws Exception {
+    // compat/format-1.0 was written before statistics; a later append writes them.
+    Path legacy = Path.of("../format-core/src/test/resources/compat/format-1.0/table").toAbsolutePath();
+    Path table = spark.warehouse().resolve("db").resolve("legacy");
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(legacy)) {
+      for (Path f : files.toList()) {
+        Path to = table.resolve(legacy.relativize(f).toString());
+        if (java.nio.file.Files.isDirectory(f)) {
+          java.nio.file.Files.createDirectories(to);
+        } else {
+          java.nio.file.Files.copy(f, to);
+        }
+      }
+    }
+    try (Dataset ds = Dataset.open(uri("legacy"), io.quiver.dataset.DatasetOptions.builder().allocator(allocator)
+        .build())) {
+      Schema arrow = ds.schema().toArrow();
+      try (VectorSchemaRoot b = ArrowRows.batch(allocator, arrow, List.of(row(100L, "late", row(1, "y"))))) {
+        ds.append(List.of(b));
+      }
+    }
+    assertThat(columnStats("legacy")).isEmpty();
+    // Old fragments are never pruned by statistics they lack, so every filter keeps them and their unknowns.
+    assertThat(columnStats("legacy", idAtLeast(100))).isEmpty();
+    assertThat(s().table("quiver.db.legacy").filter("id >= 100").count()).isEqualTo(1);
+  }
+
   // ---------------------------------------------------------------- errors
 
   @Test
