@@ -37,6 +37,9 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   /** The footer's zone statistics as stored (base64), or null; decoded on first use. */
   private final String zoneStatsValue;
   private volatile Optional<List<FileStats>> zoneStats;
+  /** The footer's frame table as stored (base64), or null; decoded on first use. */
+  private final String framesValue;
+  private volatile FrameTable frameTable;
 
   DataFileMetadata(
       String location,
@@ -51,9 +54,11 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
       long[][] nodes,
       long[][] buffers,
       byte[] codecs,
-      String zoneStatsValue) {
+      String zoneStatsValue,
+      String framesValue) {
     this.location = location;
     this.zoneStatsValue = zoneStatsValue;
+    this.framesValue = framesValue;
     this.schema = schema;
     this.layout = layout;
     this.fileSize = fileSize;
@@ -83,13 +88,37 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     for (int b = 0; b < rows.length; b++) {
       est += 32 + 8L * nodes[b].length + 8L * buffers[b].length;
     }
-    this.estimatedBytes = est + (zoneStatsValue == null ? 0 : 2L * zoneStatsValue.length());
+    // The frame table, decoded, takes about as much as its base64 text.
+    this.estimatedBytes = est + (zoneStatsValue == null ? 0 : 2L * zoneStatsValue.length())
+        + (framesValue == null ? 0 : 4L * framesValue.length());
   }
 
-  /** This metadata with the footer's zone-statistics value (null: none). */
-  DataFileMetadata withZoneStats(String value) {
-    return value == null ? this : new DataFileMetadata(location, schema, layout, fileSize, formatMajor, formatMinor,
-        rows, bodyOffsets, bodyLengths, nodes, buffers, codecs, value);
+  /** This metadata with the footer's zone-statistics and frame-table values (null: none). */
+  DataFileMetadata withFooterValues(String zoneStats, String frames) {
+    return zoneStats == null && frames == null ? this : new DataFileMetadata(location, schema, layout, fileSize,
+        formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes, buffers, codecs, zoneStats, frames);
+  }
+
+  /**
+   * Where the frames of buffer {@code buffer} of batch {@code batch} are, from the footer's frame table
+   * ({@link FrameTable}); null when the file has no table, the table does not parse, or its entry for the
+   * buffer is missing or does not describe the buffer (a ZSTD buffer whose frames sum to its payload).
+   */
+  ZstdFrames.Index frames(int batch, int buffer) {
+    if (framesValue == null || codecs[batch] != org.apache.arrow.flatbuf.CompressionType.ZSTD) {
+      return null;
+    }
+    FrameTable t = frameTable;
+    if (t == null) {
+      t = FrameTable.parse(framesValue, rows.length, layout.totalBuffers);
+      frameTable = t;
+    }
+    return t.frames(batch, buffer, bufferLength(batch, buffer) - 8);
+  }
+
+  /** Whether the footer carries a frame table (then no buffer of the file holds an in-buffer index). */
+  boolean hasFrameTable() {
+    return framesValue != null;
   }
 
   /**

@@ -531,6 +531,7 @@ public final class DataFileReader {
       int formatMajor = 0;
       int formatMinor = 0;
       String zoneStats = null;
+      String frames = null;
       long[][] blocks;
       try {
         footer = Footer.getRootAsFooter(footerBytes);
@@ -559,6 +560,8 @@ public final class DataFileReader {
             formatMinor = version[1];
           } else if (kv != null && DataFileWriter.ZONE_STATS_KEY.equals(kv.key())) {
             zoneStats = kv.value();
+          } else if (kv != null && FrameTable.KEY.equals(kv.key())) {
+            frames = kv.value();
           }
         }
         int n = footer.recordBatchesLength();
@@ -588,7 +591,7 @@ public final class DataFileReader {
       }
       SchemaLayout layout = new SchemaLayout(schema);
       checkBlocks(blocks, footerStart);
-      return readBatches(schema, layout, blocks, formatMajor, formatMinor).withZoneStats(zoneStats);
+      return readBatches(schema, layout, blocks, formatMajor, formatMinor).withFooterValues(zoneStats, frames);
     }
 
     private int[] parseVersion(String value) {
@@ -687,7 +690,7 @@ public final class DataFileReader {
       }
       return new DataFileMetadata(
           location, schema, layout, size, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
-          buffers, codecs, null);
+          buffers, codecs, null, null);
     }
 
     /** Decodes one block's RecordBatch message into nodes/buffers, checking every number. */

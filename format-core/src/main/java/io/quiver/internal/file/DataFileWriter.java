@@ -83,6 +83,8 @@ public final class DataFileWriter implements AutoCloseable {
   private final StatsCollector stats;
   /** The footer's custom metadata; the zone statistics are added when the file is finished. */
   private final Map<String, String> footer = new java.util.LinkedHashMap<>();
+  /** Where each compressed buffer's frames are, for the footer (docs/format.md §5.1). */
+  private final FrameTable.Builder frames = new FrameTable.Builder();
   private State state = State.OPEN;
   private long rowCount;
 
@@ -221,6 +223,7 @@ public final class DataFileWriter implements AutoCloseable {
         arrow.write(batch);
       }
     }
+    frames.endBatch();
     long[] columnBytes = new long[layout.atomicField.length];
     for (int c = 0; c < columnBytes.length; c++) {
       int f = layout.atomicField[c];
@@ -274,15 +277,18 @@ public final class DataFileWriter implements AutoCloseable {
     nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
     for (ArrowBuf buf : v.getFieldBuffers()) {
       if (compressed) {
-        ArrowBuf packed = ZstdFrames.compress(allocator, buf, compression.level());
+        ZstdFrames.Packed packed = ZstdFrames.compress(allocator, buf, compression.level());
+        ArrowBuf stored = packed.buf();
         long raw = buf.writerIndex();
         if (raw > 0
-            && !compression.keeps(packed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
-          packed.close(); // saves too little to be worth a decompression on every read
-          packed = CompressionUtil.packageRawBuffer(allocator, buf);
+            && !compression.keeps(stored.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
+          stored.close(); // saves too little to be worth a decompression on every read
+          stored = CompressionUtil.packageRawBuffer(allocator, buf);
+        } else {
+          frames.add(buffers.size(), packed);
         }
-        buffers.add(packed);
-        fieldBytes[me] += packed.writerIndex();
+        buffers.add(stored);
+        fieldBytes[me] += stored.writerIndex();
       } else {
         ArrowBuf raw = CompressionUtil.packageRawBuffer(allocator, buf);
         buffers.add(raw);
@@ -337,6 +343,10 @@ public final class DataFileWriter implements AutoCloseable {
       }
       // ArrowFileWriter keeps the map and writes it into the footer at end().
       footer.put(ZONE_STATS_KEY, io.quiver.internal.codec.StatsCodec.encodeZones(stats.zones()));
+      String frameTable = frames.value();
+      if (frameTable != null) {
+        footer.put(FrameTable.KEY, frameTable);
+      }
       arrow.end();
       size = out.position();
     } catch (IOException | RuntimeException e) {

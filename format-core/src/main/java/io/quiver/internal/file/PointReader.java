@@ -33,10 +33,13 @@ import org.apache.arrow.vector.complex.StructVector;
  * of ranges is one {@link ObjectStore#readRanges} call, so a cloud store fetches them in parallel.
  *
  * <p>Compressed bodies (format 1.1): each buffer starts with its 8-byte uncompressed length, -1 for a
- * buffer stored raw ({@code write.compression.min-savings}). The first round reads that prefix together
- * with the wanted bytes as if the buffer were raw; a raw buffer is then done, a compressed one is fetched
- * whole and decompressed, unless it carries a frame index ({@link ZstdFrames}, read with the prefix): then
- * only the frames holding the wanted bytes are fetched and decompressed. A column with children
+ * buffer stored raw ({@code write.compression.min-savings}). A compressed buffer the footer's frame table
+ * lists ({@link FrameTable}) is read by its frames: only those holding wanted bytes are fetched, in the
+ * first round, and decompressed (one ZSTD context per read, into heap arrays). Any other buffer's first
+ * round reads the prefix together with the wanted bytes as if the buffer were raw; a raw buffer is then
+ * done, a compressed one is fetched whole and decompressed, unless it carries an in-buffer frame index
+ * (files of the first framed build, {@link ZstdFrames#index}, read with the prefix): then only its wanted
+ * frames are fetched. A column with children
  * (lists, maps, fixed-size lists) is read as a whole column of the batch ({@link DataFileReader#readBatch}):
  * its values are scattered over its children, and point reads would save little. Every number read is
  * checked (offsets inside their values, lengths inside their buffer) before it is used: a damaged file is a
@@ -48,7 +51,7 @@ public final class PointReader {
   private static final int RAW = 1;
   private static final int WHOLE_WANTED = 2;
   private static final int WHOLE = 3;
-  /** A ZSTD buffer with a frame index: {@link Buf#whole} fills frame by frame as wants arrive. */
+  /** A ZSTD buffer whose frames are known: {@link Buf#decoded} fills frame by frame as wants arrive. */
   private static final int FRAMED = 4;
 
   private final ObjectStore store;
@@ -77,11 +80,13 @@ public final class PointReader {
   /** The values of one {@link Cells} request: row {@code rows[k]} is at {@code index(k)} of {@link #vector}. */
   public static final class Values implements AutoCloseable {
     private final FieldVector vector;
+    private final int base;
     private final int[] index;
     private final AutoCloseable owner;
 
-    private Values(FieldVector vector, int[] index, AutoCloseable owner) {
+    private Values(FieldVector vector, int base, int[] index, AutoCloseable owner) {
       this.vector = vector;
+      this.base = base;
       this.index = index;
       this.owner = owner;
     }
@@ -92,9 +97,10 @@ public final class PointReader {
 
     /** Position in {@link #vector()} of the request's {@code k}-th row. */
     public int index(int k) {
-      return index == null ? k : index[k];
+      return index == null ? base + k : index[k];
     }
 
+    /** Releases the vector (shared by the requests of one column: closing it again does nothing). */
     @Override
     public void close() {
       try {
@@ -156,8 +162,20 @@ public final class PointReader {
         bits.add(plan.struct(s, DataFileReader.structAncestor(md, s.column(), s.depth())));
       }
       plan.run(reads, bits);
-      for (int i = 0; i < cells.size(); i++) {
-        values.add(reads.get(i) == null ? wholeColumn(key, cells.get(i), allocator) : reads.get(i).build(allocator));
+      Values[] out = new Values[cells.size()];
+      try {
+        buildByColumn(reads, out, allocator);
+        for (int i = 0; i < out.length; i++) {
+          if (reads.get(i) == null) {
+            out[i] = wholeColumn(key, cells.get(i), allocator);
+          }
+        }
+      } finally {
+        for (Values v : out) {
+          if (v != null) {
+            values.add(v);
+          }
+        }
       }
       List<boolean[]> nulls = new ArrayList<>();
       bits.forEach(b -> nulls.add(b.nulls()));
@@ -183,14 +201,57 @@ public final class PointReader {
     while (v instanceof StructVector struct) {
       v = (FieldVector) struct.getChildByOrdinal(0);
     }
-    return new Values(v, c.rows().clone(), root);
+    return new Values(v, 0, c.rows().clone(), root);
+  }
+
+  /**
+   * The values of every childless request, one vector per column holding its requests' rows back to
+   * back (a vector per request cost more than its values: a take touches about one row per batch).
+   */
+  private static void buildByColumn(List<CellRead> reads, Values[] out, BufferAllocator allocator) {
+    Map<Integer, List<Integer>> byColumn = new LinkedHashMap<>();
+    for (int i = 0; i < reads.size(); i++) {
+      if (reads.get(i) != null) {
+        byColumn.computeIfAbsent(reads.get(i).request.column(), c -> new ArrayList<>()).add(i);
+      }
+    }
+    for (List<Integer> requests : byColumn.values()) {
+      CellRead first = reads.get(requests.get(0));
+      int total = 0;
+      for (int i : requests) {
+        total += reads.get(i).request.rows().length;
+      }
+      FieldVector v = first.plan.md.layout().fields[first.field].createVector(allocator);
+      try {
+        if (first.offsetWidth == 0) {
+          ((BaseFixedWidthVector) v).allocateNew(total);
+        } else {
+          ((VariableWidthFieldVector) v).allocateNew(total);
+        }
+        int base = 0;
+        for (int i : requests) {
+          CellRead r = reads.get(i);
+          r.fill(v, base);
+          out[i] = new Values(v, base, null, v);
+          base += r.request.rows().length;
+        }
+        v.setValueCount(total);
+      } catch (RuntimeException e) {
+        v.close();
+        throw e;
+      }
+    }
   }
 
   /** The buffers one read touches and the rounds of ranged reads that fill them. */
   private final class Plan {
     final String key;
     final DataFileMetadata md;
-    final Map<Long, Buf> buffers = new LinkedHashMap<>();
+    /** The buffers touched, in the order first asked for; {@link #byBatch} finds them. */
+    final List<Buf> buffers = new ArrayList<>();
+    final Buf[][] byBatch;
+    /** Per buffer of the schema: its Arrow layout (validity, offsets, values). */
+    final BufferLayout[] kinds;
     final BufferAllocator allocator;
     /** Arrow memory of whole buffers fetched and decompressed; released when the read ends. */
     final List<ArrowBuf> owned = new ArrayList<>();
@@ -199,29 +260,31 @@ public final class PointReader {
       this.key = key;
       this.md = md;
       this.allocator = allocator;
+      this.byBatch = new Buf[md.batchCount()][];
+      this.kinds = new BufferLayout[md.layout().totalBuffers];
+    }
+
+    BufferLayout kind(int field, int k) {
+      int index = md.layout().bufferStart[field] + k;
+      BufferLayout kind = kinds[index];
+      if (kind == null) {
+        kind = TypeLayout.getTypeLayout(md.layout().fields[field].getType()).getBufferLayouts().get(k);
+        kinds[index] = kind;
+      }
+      return kind;
     }
 
     /**
-     * One ZSTD context and compressed-bytes scratch for every frame the read decompresses: a context per
-     * call ({@code Zstd.decompress}) costs more than decompressing an 8 KiB frame.
+     * One ZSTD context for every frame the read decompresses: a context per call ({@code
+     * Zstd.decompress}) costs more than decompressing a frame.
      */
     private com.github.luben.zstd.ZstdDecompressCtx zstd;
-    private ByteBuffer scratch;
 
     com.github.luben.zstd.ZstdDecompressCtx zstd() {
       if (zstd == null) {
         zstd = new com.github.luben.zstd.ZstdDecompressCtx();
       }
       return zstd;
-    }
-
-    ByteBuffer scratch(byte[] bytes) {
-      if (scratch == null || scratch.capacity() < bytes.length) {
-        scratch = ByteBuffer.allocateDirect(Math.max(bytes.length, 64 * 1024));
-      }
-      scratch.clear();
-      scratch.put(bytes).flip();
-      return scratch;
     }
 
     void release() {
@@ -235,7 +298,16 @@ public final class PointReader {
 
     Buf buffer(int batch, int field, int k) {
       int index = md.layout().bufferStart[field] + k;
-      return buffers.computeIfAbsent(((long) batch << 32) | index, x -> new Buf(this, batch, field, k, index));
+      if (byBatch[batch] == null) {
+        byBatch[batch] = new Buf[md.layout().totalBuffers];
+      }
+      Buf b = byBatch[batch][index];
+      if (b == null) {
+        b = new Buf(this, batch, field, k, index);
+        byBatch[batch][index] = b;
+        buffers.add(b);
+      }
+      return b;
     }
 
     CellRead cells(Cells c, int field) {
@@ -261,14 +333,14 @@ public final class PointReader {
           return;
         }
         List<Item> items = new ArrayList<>();
-        for (Buf b : buffers.values()) {
+        for (Buf b : buffers) {
           b.items(items);
         }
         if (items.isEmpty()) {
           throw new IllegalStateException("point read of " + md.location() + " made no progress");
         }
         fetch(items);
-        for (Buf b : buffers.values()) {
+        for (Buf b : buffers) {
           b.settle();
         }
       }
@@ -303,10 +375,13 @@ public final class PointReader {
           throw new CorruptFileException(md.location(), "expected " + n + " bytes at offset " + it.start
               + " but the object ended first; it is shorter than its metadata says (truncated or replaced); rewrite it");
         }
-        it.buf.receive(it, Arrays.copyOfRange(bytes, from, from + n));
+        it.buf.receive(it, bytes, from, n);
       }
     }
   }
+
+  /** Bytes {@code [from, from + length)} of a fetched range. */
+  private record Slice(byte[] bytes, int from, int length) {}
 
   /** A range to fetch for a buffer: its length prefix, a piece of its payload, or all of it. */
   private record Item(Buf buf, int kind, long start, long end, long payloadStart) {
@@ -326,34 +401,42 @@ public final class PointReader {
     final long start;
     final long length;
     final boolean framed;
+    /** The buffer's frames from the footer's frame table ({@link FrameTable}), or null: read the prefix. */
+    final ZstdFrames.Index table;
     final String path;
     int state;
     /** The whole buffer, decompressed (Arrow memory owned by the plan), once fetched. */
     ArrowBuf whole;
+    /** A framed buffer's decompressed frames (heap arrays), null until fetched. */
+    byte[][] decoded;
     long declared;
     /** The buffer's first bytes (length prefix and a frame index, if any), read with the prefix. */
     byte[] head;
     /** Payload ranges asked for before the prefix was read, kept in case the buffer turns out framed. */
     final List<long[]> asked = new ArrayList<>();
-    /** A framed buffer's index, and which of its frames are decompressed into {@link #whole} or wanted. */
+    /** A framed buffer's frames, and those wanted but not yet decompressed. */
     ZstdFrames.Index frames;
-    boolean[] decoded;
     final java.util.TreeSet<Integer> needFrames = new java.util.TreeSet<>();
     final List<long[]> wanted = new ArrayList<>();
-    final TreeMap<Long, byte[]> pieces = new TreeMap<>();
+    /** Raw payload bytes fetched, by payload offset: a slice of one fetched range. */
+    final TreeMap<Long, Slice> pieces = new TreeMap<>();
     final List<Item> pending = new ArrayList<>();
     long bound = -1;
     boolean beyondPayload;
+    boolean prefixAsked;
+    /** Scratch for one offset or validity byte. */
+    private final byte[] word = new byte[8];
 
     Buf(Plan plan, int batch, int field, int k, int index) {
       this.plan = plan;
       this.md = plan.md;
       this.batch = batch;
       this.index = index;
-      this.kind = TypeLayout.getTypeLayout(md.layout().fields[field].getType()).getBufferLayouts().get(k);
+      this.kind = plan.kind(field, k);
       this.start = md.bodyOffset(batch) + md.bufferOffset(batch, index);
       this.length = md.bufferLength(batch, index);
       this.framed = md.codec(batch) != BodyDecompression.NONE;
+      this.table = framed ? md.frames(batch, index) : null;
       this.path = md.layout().path(field);
       this.state = framed && length > 0 ? UNKNOWN : RAW;
     }
@@ -365,6 +448,11 @@ public final class PointReader {
     /** Asks for payload bytes {@code [pos, pos + n)}. */
     void want(long pos, long n) {
       if (n <= 0 || state == WHOLE || state == WHOLE_WANTED) {
+        return;
+      }
+      if (state == UNKNOWN && table != null) {
+        promote(table); // the frame table says where the frames are: no prefix to read first
+        want(pos, n);
         return;
       }
       if (state == FRAMED) {
@@ -394,21 +482,28 @@ public final class PointReader {
       }
       int last = (int) ((pos + n - 1) / frames.frameBytes());
       for (int f = (int) (pos / frames.frameBytes()); f <= last; f++) {
-        if (!decoded[f]) {
+        if (decoded[f] == null) {
           needFrames.add(f);
         }
       }
     }
 
     boolean ready() {
-      return (state == RAW && wanted.isEmpty()) || state == WHOLE || (state == FRAMED && needFrames.isEmpty());
+      return (state == RAW && wanted.isEmpty()) || state == WHOLE || (state == FRAMED && needFrames.isEmpty())
+          || (state == UNKNOWN && table != null); // with a frame table, any byte wanted would have promoted it
     }
 
     void items(List<Item> out) {
       long payloadBase = start + (framed ? PREFIX : 0);
-      if (state == UNKNOWN && pending.stream().noneMatch(i -> i.kind() == Item.PREFIX_ITEM)) {
-        long head = md.codec(batch) == org.apache.arrow.flatbuf.CompressionType.ZSTD ? ZstdFrames.INDEX_PEEK : 0;
+      if (state == UNKNOWN && table != null) {
+        return; // nothing wanted yet; the first want promotes it
+      }
+      if (state == UNKNOWN && !prefixAsked) {
+        // Only files without a frame table may hold an index inside the buffer, after its length.
+        long head = md.codec(batch) == org.apache.arrow.flatbuf.CompressionType.ZSTD && !md.hasFrameTable()
+            ? ZstdFrames.INDEX_PEEK : 0;
         out.add(new Item(this, Item.PREFIX_ITEM, start, start + Math.min(length, PREFIX + head), -1));
+        prefixAsked = true;
       }
       if (state == UNKNOWN || state == RAW) {
         wanted.sort((a, b) -> Long.compare(a[0], b[0]));
@@ -425,21 +520,22 @@ public final class PointReader {
       }
     }
 
-    void receive(Item item, byte[] bytes) {
+    /** The bytes of {@code item}: {@code bytes[from, from + n)}, a fetched range the caller does not reuse. */
+    void receive(Item item, byte[] bytes, int from, int n) {
       switch (item.kind()) {
         case Item.PREFIX_ITEM -> {
-          declared = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-          head = bytes;
+          declared = ByteBuffer.wrap(bytes, from, n).order(ByteOrder.LITTLE_ENDIAN).getLong(from);
+          head = Arrays.copyOfRange(bytes, from, from + n);
           pending.add(item);
         }
-        case Item.PIECE -> pieces.put(item.payloadStart(), bytes);
-        case Item.FRAME_ITEM -> decode((int) item.payloadStart(), bytes);
+        case Item.PIECE -> pieces.put(item.payloadStart(), new Slice(bytes, from, n));
+        case Item.FRAME_ITEM -> decode((int) item.payloadStart(), bytes, from, n);
         default -> {
           BodyDecompression.Where where = where();
-          ArrowBuf compressed = plan.allocator.buffer(bytes.length);
+          ArrowBuf compressed = plan.allocator.buffer(n);
           plan.owned.add(compressed);
-          compressed.setBytes(0, bytes);
-          whole = BodyDecompression.decompress(md.codec(batch), compressed.slice(0, bytes.length),
+          compressed.setBytes(0, bytes, from, n);
+          whole = BodyDecompression.decompress(md.codec(batch), compressed.slice(0, n),
               bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, plan.allocator, plan.owned, where);
           state = WHOLE;
         }
@@ -450,21 +546,20 @@ public final class PointReader {
       return BodyDecompression.Where.batch(md.location(), batch).buffer(index, path, kind.getType());
     }
 
-    /** Decompresses frame {@code f} (its compressed bytes) into its place in {@link #whole}. */
-    private void decode(int f, byte[] compressed) {
+    /** Decompresses frame {@code f} from its compressed bytes {@code src[from, from + length)}. */
+    private void decode(int f, byte[] src, int from, int length) {
       int n = Math.toIntExact(frames.length(f));
-      ByteBuffer src = plan.scratch(compressed);
+      byte[] out = new byte[n];
       long got;
       try {
-        got = plan.zstd().decompressDirectByteBuffer(whole.nioBuffer(frames.start(f), n), 0, n, src, 0,
-            compressed.length);
+        got = plan.zstd().decompressByteArray(out, 0, n, src, from, length);
       } catch (RuntimeException e) { // zstd-jni throws ZstdException for corrupt input
         throw where().corrupt("frame " + f + " does not decompress as ZSTD (" + e.getMessage() + ")");
       }
       if (got != n) {
         throw where().corrupt("frame " + f + " decompresses to " + got + " bytes, but its index declares " + n);
       }
-      decoded[f] = true;
+      decoded[f] = out;
       needFrames.remove(f);
     }
 
@@ -491,14 +586,7 @@ public final class PointReader {
         ZstdFrames.Index ix = md.codec(batch) == org.apache.arrow.flatbuf.CompressionType.ZSTD
             ? ZstdFrames.index(head, declared, payloadLength()) : null;
         if (ix != null) {
-          BodyDecompression.checkDeclared(declared, payloadLength(),
-              bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, md.codec(batch), where());
-          ArrowBuf out = plan.allocator.buffer(declared);
-          plan.owned.add(out);
-          whole = out.slice(0, declared);
-          frames = ix;
-          decoded = new boolean[ix.count()];
-          state = FRAMED;
+          promote(ix);
           for (long[] a : asked) {
             needFrames(a[0], a[1] - a[0]);
           }
@@ -508,45 +596,85 @@ public final class PointReader {
       head = null;
     }
 
+    /**
+     * Reads the buffer by the frames {@code ix} lists from now on: one frame fetches whole and
+     * decompresses as a whole buffer; more are fetched and decompressed one by one as wants arrive.
+     */
+    private void promote(ZstdFrames.Index ix) {
+      if (ix.count() == 1) {
+        state = WHOLE_WANTED;
+        return;
+      }
+      BodyDecompression.checkDeclared(ix.declared(), payloadLength(),
+          bound < 0 ? BodyDecompression.MAX_BUFFER_BYTES : bound, md.codec(batch), where());
+      frames = ix;
+      decoded = new byte[ix.count()][];
+      state = FRAMED;
+    }
+
     /** Payload bytes {@code [pos, pos + n)}, fetched earlier. */
     byte[] bytes(long pos, int n) {
+      byte[] out = new byte[n];
+      copy(pos, out, 0, n);
+      return out;
+    }
+
+    /** Copies payload bytes {@code [pos, pos + n)}, fetched earlier, into {@code out} at {@code at}. */
+    void copy(long pos, byte[] out, int at, int n) {
       if (n == 0) {
-        return new byte[0];
+        return;
+      }
+      if (frames != null) {
+        if (pos < 0 || pos + n > frames.declared()) {
+          throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName()
+              + " buffer that decompresses to " + frames.declared());
+        }
+        int done = 0;
+        while (done < n) {
+          long p = pos + done;
+          int f = (int) (p / frames.frameBytes());
+          byte[] frame = decoded[f];
+          if (frame == null) {
+            throw new IllegalStateException("frame " + f + " of buffer " + index + " was not fetched");
+          }
+          int in = (int) (p - frames.start(f));
+          int k = Math.min(n - done, frame.length - in);
+          System.arraycopy(frame, in, out, at + done, k);
+          done += k;
+        }
+        return;
       }
       if (whole != null) {
         if (pos < 0 || pos + n > whole.capacity()) {
           throw corrupt("needs bytes " + pos + ".." + (pos + n) + " of a " + kind.getType().getName()
               + " buffer that decompresses to " + whole.capacity());
         }
-        if (frames != null) {
-          for (int f = (int) (pos / frames.frameBytes()); f <= (pos + n - 1) / frames.frameBytes(); f++) {
-            if (!decoded[f]) {
-              throw new IllegalStateException("frame " + f + " of buffer " + index + " was not fetched");
-            }
-          }
-        }
-        byte[] out = new byte[n];
-        whole.getBytes(pos, out);
-        return out;
+        whole.getBytes(pos, out, at, n);
+        return;
       }
-      Map.Entry<Long, byte[]> e = pieces.floorEntry(pos);
-      while (e != null && e.getKey() + e.getValue().length < pos + n) {
+      Map.Entry<Long, Slice> e = pieces.floorEntry(pos);
+      while (e != null && e.getKey() + e.getValue().length() < pos + n) {
         e = pieces.lowerEntry(e.getKey()); // a longer piece may start earlier
       }
       if (e == null) {
         throw new IllegalStateException("bytes " + pos + ".." + (pos + n) + " of buffer " + index + " were not fetched");
       }
-      int from = (int) (pos - e.getKey());
-      return Arrays.copyOfRange(e.getValue(), from, from + n);
+      Slice piece = e.getValue();
+      System.arraycopy(piece.bytes(), piece.from() + (int) (pos - e.getKey()), out, at, n);
     }
 
     boolean bit(int row) {
-      return (bytes(row >>> 3, 1)[0] & (1 << (row & 7))) != 0;
+      copy(row >>> 3, word, 0, 1);
+      return (word[0] & (1 << (row & 7))) != 0;
     }
 
     long offset(int i, int width) {
-      ByteBuffer b = ByteBuffer.wrap(bytes((long) i * width, width)).order(ByteOrder.LITTLE_ENDIAN);
-      return width == 4 ? b.getInt(0) : b.getLong(0);
+      copy((long) i * width, word, 0, width);
+      long v = 0;
+      for (int b = width - 1; b >= 0; b--) {
+        v = (v << 8) | (word[b] & 0xFF);
+      }
+      return width == 4 ? (int) v : v; // int32 offsets are signed
     }
 
     CorruptFileException corrupt(String detail) {
@@ -650,7 +778,7 @@ public final class PointReader {
         offsets = plan.buffer(batch, field, 1);
         data = plan.buffer(batch, field, 2);
         offsets.bound = BodyDecompression.bound(offsets.kind, len, -1);
-        if (data.framed) {
+        if (data.framed && data.table == null) {
           offsets.want(len * offsetWidth, offsetWidth); // the last offset bounds the values' decompression
         }
         for (int row : request.rows()) {
@@ -675,7 +803,10 @@ public final class PointReader {
     boolean advance() {
       if (!dataWanted && offsets.ready()) {
         long len = plan.md.nodeLength(request.batch(), field);
-        long last = data.framed ? offsets.offset((int) len, offsetWidth) : data.payloadLength();
+        // The values' length: the frame table's declared length, else the last offset (both checked later
+        // against what the buffer decompresses to).
+        long last = !data.framed ? data.payloadLength()
+            : data.table != null ? data.table.declared() : offsets.offset((int) len, offsetWidth);
         if (last < 0) {
           throw offsets.corrupt("has a last offset of " + last);
         }
@@ -694,47 +825,39 @@ public final class PointReader {
           && (data == null || data.ready());
     }
 
-    Values build(BufferAllocator allocator) {
+    /** Writes the request's rows into {@code v} (allocated for them) from position {@code base} on. */
+    void fill(FieldVector v, int base) {
       int[] rows = request.rows();
       int n = rows.length;
-      FieldVector v = plan.md.layout().fields[field].createVector(allocator);
-      try {
-        if (offsetWidth == 0) {
-          BaseFixedWidthVector fixed = (BaseFixedWidthVector) v;
-          fixed.allocateNew(n);
-          int width = valueBits / 8;
-          for (int k = 0; k < n; k++) {
-            boolean isNull = isNull(plan.md, request.batch(), field, validity, rows[k]);
-            BitVectorHelper.setValidityBit(fixed.getValidityBuffer(), k, isNull ? 0 : 1);
-            if (isNull) {
-              continue;
-            }
-            if (fixed instanceof BitVector) {
-              BitVectorHelper.setValidityBit(fixed.getDataBuffer(), k, data.bit(rows[k]) ? 1 : 0);
-            } else {
-              fixed.getDataBuffer().setBytes((long) k * width, data.bytes((long) rows[k] * width, width));
-            }
+      if (offsetWidth == 0) {
+        BaseFixedWidthVector fixed = (BaseFixedWidthVector) v;
+        int width = valueBits / 8;
+        byte[] value = new byte[Math.max(width, 1)];
+        for (int k = 0; k < n; k++) {
+          boolean isNull = isNull(plan.md, request.batch(), field, validity, rows[k]);
+          BitVectorHelper.setValidityBit(fixed.getValidityBuffer(), base + k, isNull ? 0 : 1);
+          if (isNull) {
+            continue;
           }
-          fixed.setValueCount(n);
-        } else {
-          VariableWidthFieldVector variable = (VariableWidthFieldVector) v;
-          variable.allocateNew();
-          for (int k = 0; k < n; k++) {
-            if (allNull || isNull(plan.md, request.batch(), field, validity, rows[k])) {
-              variable.setNull(k);
-              continue;
-            }
-            long from = offsets.offset(rows[k], offsetWidth);
-            long to = offsets.offset(rows[k] + 1, offsetWidth);
-            byte[] bytes = data.bytes(from, (int) (to - from));
-            variable.setSafe(k, bytes, 0, bytes.length);
+          if (fixed instanceof BitVector) {
+            BitVectorHelper.setValidityBit(fixed.getDataBuffer(), base + k, data.bit(rows[k]) ? 1 : 0);
+          } else {
+            data.copy((long) rows[k] * width, value, 0, width);
+            fixed.getDataBuffer().setBytes((long) (base + k) * width, value, 0, width);
           }
-          variable.setValueCount(n);
         }
-        return new Values(v, null, v);
-      } catch (RuntimeException e) {
-        v.close();
-        throw e;
+      } else {
+        VariableWidthFieldVector variable = (VariableWidthFieldVector) v;
+        for (int k = 0; k < n; k++) {
+          if (allNull || isNull(plan.md, request.batch(), field, validity, rows[k])) {
+            variable.setNull(base + k);
+            continue;
+          }
+          long from = offsets.offset(rows[k], offsetWidth);
+          long to = offsets.offset(rows[k] + 1, offsetWidth);
+          byte[] bytes = data.bytes(from, (int) (to - from));
+          variable.setSafe(base + k, bytes, 0, bytes.length);
+        }
       }
     }
   }

@@ -9,88 +9,108 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.compression.CompressionUtil;
 
 /**
- * ZSTD buffers of Arrow IPC bodies as a run of independent frames behind a frame index, so that a point
- * read fetches and decompresses only the frames that hold the values it wants (docs/format.md §5.1).
+ * ZSTD buffers of Arrow IPC bodies as a run of independent frames, so that a point read fetches and
+ * decompresses only the frames that hold the values it wants (docs/format.md §5.1).
  *
  * <p>Arrow IPC stores a ZSTD buffer as its 8-byte uncompressed length followed by "ZSTD data". The ZSTD
  * format (RFC 8878 §3.1) lets that data be several concatenated frames, and skippable frames among them
  * that decoders pass over; {@code ZSTD_decompress} in Arrow C++ and zstd-jni in Arrow Java decode such data
- * back to back. Quiver writes a buffer of more than {@link #FRAME_BYTES} bytes as one skippable frame
- * holding the index (magic {@link #INDEX_MAGIC}, then tag {@link #INDEX_TAG}, the frame size, the frame
- * count and each frame's compressed size, all 32-bit little-endian) followed by frames of {@link
- * #FRAME_BYTES} uncompressed bytes (the last shorter). A smaller buffer is one ordinary frame.
+ * back to back. Quiver writes a buffer of more than {@link #FRAME_BYTES} bytes as frames of {@link
+ * #FRAME_BYTES} uncompressed bytes (the last shorter), and lists every compressed buffer's frames in the
+ * file footer's frame table ({@link FrameTable}), so a reader knows where the frames are before it reads
+ * the buffer. Files written between the first framed build and the frame table (format 1.1 as well) carry
+ * the list inside the buffer instead: a skippable frame holding an index (magic {@link #INDEX_MAGIC}, tag
+ * {@link #INDEX_TAG}, the frame size, the frame count and each frame's compressed size, all 32-bit
+ * little-endian) before the frames; {@link #index} reads it.
  */
 final class ZstdFrames {
   /**
-   * Uncompressed bytes per frame: 512 int64 values. A take from a 10M-row table touches about one value per
-   * 8,192-row batch, and fetches and decompresses one frame of a buffer instead of all sixteen of an int64
-   * column; tables grow by under 0.1% (benchmarks/RESULTS.md, "Point-read take", 4 KiB against 8 KiB).
+   * Uncompressed bytes per frame: 128 int64 values. A take from a 10M-row table touches about one value per
+   * 8,192-row batch, and decompressing its frames is most of a take's cost: 1 KiB frames took 0.64× the
+   * CPU time of 4 KiB frames for a 1,000-row take, for a table 0.19% larger (benchmarks/RESULTS.md,
+   * "Point-read take").
    */
-  static final int FRAME_BYTES = 4 * 1024;
+  static final int FRAME_BYTES = 1024;
   /** Magic of the skippable frame holding the index (one of the 16 the ZSTD format reserves). */
   static final int INDEX_MAGIC = 0x184D2A5E;
   /** First four bytes of the index's content: "QZF1". */
   static final int INDEX_TAG = 0x31465A51;
-  /** Most frames an index may list: more makes a reader decompress the buffer whole. */
+  /** Most frames an in-buffer index may list (files of the first framed build): more were not indexed. */
   static final int MAX_INDEXED_FRAMES = 254;
-  /** Bytes a reader reads ahead of a compressed buffer's payload to find a whole index of that many frames. */
+  /** Bytes a reader reads ahead of a compressed buffer's payload to find a whole in-buffer index. */
   static final int INDEX_PEEK = 8 + 12 + 4 * MAX_INDEXED_FRAMES;
-  /** Largest frame size an index may declare (a bound on what a hostile index can make a reader allocate). */
+  /** Largest frame size an index or frame table may declare (a bound on what hostile input can make a reader allocate). */
   static final int MAX_FRAME_BYTES = 1 << 20;
 
   private ZstdFrames() {}
 
+  /** A compressed buffer and its frames' compressed sizes (one entry for a single frame; none if empty). */
+  record Packed(ArrowBuf buf, long declared, int[] frameSizes) {}
+
   /**
-   * {@code raw}'s readable bytes compressed at {@code level} behind the 8-byte uncompressed length: framed
-   * with an index when longer than {@link #FRAME_BYTES}, one frame otherwise. Empty input gives the 8-byte
-   * zero length, as Arrow's own codec does. The caller keeps ownership of {@code raw}.
+   * {@code raw}'s readable bytes compressed at {@code level} behind the 8-byte uncompressed length, as
+   * frames of {@link #FRAME_BYTES} uncompressed bytes. Empty input gives the 8-byte zero length, as Arrow's
+   * own codec does. The caller keeps ownership of {@code raw} and takes ownership of the result's buffer.
    */
-  static ArrowBuf compress(BufferAllocator allocator, ArrowBuf raw, int level) {
+  static Packed compress(BufferAllocator allocator, ArrowBuf raw, int level) {
     long length = raw.writerIndex();
     long prefix = CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH;
     if (length == 0) {
       ArrowBuf out = allocator.buffer(prefix);
       out.setLong(0, 0);
       out.writerIndex(prefix);
-      return out;
+      return new Packed(out, 0, new int[0]);
     }
-    int frames = (int) Math.min(Integer.MAX_VALUE, (length + FRAME_BYTES - 1) / FRAME_BYTES);
-    boolean indexed = frames > 1 && frames <= MAX_INDEXED_FRAMES;
-    int frameBytes = indexed ? FRAME_BYTES : (int) Math.min(length, Integer.MAX_VALUE);
-    int count = indexed ? frames : 1;
-    long index = indexed ? 8 + 12 + 4L * count : 0;
-    long capacity = prefix + index + count * Zstd.compressBound(frameBytes);
+    int count = Math.toIntExact((length + FRAME_BYTES - 1) / FRAME_BYTES);
+    long capacity = prefix + count * Zstd.compressBound(Math.min(FRAME_BYTES, length));
     ArrowBuf out = allocator.buffer(capacity);
+    int[] sizes = new int[count];
     try {
-      long written = prefix + index;
+      long written = prefix;
       for (int f = 0; f < count; f++) {
-        long from = (long) f * frameBytes;
-        long n = Math.min(frameBytes, length - from);
+        long from = (long) f * FRAME_BYTES;
+        long n = Math.min(FRAME_BYTES, length - from);
         long got = Zstd.compressUnsafe(out.memoryAddress() + written, capacity - written,
             raw.memoryAddress() + from, n, level);
         if (Zstd.isError(got)) {
           throw new QuiverException("ZSTD compression of a " + n + "-byte frame failed: " + Zstd.getErrorName(got)
               + "; this is a bug in Quiver or zstd-jni, please report it");
         }
-        if (indexed) {
-          out.setInt(prefix + 20 + 4L * f, Math.toIntExact(got));
-        }
+        sizes[f] = Math.toIntExact(got);
         written += got;
       }
       out.setLong(0, length);
-      if (indexed) {
-        out.setInt(prefix, INDEX_MAGIC);
-        out.setInt(prefix + 4, 12 + 4 * count);
-        out.setInt(prefix + 8, INDEX_TAG);
-        out.setInt(prefix + 12, frameBytes);
-        out.setInt(prefix + 16, count);
-      }
       out.writerIndex(written);
-      return out;
+      return new Packed(out, length, sizes);
     } catch (RuntimeException e) {
       out.close();
       throw e;
     }
+  }
+
+  /**
+   * The frames of a buffer declaring {@code declared} uncompressed bytes whose payload (the bytes after
+   * the length) is {@code payload} bytes of frames of {@code frameBytes} with compressed sizes {@code
+   * sizes}, starting {@code first} bytes into the payload; null when they cannot describe it (the sizes do
+   * not sum to the payload, the declared length needs another count of frames, a frame would expand more
+   * than {@link BodyDecompression#MAX_EXPANSION} times, a frame size out of range).
+   */
+  static Index frames(int frameBytes, long declared, long payload, long first, long[] sizes) {
+    int count = sizes.length;
+    if (count < 1 || frameBytes < 1 || frameBytes > MAX_FRAME_BYTES
+        || declared <= (long) (count - 1) * frameBytes || declared > (long) count * frameBytes) {
+      return null;
+    }
+    long[] starts = new long[count + 1];
+    starts[0] = first;
+    for (int f = 0; f < count; f++) {
+      long content = Math.min(frameBytes, declared - (long) f * frameBytes);
+      if (sizes[f] <= 0 || content > sizes[f] * BodyDecompression.MAX_EXPANSION) {
+        return null;
+      }
+      starts[f + 1] = starts[f] + sizes[f];
+    }
+    return starts[count] == payload ? new Index(frameBytes, declared, starts) : null;
   }
 
   /**
@@ -116,17 +136,14 @@ final class ZstdFrames {
         || declared <= (long) (count - 1) * frameBytes || declared > (long) count * frameBytes) {
       return null;
     }
-    long[] starts = new long[count + 1];
-    starts[0] = 8 + frameSize; // payload offsets, after the index frame
-    for (int f = 0; f < count; f++) {
-      long size = b.getInt(28 + 4 * f) & 0xffffffffL;
-      long content = Math.min(frameBytes, declared - (long) f * frameBytes);
-      if (size == 0 || content > size * BodyDecompression.MAX_EXPANSION) {
-        return null;
-      }
-      starts[f + 1] = starts[f] + size;
+    if (count < 2) {
+      return null;
     }
-    return starts[count] == payload ? new Index(frameBytes, declared, starts) : null;
+    long[] sizes = new long[count];
+    for (int f = 0; f < count; f++) {
+      sizes[f] = b.getInt(28 + 4 * f) & 0xffffffffL;
+    }
+    return frames(frameBytes, declared, payload, 8 + frameSize, sizes); // the frames follow the index frame
   }
 
   /**

@@ -168,7 +168,8 @@ final class PointTake {
     CellRef cell(int column, long fileRow) {
       int batch = FragmentFiles.batchOf(md, fileRow);
       int row = (int) (fileRow - md.batchStart(batch));
-      long key = ((long) batch << 32) | column;
+      // Not (batch << 32 | column): Long's hash of that is batch ^ column, and a take's keys collided.
+      long key = (long) batch * md.atomicColumnCount() + column;
       cells.computeIfAbsent(key, k -> new TreeSet<>()).add(row);
       return new CellRef(this, key, row);
     }
@@ -187,7 +188,7 @@ final class PointTake {
         int[] r = rows.stream().mapToInt(Integer::intValue).toArray();
         cellIndex.put(key, c.size());
         cellRows.add(r);
-        c.add(new PointReader.Cells((int) (key >>> 32), (int) (long) key, r));
+        c.add(new PointReader.Cells((int) (key / md.atomicColumnCount()), (int) (key % md.atomicColumnCount()), r));
       });
       List<PointReader.StructRows> s = new ArrayList<>();
       structs.forEach((key, rows) -> {

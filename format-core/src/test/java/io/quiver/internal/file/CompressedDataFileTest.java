@@ -101,8 +101,8 @@ class CompressedDataFileTest extends DataFileTestBase {
       org.apache.arrow.vector.Float8Vector r = (org.apache.arrow.vector.Float8Vector) data.getVector(0);
       r.allocateNew(rows);
       java.util.Random random = new java.util.Random(5);
-      for (int i = 0; i < rows; i++) {
-        r.set(i, random.nextDouble());
+      for (int i = 0; i < rows; i++) { // 36 random mantissa bits: ZSTD saves about 16% in 1 KiB frames
+        r.set(i, Double.longBitsToDouble(Double.doubleToLongBits(random.nextDouble()) & (-1L << 16)));
       }
       r.setValueCount(rows);
       data.setRowCount(rows);

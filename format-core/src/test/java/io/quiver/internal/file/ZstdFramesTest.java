@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.github.luben.zstd.Zstd;
 import io.quiver.exceptions.CorruptFileException;
+import io.quiver.store.CountingObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -21,15 +22,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ZSTD buffers written as runs of frames: any ZSTD decoder (Arrow Java's codec here, pyarrow in
- * PyArrowReadsQuiverIT) reads them whole, the frame index is recovered from headers alone, and point reads
- * of a file whose buffers span many frames return the file's values.
+ * PyArrowReadsQuiverIT) reads them whole, the footer's frame table and the in-buffer index of earlier files
+ * describe them only exactly, and point reads of a file whose buffers span many frames return the file's
+ * values.
  */
 class ZstdFramesTest extends DataFileTestBase {
   private static final int ROWS = 40_000;
   private static final int BATCH = 8192;
 
   @Test
-  void aBufferIsAnIndexAndFramesThatArrowsOwnCodecDecompressesWhole() {
+  void aBufferIsFramesThatArrowsOwnCodecDecompressesWhole() {
     byte[] raw = new byte[100_003];
     for (int i = 0; i < raw.length; i++) {
       raw[i] = (byte) (i / 7 + i % 13);
@@ -37,13 +39,14 @@ class ZstdFramesTest extends DataFileTestBase {
     try (ArrowBuf in = allocator.buffer(raw.length)) {
       in.setBytes(0, raw);
       in.writerIndex(raw.length);
+      ZstdFrames.Packed p = ZstdFrames.compress(allocator, in, 1);
       byte[] packed;
-      try (ArrowBuf out = ZstdFrames.compress(allocator, in, 1)) {
+      try (ArrowBuf out = p.buf()) {
         packed = new byte[(int) out.writerIndex()];
         out.getBytes(0, packed);
-        ZstdFrames.Index index = ZstdFrames.index(head(packed), raw.length, packed.length - 8);
+        assertThat(p.declared()).isEqualTo(raw.length);
+        ZstdFrames.Index index = ZstdFrames.frames(ZstdFrames.FRAME_BYTES, raw.length, packed.length - 8, 0, longs(p.frameSizes()));
         assertThat(index.count()).isEqualTo((raw.length + ZstdFrames.FRAME_BYTES - 1) / ZstdFrames.FRAME_BYTES);
-        assertThat(index.frameBytes()).isEqualTo(ZstdFrames.FRAME_BYTES);
         assertThat(index.length(index.count() - 1)).isEqualTo(raw.length % ZstdFrames.FRAME_BYTES);
         for (int f = 0; f < index.count(); f++) { // each frame alone decodes to its slice
           byte[] frame = Arrays.copyOfRange(packed, 8 + (int) index.starts()[f], 8 + (int) index.starts()[f + 1]);
@@ -55,7 +58,7 @@ class ZstdFramesTest extends DataFileTestBase {
         try (ArrowBuf whole = arrow.decompress(allocator, out)) {
           byte[] back = new byte[(int) whole.writerIndex()];
           whole.getBytes(0, back);
-          assertThat(back).as("Arrow Java's codec skips the index frame").isEqualTo(raw);
+          assertThat(back).as("Arrow Java's codec reads the concatenated frames").isEqualTo(raw);
         }
       }
       assertThat(Zstd.decompress(Arrays.copyOfRange(packed, 8, packed.length), raw.length)).isEqualTo(raw);
@@ -63,20 +66,30 @@ class ZstdFramesTest extends DataFileTestBase {
   }
 
   @Test
-  void theIndexIsAbsentUnlessItDescribesTheBufferExactly() {
+  void framesDescribeABufferOnlyExactly() {
+    long[] sizes = {100, 120, 30};
+    long declared = 2L * ZstdFrames.FRAME_BYTES + 5;
+    assertThat(ZstdFrames.frames(ZstdFrames.FRAME_BYTES, declared, 250, 0, sizes).starts()).containsExactly(0, 100, 220, 250);
+    assertThat(ZstdFrames.frames(ZstdFrames.FRAME_BYTES, declared + ZstdFrames.FRAME_BYTES, 250, 0, sizes))
+        .as("declares more than its frames hold").isNull();
+    assertThat(ZstdFrames.frames(ZstdFrames.FRAME_BYTES, 2L * ZstdFrames.FRAME_BYTES, 250, 0, sizes))
+        .as("declares fewer frames").isNull();
+    assertThat(ZstdFrames.frames(ZstdFrames.FRAME_BYTES, declared, 249, 0, sizes)).as("sizes do not sum to the payload").isNull();
+    assertThat(ZstdFrames.frames(ZstdFrames.FRAME_BYTES, declared, 250, 0, new long[] {100, 150, 0})).as("an empty frame").isNull();
+    assertThat(ZstdFrames.frames(ZstdFrames.MAX_FRAME_BYTES, ZstdFrames.MAX_FRAME_BYTES, 1, 0, new long[] {1}))
+        .as("a frame expanding beyond the bound").isNull();
+    assertThat(ZstdFrames.frames(ZstdFrames.MAX_FRAME_BYTES + 1, declared, 250, 0, sizes)).as("frames too large").isNull();
+  }
+
+  @Test
+  void theInBufferIndexOfEarlierFilesIsAbsentUnlessItDescribesTheBufferExactly() {
     byte[] raw = new byte[3 * ZstdFrames.FRAME_BYTES + 5];
     Arrays.fill(raw, (byte) 'q');
-    byte[] packed;
-    try (ArrowBuf in = allocator.buffer(raw.length)) {
-      in.setBytes(0, raw);
-      in.writerIndex(raw.length);
-      try (ArrowBuf out = ZstdFrames.compress(allocator, in, 1)) {
-        packed = new byte[(int) out.writerIndex()];
-        out.getBytes(0, packed);
-      }
-    }
+    byte[] packed = inBufferIndexed(raw);
     long payload = packed.length - 8;
     assertThat(ZstdFrames.index(head(packed), raw.length, payload).count()).isEqualTo(4);
+    assertThat(Zstd.decompress(Arrays.copyOfRange(packed, 8, packed.length), raw.length))
+        .as("decoders skip the index frame").isEqualTo(raw);
     assertThat(ZstdFrames.index(head(packed), raw.length + ZstdFrames.FRAME_BYTES, payload))
         .as("declares more than its frames hold").isNull();
     assertThat(ZstdFrames.index(head(packed), 3L * ZstdFrames.FRAME_BYTES, payload))
@@ -91,6 +104,26 @@ class ZstdFramesTest extends DataFileTestBase {
     assertThat(ZstdFrames.index(head(size), raw.length, payload)).as("a frame size changed").isNull();
     byte[] plain = concat(new byte[8], Zstd.compress(raw, 1)); // one ordinary frame, as other writers write
     assertThat(ZstdFrames.index(head(plain), raw.length, plain.length - 8)).isNull();
+  }
+
+  /** {@code raw} as the first framed build wrote it: length, index frame, then 4 KiB frames. */
+  private static byte[] inBufferIndexed(byte[] raw) {
+    int count = (raw.length + ZstdFrames.FRAME_BYTES - 1) / ZstdFrames.FRAME_BYTES;
+    java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
+    java.nio.ByteBuffer index = java.nio.ByteBuffer.allocate(8 + 20 + 4 * count).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    index.putLong(raw.length).putInt(ZstdFrames.INDEX_MAGIC).putInt(12 + 4 * count).putInt(ZstdFrames.INDEX_TAG)
+        .putInt(ZstdFrames.FRAME_BYTES).putInt(count);
+    for (int f = 0; f < count; f++) {
+      byte[] frame = Zstd.compress(Arrays.copyOfRange(raw, f * ZstdFrames.FRAME_BYTES,
+          Math.min(raw.length, (f + 1) * ZstdFrames.FRAME_BYTES)), 1);
+      index.putInt(frame.length);
+      frames.writeBytes(frame);
+    }
+    return concat(index.array(), frames.toByteArray());
+  }
+
+  private static long[] longs(int[] ints) {
+    return Arrays.stream(ints).asLongStream().toArray();
   }
 
   @Test
@@ -147,12 +180,103 @@ class ZstdFramesTest extends DataFileTestBase {
     }
   }
 
-  private ZstdFrames.Index frames(DataFileMetadata md, int batch, int buffer) {
-    long[] range = md.bufferRange(batch, buffer);
-    byte[] bytes = Arrays.copyOfRange(store.read(md.location().substring(md.location().indexOf("data/"))),
-        (int) range[0], (int) (range[0] + range[1]));
-    long declared = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
-    return ZstdFrames.index(head(bytes), declared, bytes.length - 8);
+  @Test
+  void theFooterListsTheFramesSoATakeReadsEachBufferOnceWithoutItsPrefix() {
+    try (VectorSchemaRoot data = data()) {
+      Files.write(store, "data/t.arrow", data, allocator, BATCH, FileCompression.zstd(1));
+    }
+    CountingObjectStore counting = new CountingObjectStore(store);
+    DataFileReader fresh = new DataFileReader(counting, new MetadataCache(1 << 20), ReadOptions.defaults());
+    DataFileMetadata md = fresh.metadata("data/t.arrow");
+    PointReader points = new PointReader(counting, fresh, 0);
+    counting.reset();
+    int row = 3 * ZstdFrames.FRAME_BYTES / 8 + 7; // in frame 3 of the int64 values
+    try (PointReader.Result r = points.read("data/t.arrow", List.of(new PointReader.Cells(2, 0, new int[] {row})),
+        List.of(), allocator)) {
+      assertThat(((BigIntVector) r.values().get(0).vector()).get(0)).isEqualTo((2L * BATCH + row) * 3);
+    }
+    ZstdFrames.Index ids = md.frames(2, 1);
+    assertThat(counting.readCalls()).as("one round").isEqualTo(1);
+    assertThat(counting.bytesRead()).as("frame 3 only").isEqualTo(ids.starts()[4] - ids.starts()[3]);
+    counting.reset();
+    try (PointReader.Result r = points.read("data/t.arrow", List.of(new PointReader.Cells(2, 1, new int[] {row})),
+        List.of(), allocator)) {
+      assertThat(r.values().get(0).vector().getObject(0).toString()).isEqualTo(name(2L * BATCH + row));
+    }
+    assertThat(counting.readCalls()).as("offsets, then value bytes").isEqualTo(2);
+    assertThat(counting.bytesRead()).isLessThan(md.bufferRange(2, 3)[1] + md.bufferRange(2, 4)[1]);
+  }
+
+  @Test
+  void aFrameTableThatDoesNotDescribeTheFileIsIgnoredAndReadsStayExact() {
+    try (VectorSchemaRoot data = data()) {
+      Files.write(store, "data/x.arrow", data, allocator, BATCH, FileCompression.zstd(1));
+    }
+    DataFileMetadata md = reader.metadata("data/x.arrow");
+    FrameTable.Builder wrong = new FrameTable.Builder();
+    for (int b = 0; b < md.batchCount(); b++) { // every buffer claims frames that do not sum to its payload
+      for (int i = 0; i < md.bufferCount(); i++) {
+        wrong.add(i, new ZstdFrames.Packed(null, 2L * ZstdFrames.FRAME_BYTES, new int[] {3, 4}));
+      }
+      wrong.endBatch();
+    }
+    FrameTable.Builder oneBatch = new FrameTable.Builder();
+    oneBatch.add(1, new ZstdFrames.Packed(null, 10, new int[] {5}));
+    oneBatch.endBatch();
+    String valid = oneBatch.value(); // well formed, for a file of one batch
+    for (String bad : new String[] {wrong.value(), "not base64!", "AQ==", valid, "AoAgAQA=",
+        java.util.Base64.getEncoder().encodeToString(new byte[] {1, (byte) 0x80, 0x20, 5, 0})}) {
+      DataFileMetadata tampered = md.withFooterValues(null, bad);
+      for (int b = 0; b < md.batchCount(); b++) {
+        for (int i = 0; i < md.bufferCount(); i++) {
+          assertThat(tampered.frames(b, i)).as("table " + bad).isNull();
+        }
+      }
+      MetadataCache cache = new MetadataCache(1 << 20);
+      cache.get(store.locationOf("data/x.arrow"), loc -> tampered);
+      DataFileReader withBadTable = new DataFileReader(store, cache, ReadOptions.defaults());
+      int[] rows = {5, 1029, 8000};
+      try (PointReader.Result r = new PointReader(store, withBadTable, 0).read("data/x.arrow",
+          List.of(new PointReader.Cells(3, 0, rows), new PointReader.Cells(3, 1, rows)), List.of(), allocator)) {
+        for (int k = 0; k < rows.length; k++) {
+          long row = 3L * BATCH + rows[k];
+          assertThat(((BigIntVector) r.values().get(0).vector()).get(k)).isEqualTo(row * 3);
+          assertThat(r.values().get(1).vector().getObject(k).toString()).isEqualTo(name(row));
+        }
+      }
+    }
+  }
+
+  @Test
+  void filesOfTheFirstFramedBuildKeepTheirInBufferIndex() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of(getClass().getResource("/compat/framed-1.1/table/data").toURI());
+    java.nio.file.Path file;
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+      file = files.filter(f -> f.toFile().length() > 20_000).findFirst().orElseThrow(); // the 4,096-row file
+    }
+    store.write("data/old.arrow", java.nio.file.Files.readAllBytes(file));
+    DataFileMetadata md = reader.metadata("data/old.arrow");
+    assertThat(md.hasFrameTable()).isFalse();
+    long[] range = md.bufferRange(1, 1); // batch 1's int64 ids: 16 KiB in four frames
+    byte[] buffer = Arrays.copyOfRange(store.read("data/old.arrow"), (int) range[0], (int) (range[0] + range[1]));
+    assertThat(ZstdFrames.index(head(buffer), 2048 * 8, buffer.length - 8).count()).isEqualTo(4);
+    CountingObjectStore counting = new CountingObjectStore(store);
+    PointReader points = new PointReader(counting, reader, 0);
+    int[] rows = {3, 700, 1500, 2047};
+    try (PointReader.Result r = points.read("data/old.arrow",
+        List.of(new PointReader.Cells(1, 0, rows), new PointReader.Cells(1, 1, rows)), List.of(), allocator)) {
+      for (int k = 0; k < rows.length; k++) {
+        long i = 2048 + rows[k];
+        assertThat(((BigIntVector) r.values().get(0).vector()).get(k)).isEqualTo(i);
+        Object s = r.values().get(1).vector().getObject(k);
+        assertThat(s == null ? null : s.toString()).isEqualTo(i % 7 == 3 ? null : "value-" + i * 7919L % 100003);
+      }
+    }
+  }
+
+  private static ZstdFrames.Index frames(DataFileMetadata md, int batch, int buffer) {
+    assertThat(md.hasFrameTable()).isTrue();
+    return md.frames(batch, buffer);
   }
 
   private static byte[] head(byte[] buffer) {
