@@ -92,4 +92,12 @@ public class TakeBench {
       return check(root, expected);
     }
   }
+
+  /** The same take reading up to two data files at once ({@code Dataset.take}'s threads; Lance decodes on its own pool). */
+  @Benchmark
+  public long twoThreadsQuiver() {
+    try (VectorSchemaRoot root = quiver.take(addresses, COLUMNS, 2)) {
+      return check(root, expected);
+    }
+  }
 }

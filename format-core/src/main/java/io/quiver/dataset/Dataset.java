@@ -281,8 +281,24 @@ public final class Dataset implements AutoCloseable {
    * @throws io.quiver.exceptions.NotFoundException if an address names no row or a deleted row
    */
   public VectorSchemaRoot take(long[] rowAddresses, List<String> columns) {
+    return take(rowAddresses, columns, 1);
+  }
+
+  /**
+   * {@link #take(long[], List)} reading up to {@code threads} data files at once on threads of the take's
+   * own, which end before it returns. The default, 1, reads on the calling thread, as an embedder that
+   * brings its own parallelism wants; a loader taking rows spread over many fragments from one thread gets
+   * the machine's cores with more (docs/scan-planning.md, "Take").
+   *
+   * @throws InvalidArgumentException unless {@code 1 <= threads <= 256}
+   */
+  public VectorSchemaRoot take(long[] rowAddresses, List<String> columns, int threads) {
+    if (threads < 1 || threads > 256) {
+      throw new InvalidArgumentException("take threads must be between 1 and 256, got " + threads
+          + "; use 1 to read on the calling thread, or about the number of cores");
+    }
     Schema projected = Projection.project(manifest.schema(), columns.isEmpty() ? null : columns, null);
-    return Take.take(io, manifest, projected, rowAddresses, allocator);
+    return Take.take(io, manifest, projected, rowAddresses, allocator, threads);
   }
 
   // ---------------------------------------------------------------- writing

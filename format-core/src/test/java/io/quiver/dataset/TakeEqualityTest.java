@@ -26,6 +26,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -113,11 +114,14 @@ class TakeEqualityTest {
   private static void assertSame(Dataset ds, List<String> columns, long[] addresses, RootAllocator allocator) {
     Schema projected = Projection.project(ds.manifest().schema(), columns.isEmpty() ? null : columns, null);
     try (VectorSchemaRoot expected = Take.takeByBatches(ds.io(), ds.manifest(), projected, addresses, allocator);
-        VectorSchemaRoot actual = Take.take(ds.io(), ds.manifest(), projected, addresses, allocator)) {
+        VectorSchemaRoot actual = Take.take(ds.io(), ds.manifest(), projected, addresses, allocator, 1);
+        VectorSchemaRoot parallel = Take.take(ds.io(), ds.manifest(), projected, addresses, allocator, 3)) {
       assertThat(actual.getSchema()).isEqualTo(expected.getSchema());
       assertThat(actual.getRowCount()).isEqualTo(addresses.length);
       assertThat(firstDifference(expected, actual)).as("columns %s", columns).isEmpty();
       assertThat(actual.equals(expected)).as("vector equality, columns %s", columns).isTrue();
+      assertThat(firstDifference(expected, parallel)).as("3 threads, columns %s", columns).isEmpty();
+      assertThat(parallel.equals(expected)).as("3 threads, vector equality, columns %s", columns).isTrue();
     }
   }
 
@@ -174,11 +178,11 @@ class TakeEqualityTest {
       Schema all = ds.manifest().schema();
       String expected = messageOf(() -> Take.takeByBatches(ds.io(), ds.manifest(), all, withDeleted, allocator));
       assertThatExceptionOfType(NotFoundException.class)
-          .isThrownBy(() -> Take.take(ds.io(), ds.manifest(), all, withDeleted, allocator).close())
+          .isThrownBy(() -> Take.take(ds.io(), ds.manifest(), all, withDeleted, allocator, 2).close())
           .withMessage(expected);
       long[] missing = {live.get(0), RowAddress.of(99, 0)};
       assertThatExceptionOfType(NotFoundException.class)
-          .isThrownBy(() -> Take.take(ds.io(), ds.manifest(), all, missing, allocator).close())
+          .isThrownBy(() -> Take.take(ds.io(), ds.manifest(), all, missing, allocator, 1).close())
           .withMessage(messageOf(() -> Take.takeByBatches(ds.io(), ds.manifest(), all, missing, allocator)));
     }
   }
@@ -190,6 +194,32 @@ class TakeEqualityTest {
       return e.getMessage();
     }
     throw new AssertionError("expected a NotFoundException");
+  }
+
+  @Test
+  void aDamagedFileInAParallelTakeIsACorruptFileAndLeavesNoThreadOrMemoryBehind() throws Exception {
+    try (Dataset ds = table(41, "zstd", 64)) {
+      List<Long> live = liveAddresses(ds);
+      long[] addresses = live.stream().mapToLong(Long::longValue).toArray();
+      String victim = ds.manifest().fragments().get(1).files().get(0).path();
+      byte[] original = store.read(victim);
+      byte[] damaged = original.clone();
+      java.util.Arrays.fill(damaged, 8, damaged.length / 2, (byte) 0x5A); // the bodies of the first batches
+      store.write(victim, damaged);
+      assertThatExceptionOfType(io.quiver.exceptions.CorruptFileException.class)
+          .isThrownBy(() -> ds.take(addresses, List.of(), 4).close())
+          .withMessageContaining(victim);
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().startsWith("quiver-take-")) {
+          t.join(10_000);
+          assertThat(t.isAlive()).as(t.getName() + " still running").isFalse();
+        }
+      }
+      store.write(victim, original);
+      assertThatExceptionOfType(io.quiver.exceptions.InvalidArgumentException.class)
+          .isThrownBy(() -> ds.take(addresses, List.of(), 0))
+          .withMessageContaining("between 1 and 256");
+    }
   }
 
   /** 60,000 rows of (id int64, x float64, s utf8) in 8,192-row batches, like the take benchmark's table. */
@@ -234,7 +264,7 @@ class TakeEqualityTest {
       Take.takeByBatches(ds.io(), ds.manifest(), projected, addresses, allocator).close();
       long byBatches = counting.bytesRead();
       counting.reset();
-      try (VectorSchemaRoot taken = Take.take(ds.io(), ds.manifest(), projected, addresses, allocator)) {
+      try (VectorSchemaRoot taken = Take.take(ds.io(), ds.manifest(), projected, addresses, allocator, 1)) {
         assertThat(taken.getRowCount()).isEqualTo(12);
         assertThat(((org.apache.arrow.vector.BigIntVector) taken.getVector("id")).get(3))
             .isEqualTo(RowAddress.offset(addresses[3]));

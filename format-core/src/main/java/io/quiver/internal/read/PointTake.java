@@ -2,6 +2,7 @@ package io.quiver.internal.read;
 
 import io.quiver.dataset.RowAddress;
 import io.quiver.exceptions.NotFoundException;
+import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.file.DataFileMetadata;
 import io.quiver.internal.file.PointReader;
 import io.quiver.internal.file.ReadOptions;
@@ -23,6 +24,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -44,7 +50,7 @@ final class PointTake {
   private PointTake() {}
 
   static VectorSchemaRoot take(TableIo io, Manifest manifest, Schema projected, long[] addresses,
-      BufferAllocator allocator) {
+      BufferAllocator allocator, int threads) {
     Map<Long, Fragment> fragments = new HashMap<>();
     for (Fragment f : manifest.fragments()) {
       fragments.put(f.id(), f);
@@ -75,9 +81,11 @@ final class PointTake {
         }
         points.plan();
       }
+      List<FileReads> reads = new ArrayList<>();
       for (FragmentPoints points : planned.values()) {
-        points.read(reader, allocator);
+        points.reads(reads);
       }
+      readAll(reads, reader, allocator, threads);
       Output output = new Output(addresses, planned, nulls, allocator);
       VectorSchemaRoot out = VectorSchemaRoot.create(projected.toArrow(), allocator);
       try {
@@ -94,6 +102,71 @@ final class PointTake {
     } finally {
       planned.values().forEach(FragmentPoints::close);
       nulls.values().forEach(FieldVector::close);
+    }
+  }
+
+  /**
+   * Reads every file, on {@code threads} threads of the take's own when more than one file and thread
+   * (each thread a file at a time), else on the calling thread. The first failure stops the other threads
+   * from starting another file and is rethrown once every thread has stopped, so the caller may release
+   * what the reads hold.
+   */
+  private static void readAll(List<FileReads> reads, PointReader reader, BufferAllocator allocator, int threads) {
+    int n = Math.min(threads, reads.size());
+    if (n <= 1) {
+      for (FileReads r : reads) {
+        r.read(reader, allocator);
+      }
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger names = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(n, task -> {
+      Thread t = new Thread(task, "quiver-take-" + names.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    List<Future<?>> running = new ArrayList<>();
+    Throwable failure = null;
+    boolean interrupted = false;
+    try {
+      for (int i = 0; i < n; i++) {
+        running.add(pool.submit(() -> {
+          for (int k = next.getAndIncrement(); k < reads.size(); k = next.getAndIncrement()) {
+            reads.get(k).read(reader, allocator);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : running) {
+        while (true) {
+          try {
+            f.get();
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true; // keep waiting: the threads write into memory the caller releases
+            next.set(reads.size());
+          } catch (ExecutionException e) {
+            next.set(reads.size());
+            failure = failure == null ? e.getCause() : failure;
+            break;
+          }
+        }
+      }
+    } finally {
+      pool.shutdown();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (failure instanceof RuntimeException e) {
+      throw e;
+    }
+    if (failure instanceof Error e) {
+      throw e;
+    }
+    if (interrupted) {
+      throw new QuiverException("the take was interrupted while reading its rows; nothing was returned");
     }
   }
 
@@ -419,10 +492,11 @@ final class PointTake {
     }
 
 
-    void read(PointReader reader, BufferAllocator allocator) {
+    /** Adds the data files this fragment's rows need read to {@code out}. */
+    void reads(List<FileReads> out) {
       for (FileReads reads : files.values()) {
         if (!reads.cells.isEmpty() || !reads.structs.isEmpty()) {
-          reads.read(reader, allocator);
+          out.add(reads);
         }
       }
     }

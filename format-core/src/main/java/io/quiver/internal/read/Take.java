@@ -31,8 +31,8 @@ final public class Take {
    * merged; a deleted or missing address is a {@link NotFoundException}. The caller closes the result.
    */
   static public VectorSchemaRoot take(TableIo io, Manifest manifest, Schema projected, long[] addresses,
-      BufferAllocator allocator) {
-    return PointTake.take(io, manifest, projected, addresses, allocator);
+      BufferAllocator allocator, int threads) {
+    return PointTake.take(io, manifest, projected, addresses, allocator, threads);
   }
 
   /** {@link #take} by whole chunks through {@link FragmentReader}: the reference point reads are tested against. */
