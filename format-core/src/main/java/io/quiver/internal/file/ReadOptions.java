@@ -1,6 +1,7 @@
 package io.quiver.internal.file;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.store.FetchTuning;
 
 /**
  * Tuning of {@link DataFileReader} and of the scans' fetch plan ({@link FetchPlan}, {@link Prefetch};
@@ -24,19 +25,19 @@ import io.quiver.exceptions.InvalidArgumentException;
  */
 public record ReadOptions(
     int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes, boolean planned) {
-  /** Default gap: 8 KiB. */
-  public static final int DEFAULT_COALESCE_GAP_BYTES = 8 * 1024;
+  /** Default gap: 8 KiB ({@link FetchTuning#DEFAULT}; a store may choose another, {@link FetchTuning}). */
+  public static final int DEFAULT_COALESCE_GAP_BYTES = FetchTuning.DEFAULT.coalesceGapBytes();
   /**
    * Default request size: 8 MiB, where one S3 (or GCS, Azure) GET reaches most of a connection's throughput
    * while its first byte still costs only one round trip; larger requests delay the first batch.
    */
-  public static final long DEFAULT_TARGET_REQUEST_BYTES = 8L << 20;
+  public static final long DEFAULT_TARGET_REQUEST_BYTES = FetchTuning.DEFAULT.requestBytes();
   /** Default requests in flight: 4. */
-  public static final int DEFAULT_REQUESTS_IN_FLIGHT = 4;
+  public static final int DEFAULT_REQUESTS_IN_FLIGHT = FetchTuning.DEFAULT.requestsInFlight();
   /** Default read-ahead budget: 64 MiB (in-flight and fetched requests not yet decoded). */
   public static final long DEFAULT_PREFETCH_BYTES = 64L << 20;
   /** Most requests in flight a reader may ask for. */
-  public static final int MAX_REQUESTS_IN_FLIGHT = 64;
+  public static final int MAX_REQUESTS_IN_FLIGHT = FetchTuning.MAX_REQUESTS_IN_FLIGHT;
 
   public ReadOptions {
     if (coalesceGapBytes < 0) {
