@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * ratios can be read together. Every take's ids are checked. The set-up records the GETs ({@code
  * readRanges} calls and single reads), the ranges asked for and the bytes of one take through a counting
  * store, footers cached: take's point reads go through {@code ObjectStore.readRanges}, which the S3 adapter
- * serves with parallel ranged GETs on its bounded read pool ({@code s3.read-parallelism}, 16).
+ * serves with parallel ranged GETs on its bounded read pool ({@code s3.read-parallelism}, 16); nearby ranges
+ * are merged first, up to the store's take gap ({@code ObjectStore.fetchTuning()}) unless {@code takeGap} sets it.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,6 +43,10 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ObjectStoreTakeBench {
   @Param({"quiver-local", "quiver-s3proxy", "lance-local"})
   public String system;
+
+  /** {@code takeGapBytes}; -1: the store's (8 KiB local, 64 KiB on S3). */
+  @Param({"-1"})
+  public int takeGap;
 
   long[] positions;
   long[] addresses;
@@ -66,6 +71,9 @@ public class ObjectStoreTakeBench {
     }
     Path local = Tables.quiverScanTable(rows);
     DatasetOptions.Builder options = Bench.quiverOptions(allocator).toBuilder().session(new Session(256L << 20));
+    if (takeGap >= 0) {
+      options.takeGapBytes(takeGap);
+    }
     String uri = local.toUri().toString();
     if (system.equals("quiver-s3proxy")) {
       s3proxy = S3Proxy.start();
@@ -78,9 +86,10 @@ public class ObjectStoreTakeBench {
     quiver().close(); // footers cached
     counting[0].reset();
     quiver().close();
-    Bench.record("ObjectStoreTakeBench", "take store calls", system, counting[0].readCalls(), "calls");
-    Bench.record("ObjectStoreTakeBench", "take ranges (one GET each on S3)", system, counting[0].rangesRead(), "ranges");
-    Bench.record("ObjectStoreTakeBench", "take bytes fetched", system, counting[0].bytesRead(), "bytes");
+    String label = system + (takeGap < 0 ? "" : " take gap " + takeGap);
+    Bench.record("ObjectStoreTakeBench", "take store calls", label, counting[0].readCalls(), "calls");
+    Bench.record("ObjectStoreTakeBench", "take ranges (one GET each on S3)", label, counting[0].rangesRead(), "ranges");
+    Bench.record("ObjectStoreTakeBench", "take bytes fetched", label, counting[0].bytesRead(), "bytes");
   }
 
   private VectorSchemaRoot quiver() {

@@ -32,6 +32,7 @@ public final class DatasetOptions {
   private final Integer coalesceGapBytes; // null: chosen by the store (ObjectStore#fetchTuning), as below
   private final Long fetchRequestBytes;
   private final Integer fetchRequestsInFlight;
+  private final Integer takeGapBytes;
   private final long fetchAheadBytes;
   private final boolean fetchPlans;
 
@@ -48,6 +49,7 @@ public final class DatasetOptions {
     this.coalesceGapBytes = b.coalesceGapBytes;
     this.fetchRequestBytes = b.fetchRequestBytes;
     this.fetchRequestsInFlight = b.fetchRequestsInFlight;
+    this.takeGapBytes = b.takeGapBytes;
     this.fetchAheadBytes = b.fetchAheadBytes;
     this.fetchPlans = b.fetchPlans;
   }
@@ -79,6 +81,7 @@ public final class DatasetOptions {
     b.coalesceGapBytes = coalesceGapBytes;
     b.fetchRequestBytes = fetchRequestBytes;
     b.fetchRequestsInFlight = fetchRequestsInFlight;
+    b.takeGapBytes = takeGapBytes;
     b.fetchAheadBytes = fetchAheadBytes;
     b.fetchPlans = fetchPlans;
     return b;
@@ -151,6 +154,15 @@ public final class DatasetOptions {
     return coalesceGapBytes == null ? OptionalInt.empty() : OptionalInt.of(coalesceGapBytes);
   }
 
+  /**
+   * Wanted byte ranges of a {@code take} at most this far apart are fetched by one request, when set; empty:
+   * the store's ({@link FetchTuning#takeGapBytes()}: 64 KiB on S3, GCS and Azure, 8 KiB on local and memory
+   * stores).
+   */
+  public OptionalInt takeGapBytes() {
+    return takeGapBytes == null ? OptionalInt.empty() : OptionalInt.of(takeGapBytes);
+  }
+
   /** Whether scans plan their fetches across batches (false: each batch fetched on its own). */
   public boolean fetchPlans() {
     return fetchPlans;
@@ -166,7 +178,8 @@ public final class DatasetOptions {
         coalesceGapBytes != null ? coalesceGapBytes : byStore.coalesceGapBytes(),
         fetchRequestBytes != null ? fetchRequestBytes : byStore.requestBytes(),
         fetchRequestsInFlight != null ? fetchRequestsInFlight : byStore.requestsInFlight(),
-        fetchAheadBytes, fetchPlans);
+        fetchAheadBytes, fetchPlans,
+        takeGapBytes != null ? takeGapBytes : byStore.takeGapBytes());
   }
 
   /** The table's storage on {@code store} with these options (commit store, session, read tuning). */
@@ -188,6 +201,7 @@ public final class DatasetOptions {
     private Integer coalesceGapBytes; // null: by store (ObjectStore#fetchTuning), as the next two
     private Long fetchRequestBytes;
     private Integer fetchRequestsInFlight;
+    private Integer takeGapBytes;
     private long fetchAheadBytes = ReadOptions.DEFAULT_PREFETCH_BYTES;
     private boolean fetchPlans = true;
 
@@ -310,6 +324,21 @@ public final class DatasetOptions {
         throw new InvalidArgumentException("coalesceGapBytes must be >= 0, got " + value);
       }
       this.coalesceGapBytes = value;
+      return this;
+    }
+
+    /**
+     * Wanted byte ranges of a {@link Dataset#take take} at most this many bytes apart are fetched by one
+     * request (0 merges only touching ranges). Unset, it is chosen by the store ({@link
+     * ObjectStore#fetchTuning()}): 64 KiB on S3, GCS and Azure, 8 KiB on local and in-memory stores and on
+     * a store that does not say. Merged point ranges have no size bound, so each wanted row may add up to
+     * this many bytes: keep it well below a scan's gap.
+     */
+    public Builder takeGapBytes(int value) {
+      if (value < 0) {
+        throw new InvalidArgumentException("takeGapBytes must be >= 0, got " + value);
+      }
+      this.takeGapBytes = value;
       return this;
     }
 

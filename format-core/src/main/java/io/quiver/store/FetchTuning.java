@@ -14,30 +14,34 @@ import io.quiver.exceptions.InvalidArgumentException;
  * @param requestsInFlight requests one fragment reader of a scan keeps in flight on fetch threads, 0 to
  *     {@value #MAX_REQUESTS_IN_FLIGHT}; 0 fetches on the reading thread (where a read costs less than
  *     handing it to another thread)
+ * @param takeGapBytes {@code take}'s point reads fetch wanted ranges at most this many bytes apart with one
+ *     request (at least 0). Smaller than a scan's gap: a point read's merged ranges have no request-size
+ *     bound, so every wanted row can add up to this many bytes
  */
-public record FetchTuning(int coalesceGapBytes, long requestBytes, int requestsInFlight) {
+public record FetchTuning(int coalesceGapBytes, long requestBytes, int requestsInFlight, int takeGapBytes) {
   /** Most requests in flight a reader may be asked for. */
   public static final int MAX_REQUESTS_IN_FLIGHT = 64;
 
   /**
    * Local disk and memory: an 8 KiB gap, 8 MiB requests, fetched on the reading thread (a read costs less
-   * than a hand-over to a fetch thread).
+   * than a hand-over to a fetch thread), an 8 KiB gap for take.
    */
-  public static final FetchTuning LOCAL = new FetchTuning(8 << 10, 8L << 20, 0);
+  public static final FetchTuning LOCAL = new FetchTuning(8 << 10, 8L << 20, 0, 8 << 10);
 
   /**
-   * The port's default, for a store that says nothing: an 8 KiB gap, 8 MiB requests, 4 in flight (the
-   * values readers used before stores chose them).
+   * The port's default, for a store that says nothing: an 8 KiB gap, 8 MiB requests, 4 in flight, an 8 KiB
+   * gap for take (the values readers used before stores chose them).
    */
-  public static final FetchTuning DEFAULT = new FetchTuning(8 << 10, 8L << 20, 4);
+  public static final FetchTuning DEFAULT = new FetchTuning(8 << 10, 8L << 20, 4, 8 << 10);
 
   /**
    * Cloud object stores (S3, GCS, Azure), where a GET costs tens of milliseconds before its first byte: a
    * 1 MiB gap (reading another column's buffers between two wanted ones is cheaper than a request; Trino's
    * and Iceberg's S3 readers merge at similar distances), 8 MiB requests, 8 in flight per fragment reader
-   * (8 × 8 MiB is the default 64 MiB read-ahead budget). Benchmark 11 (benchmarks/RESULTS.md) measured it.
+   * (8 × 8 MiB is the default 64 MiB read-ahead budget), and a 64 KiB gap for take. Benchmarks 11 and 3b
+   * (benchmarks/RESULTS.md, "Store-chosen fetch tuning") measured them.
    */
-  public static final FetchTuning CLOUD = new FetchTuning(1 << 20, 8L << 20, 8);
+  public static final FetchTuning CLOUD = new FetchTuning(1 << 20, 8L << 20, 8, 64 << 10);
 
   public FetchTuning {
     if (coalesceGapBytes < 0) {
@@ -51,6 +55,10 @@ public record FetchTuning(int coalesceGapBytes, long requestBytes, int requestsI
     if (requestsInFlight < 0 || requestsInFlight > MAX_REQUESTS_IN_FLIGHT) {
       throw new InvalidArgumentException("requestsInFlight must be in [0, " + MAX_REQUESTS_IN_FLIGHT + "], got "
           + requestsInFlight + "; 0 fetches on the reading thread");
+    }
+    if (takeGapBytes < 0) {
+      throw new InvalidArgumentException(
+          "takeGapBytes must be >= 0, got " + takeGapBytes + "; use 0 to merge only touching ranges");
     }
   }
 }

@@ -1,7 +1,9 @@
 package io.quiver.dataset;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.store.CountingObjectStore;
 import io.quiver.store.FetchTuning;
 import io.quiver.store.ForwardingObjectStore;
@@ -146,7 +148,7 @@ class StoreFetchTuningTest {
 
   @Test
   void theStoresRequestSizeAndInFlightReachTheScan() {
-    Store store = wideTable(new FetchTuning(1 << 20, 256 << 10, 3));
+    Store store = wideTable(new FetchTuning(1 << 20, 256 << 10, 3, 0));
     Scan scan = idScan(store, b -> b);
     assertThat(scan.idSum()).isEqualTo(ID_SUM);
     long expected = (scan.bytes() + (256 << 10) - 1) / (256 << 10);
@@ -181,16 +183,66 @@ class StoreFetchTuningTest {
     assertThat(gap.idSum()).isEqualTo(requests.idSum()).isEqualTo(wide.idSum()).isEqualTo(ID_SUM);
   }
 
+  /** The ids a take of one row per batch returns, and the ranges it asked for, footers cached. */
+  private Scan takeOnePerBatch(Store store, UnaryOperator<DatasetOptions.Builder> settings) {
+    try (Dataset ds = Dataset.open("test://t", settings.apply(options(store)).build())) {
+      long fragment = ds.manifest().fragments().get(0).id();
+      long[] addresses = new long[BATCHES];
+      for (int i = 0; i < BATCHES; i++) {
+        addresses[i] = RowAddress.of(fragment, i * 1024L + 5);
+      }
+      ds.take(addresses, List.of("id")).close(); // footers cached
+      store.counting().reset();
+      try (VectorSchemaRoot root = ds.take(addresses, List.of("id"))) {
+        BigIntVector id = (BigIntVector) root.getVector("id");
+        long sum = 0;
+        for (int i = 0; i < id.getValueCount(); i++) {
+          sum += id.get(i);
+        }
+        return new Scan(sum, store.counting().rangesRead(), store.counting().bytesRead());
+      }
+    }
+  }
+
+  private static final long TAKE_SUM = 1024L * BATCHES * (BATCHES - 1) / 2 + 5L * BATCHES;
+
+  @Test
+  void takeMergesPointRangesWithTheStoresTakeGapUnlessTold() {
+    Store local = wideTable(FetchTuning.LOCAL);
+    Store cloud = wideTable(FetchTuning.CLOUD);
+    Scan near = takeOnePerBatch(local, b -> b);
+    Scan far = takeOnePerBatch(cloud, b -> b);
+    Scan told = takeOnePerBatch(cloud, b -> b.takeGapBytes(8 << 10));
+    assertThat(near.idSum()).isEqualTo(far.idSum()).isEqualTo(told.idSum()).isEqualTo(TAKE_SUM);
+    assertThat(near.gets()).as("8 KiB: one range per wanted row (24 KiB of other columns between)").isEqualTo(BATCHES);
+    assertThat(far.gets()).as("64 KiB: the rows of all batches in one range").isEqualTo(1);
+    assertThat(told.gets()).as("the caller's 8 KiB on a cloud store").isEqualTo(BATCHES);
+    assertThat(near.bytes()).isEqualTo(BATCHES * 8L);
+  }
+
   @Test
   void unsetSettingsStayUnsetThroughToBuilderAndSetOnesAreKept() {
     DatasetOptions unset = DatasetOptions.defaults();
     assertThat(unset.coalesceGapBytes()).isEmpty();
     assertThat(unset.fetchRequestBytes()).isEmpty();
     assertThat(unset.fetchRequestsInFlight()).isEmpty();
+    assertThat(unset.takeGapBytes()).isEmpty();
     assertThat(unset.toBuilder().build().coalesceGapBytes()).as("toBuilder keeps 'by store'").isEmpty();
     DatasetOptions set = unset.toBuilder().coalesceGapBytes(0).fetchRequestBytes(1).fetchRequestsInFlight(0).build();
     assertThat(set.toBuilder().build().coalesceGapBytes()).hasValue(0);
     assertThat(set.fetchRequestBytes()).hasValue(1);
     assertThat(set.fetchRequestsInFlight()).hasValue(0);
+  }
+
+  @Test
+  void aStoreCannotAskForAnInvalidShape() {
+    assertThatThrownBy(() -> new FetchTuning(-1, 1, 0, 0)).isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("coalesceGapBytes must be >= 0, got -1");
+    assertThatThrownBy(() -> new FetchTuning(0, 0, 0, 0)).isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("requestBytes must be >= 1, got 0");
+    assertThatThrownBy(() -> new FetchTuning(0, 1, 65, 0)).isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("requestsInFlight must be in [0, 64], got 65");
+    assertThatThrownBy(() -> new FetchTuning(0, 1, 0, -2)).isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("takeGapBytes must be >= 0, got -2");
   }
 }

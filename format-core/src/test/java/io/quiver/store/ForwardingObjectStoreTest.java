@@ -131,7 +131,7 @@ class ForwardingObjectStoreTest {
       return Map.of();
     }
     if (type == FetchTuning.class) {
-      return new FetchTuning(3, 5, 7); // unlike any store's, so a decorator that does not forward is caught
+      return new FetchTuning(3, 5, 7, 9); // unlike any store's, so a decorator that does not forward is caught
     }
     throw new AssertionError("no answer of " + type + "; extend the test for the new port method");
   }

@@ -22,9 +22,11 @@ import io.quiver.store.FetchTuning;
  * @param planned false turns fetch plans off: each batch is fetched with its own requests when the decoder
  *     reaches it (one request per run of its wanted buffers), as before fetch plans existed; for
  *     comparisons
+ * @param takeGapBytes {@code take}'s point reads ({@link PointReader}) fetch wanted ranges at most this many
+ *     bytes apart with one request
  */
-public record ReadOptions(
-    int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes, boolean planned) {
+public record ReadOptions(int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes,
+    boolean planned, int takeGapBytes) {
   /** Default gap: 8 KiB ({@link FetchTuning#DEFAULT}; a store may choose another, {@link FetchTuning}). */
   public static final int DEFAULT_COALESCE_GAP_BYTES = FetchTuning.DEFAULT.coalesceGapBytes();
   /**
@@ -40,25 +42,18 @@ public record ReadOptions(
   public static final int MAX_REQUESTS_IN_FLIGHT = FetchTuning.MAX_REQUESTS_IN_FLIGHT;
 
   public ReadOptions {
-    if (coalesceGapBytes < 0) {
-      throw new InvalidArgumentException(
-          "coalesceGapBytes must be >= 0, got " + coalesceGapBytes + "; use 0 to disable coalescing");
-    }
-    if (targetRequestBytes < 1) {
-      throw new InvalidArgumentException(
-          "targetRequestBytes must be >= 1, got " + targetRequestBytes + "; the default is "
-              + DEFAULT_TARGET_REQUEST_BYTES + " (8 MiB)");
-    }
-    if (requestsInFlight < 0 || requestsInFlight > MAX_REQUESTS_IN_FLIGHT) {
-      throw new InvalidArgumentException(
-          "requestsInFlight must be in [0, " + MAX_REQUESTS_IN_FLIGHT + "], got " + requestsInFlight
-              + "; 0 fetches on the reading thread without reading ahead");
-    }
+    new FetchTuning(coalesceGapBytes, targetRequestBytes, requestsInFlight, takeGapBytes); // checks them alike
     if (prefetchBytes < 0) {
       throw new InvalidArgumentException(
           "prefetchBytes must be >= 0, got " + prefetchBytes + "; the default is " + DEFAULT_PREFETCH_BYTES
               + " (64 MiB)");
     }
+  }
+
+  /** These settings, with the default gap for take. */
+  public ReadOptions(
+      int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes, boolean planned) {
+    this(coalesceGapBytes, targetRequestBytes, requestsInFlight, prefetchBytes, planned, DEFAULT_COALESCE_GAP_BYTES);
   }
 
   /** The defaults, with another coalescing gap. */
@@ -68,7 +63,7 @@ public record ReadOptions(
 
   /** These options with fetch plans off ({@link #planned()} false). */
   public ReadOptions unplanned() {
-    return new ReadOptions(coalesceGapBytes, targetRequestBytes, requestsInFlight, prefetchBytes, false);
+    return new ReadOptions(coalesceGapBytes, targetRequestBytes, requestsInFlight, prefetchBytes, false, takeGapBytes);
   }
 
   public static ReadOptions defaults() {
