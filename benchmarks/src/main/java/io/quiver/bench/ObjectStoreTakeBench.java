@@ -44,7 +44,7 @@ public class ObjectStoreTakeBench {
   @Param({"quiver-local", "quiver-s3proxy", "lance-local"})
   public String system;
 
-  /** {@code takeGapBytes}; -1: the store's (8 KiB local, 64 KiB on S3). */
+  /** {@code takeGapBytes}; -1: the store's (8 KiB local, 256 KiB on S3). */
   @Param({"-1"})
   public int takeGap;
 

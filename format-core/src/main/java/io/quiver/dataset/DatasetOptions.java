@@ -156,7 +156,7 @@ public final class DatasetOptions {
 
   /**
    * Wanted byte ranges of a {@code take} at most this far apart are fetched by one request, when set; empty:
-   * the store's ({@link FetchTuning#takeGapBytes()}: 64 KiB on S3, GCS and Azure, 8 KiB on local and memory
+   * the store's ({@link FetchTuning#takeGapBytes()}: 256 KiB on S3, GCS and Azure, 8 KiB on local and memory
    * stores).
    */
   public OptionalInt takeGapBytes() {
@@ -330,7 +330,7 @@ public final class DatasetOptions {
     /**
      * Wanted byte ranges of a {@link Dataset#take take} at most this many bytes apart are fetched by one
      * request (0 merges only touching ranges). Unset, it is chosen by the store ({@link
-     * ObjectStore#fetchTuning()}): 64 KiB on S3, GCS and Azure, 8 KiB on local and in-memory stores and on
+     * ObjectStore#fetchTuning()}): 256 KiB on S3, GCS and Azure, 8 KiB on local and in-memory stores and on
      * a store that does not say. Merged point ranges have no size bound, so each wanted row may add up to
      * this many bytes: keep it well below a scan's gap.
      */

@@ -38,10 +38,12 @@ public record FetchTuning(int coalesceGapBytes, long requestBytes, int requestsI
    * Cloud object stores (S3, GCS, Azure), where a GET costs tens of milliseconds before its first byte: a
    * 1 MiB gap (reading another column's buffers between two wanted ones is cheaper than a request; Trino's
    * and Iceberg's S3 readers merge at similar distances), 8 MiB requests, 8 in flight per fragment reader
-   * (8 × 8 MiB is the default 64 MiB read-ahead budget), and a 64 KiB gap for take. Benchmarks 11 and 3b
-   * (benchmarks/RESULTS.md, "Store-chosen fetch tuning") measured them.
+   * (8 × 8 MiB is the default 64 MiB read-ahead budget), and a 256 KiB gap for take (on benchmark 3's
+   * table it cut a take's GETs from 509 to 183 for 1.8× the bytes; 1 MiB merged no more). {@code
+   * ObjectStoreScanBench} and {@code ObjectStoreTakeBench} (benchmarks/RESULTS.md, "Store-chosen fetch
+   * tuning") measured them.
    */
-  public static final FetchTuning CLOUD = new FetchTuning(1 << 20, 8L << 20, 8, 64 << 10);
+  public static final FetchTuning CLOUD = new FetchTuning(1 << 20, 8L << 20, 8, 256 << 10);
 
   public FetchTuning {
     if (coalesceGapBytes < 0) {

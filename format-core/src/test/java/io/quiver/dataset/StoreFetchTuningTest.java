@@ -215,7 +215,7 @@ class StoreFetchTuningTest {
     Scan told = takeOnePerBatch(cloud, b -> b.takeGapBytes(8 << 10));
     assertThat(near.idSum()).isEqualTo(far.idSum()).isEqualTo(told.idSum()).isEqualTo(TAKE_SUM);
     assertThat(near.gets()).as("8 KiB: one range per wanted row (24 KiB of other columns between)").isEqualTo(BATCHES);
-    assertThat(far.gets()).as("64 KiB: the rows of all batches in one range").isEqualTo(1);
+    assertThat(far.gets()).as("256 KiB: the rows of all batches in one range").isEqualTo(1);
     assertThat(told.gets()).as("the caller's 8 KiB on a cloud store").isEqualTo(BATCHES);
     assertThat(near.bytes()).isEqualTo(BATCHES * 8L);
   }
