@@ -164,11 +164,16 @@ public final class Bench {
    * in {@code holder[0]} (a cold projected scan's bytes fetched). A benchmark harness helper, not Quiver API.
    */
   public static io.quiver.store.ObjectStores countingFileRegistry(io.quiver.store.CountingObjectStore[] holder) {
+    return countingRegistry("file", holder);
+  }
+
+  /** {@link #countingFileRegistry} for the stores of {@code scheme} ({@code s3} for S3Proxy). */
+  public static io.quiver.store.ObjectStores countingRegistry(String scheme, io.quiver.store.CountingObjectStore[] holder) {
     io.quiver.store.ObjectStores base = io.quiver.store.ObjectStores.defaultRegistry();
     return base.register(new io.quiver.store.ObjectStoreProvider() {
       @Override
       public java.util.Set<String> schemes() {
-        return java.util.Set.of("file");
+        return java.util.Set.of(scheme);
       }
 
       @Override

@@ -6,22 +6,12 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
 import io.quiver.predicate.Predicate;
 import io.quiver.store.CountingObjectStore;
-import io.quiver.store.ObjectStore;
-import io.quiver.store.ObjectStoreProvider;
 import io.quiver.store.ObjectStores;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -40,13 +30,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Benchmark 11: scans through an object store. The same table (id int64 and three other 8-byte columns,
- * ZSTD default) is read from local disk and from S3Proxy 4.1.0 (jclouds {@code transient} backend, a child
- * process on 127.0.0.1 started from the Maven-resolved jar, {@code -Dquiver.s3proxy.jar} to override), with
+ * ZSTD default) is read from local disk and from S3Proxy 4.1.0 ({@link S3Proxy}), with
  * the scans' fetch plan ({@code plan=true}, the default) and without it ({@code plan=false}: each batch
  * fetched with its own requests when the decoder reaches it, as before fetch plans). Two scans: the {@code
  * id} column alone, and {@code id < 100} (a filter that still reads every batch: no pruning here). The set-up
  * records, per store and plan, the GETs (store reads) and bytes each scan issued, through a counting
- * store with warm footer caches. The issue's target: a projected scan on S3Proxy within 1.5× of local disk.
+ * store with warm footer caches. The fetch settings are the store's ({@code ObjectStore.fetchTuning()}: 8 KiB
+ * gap and reads on the scanning thread locally, 1 MiB gap and 8 requests in flight on S3) unless {@code
+ * gapBytes} or {@code inFlight} set them. The issue's target: a projected scan on S3Proxy within 1.5× of
+ * local disk.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,7 +47,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 5)
 public class ObjectStoreScanBench {
   static final int COLUMNS = 4;
-  static final String BUCKET = "quiver-bench";
 
   @Param({"local", "s3proxy"})
   public String store;
@@ -64,15 +55,19 @@ public class ObjectStoreScanBench {
   public boolean plan;
 
   /**
-   * {@code coalesceGapBytes}: the default 8 KiB merges nothing across the other columns of a batch; a wider
-   * gap trades bytes for requests (worth it where a request costs milliseconds).
+   * {@code coalesceGapBytes}; -1: the store's (8 KiB local, which merges nothing across the other columns
+   * of a batch; 1 MiB on S3, which trades bytes for requests).
    */
-  @Param({"8192"})
+  @Param({"-1", "8192"})
   public int gapBytes;
+
+  /** {@code fetchRequestsInFlight}; -1: the store's (0 local, 8 on S3). */
+  @Param({"-1"})
+  public int inFlight;
 
   long rows;
   BufferAllocator allocator;
-  Process s3proxy;
+  S3Proxy s3proxy;
   Dataset table;
   CountingObjectStore[] counting = new CountingObjectStore[1];
 
@@ -87,34 +82,26 @@ public class ObjectStoreScanBench {
       uri = local.toUri().toString();
       storeOptions = Map.of();
     } else {
-      int port = startS3Proxy();
-      storeOptions = Map.of("s3.endpoint", "http://127.0.0.1:" + port, "s3.region", "us-east-1",
-          "s3.path-style-access", "true", "s3.access-key-id", "bench", "s3.secret-access-key", "bench-secret");
-      uri = "s3://" + BUCKET + "/t";
-      upload(local, uri, storeOptions);
+      s3proxy = S3Proxy.start();
+      storeOptions = s3proxy.storeOptions();
+      uri = s3proxy.uri("t");
+      s3proxy.upload(local, uri);
     }
-    ObjectStores base = ObjectStores.defaultRegistry();
-    ObjectStores registry = base.register(new ObjectStoreProvider() {
-      @Override
-      public Set<String> schemes() {
-        return Set.of(URI.create(uri).getScheme());
-      }
-
-      @Override
-      public ObjectStore open(URI u, Map<String, String> options) {
-        counting[0] = new CountingObjectStore(base.open(u.toString(), options));
-        return counting[0];
-      }
-    });
-    DatasetOptions options = Bench.quiverOptions(allocator).toBuilder()
+    ObjectStores registry = Bench.countingRegistry(URI.create(uri).getScheme(), counting);
+    DatasetOptions.Builder builder = Bench.quiverOptions(allocator).toBuilder()
         .storeOptions(storeOptions)
         .registry(registry)
         .session(new Session(256L << 20))
-        .fetchPlans(plan)
-        .coalesceGapBytes(gapBytes)
-        .build();
-    table = Dataset.open(uri, options);
-    String system = store + (plan ? " fetch plan" : " per batch") + (gapBytes == 8192 ? "" : " gap " + gapBytes);
+        .fetchPlans(plan);
+    if (gapBytes >= 0) {
+      builder.coalesceGapBytes(gapBytes);
+    }
+    if (inFlight >= 0) {
+      builder.fetchRequestsInFlight(inFlight);
+    }
+    table = Dataset.open(uri, builder.build());
+    String system = store + (plan ? " fetch plan" : " per batch") + (gapBytes < 0 ? "" : " gap " + gapBytes)
+        + (inFlight < 0 ? "" : " in flight " + inFlight);
     for (String scan : List.of("projected", "filtered")) {
       Scans.drain(open(scan)); // footers cached
       counting[0].reset();
@@ -130,74 +117,12 @@ public class ObjectStoreScanBench {
         : table.newScan().columns("id", "i1").filter(Predicate.lt("id", 100L)).batchSize(Bench.BATCH_ROWS).open();
   }
 
-  /** Starts S3Proxy (in-memory backend, no signature check) on a free port and creates the bucket. */
-  private int startS3Proxy() throws Exception {
-    Path jar = Path.of(System.getProperty("quiver.s3proxy.jar", System.getProperty("user.home")
-        + "/.m2/repository/org/gaul/s3proxy/4.1.0/s3proxy-4.1.0-jar-with-dependencies.jar"));
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("S3Proxy jar not found at " + jar + "; resolve org.gaul:s3proxy:4.1.0"
-          + ":jar-with-dependencies (conformance-tests does) or pass -Dquiver.s3proxy.jar=<path>");
-    }
-    int port;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    Path dir = Bench.scratch("s3proxy-" + port);
-    Path config = dir.resolve("s3proxy.conf");
-    Files.writeString(config, String.join("\n",
-        "s3proxy.endpoint=http://127.0.0.1:" + port,
-        "s3proxy.authorization=none",
-        "jclouds.provider=transient",
-        "jclouds.identity=bench",
-        "jclouds.credential=bench-secret", ""));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    s3proxy = new ProcessBuilder(java, "-Xmx2g", "-jar", jar.toString(), "--properties", config.toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("s3proxy.log").toFile()).start();
-    HttpClient http = HttpClient.newHttpClient();
-    URI bucket = URI.create("http://127.0.0.1:" + port + "/" + BUCKET);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (true) {
-      try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(bucket).PUT(HttpRequest.BodyPublishers.noBody()).build(),
-            HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() / 100 == 2) {
-          return port;
-        }
-        throw new IllegalStateException("S3Proxy refused to create bucket " + BUCKET + ": " + r.statusCode() + " " + r.body());
-      } catch (IOException e) {
-        if (System.nanoTime() > deadline || !s3proxy.isAlive()) {
-          throw new IllegalStateException("S3Proxy did not start; see " + dir.resolve("s3proxy.log"), e);
-        }
-        Thread.sleep(200); // harness start-up, not a measurement
-      }
-    }
-  }
-
-  /** Copies every file of the local table to the S3 table's keys, byte for byte. */
-  private static void upload(Path local, String uri, Map<String, String> storeOptions) throws IOException {
-    try (ObjectStore s3 = ObjectStores.defaultRegistry().open(uri, storeOptions);
-        Stream<Path> files = Files.walk(local)) {
-      files.filter(Files::isRegularFile).forEach(f -> {
-        String key = local.relativize(f).toString().replace('\\', '/');
-        if (key.startsWith(".") || key.contains("/.")) {
-          return; // the benchmark cache's own markers
-        }
-        try {
-          s3.write(key, Files.readAllBytes(f));
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    }
-  }
-
   @TearDown(Level.Trial)
   public void tearDown() throws InterruptedException {
     table.close();
     allocator.close();
     if (s3proxy != null) {
-      s3proxy.destroy();
-      s3proxy.waitFor(30, TimeUnit.SECONDS);
+      s3proxy.close();
     }
   }
 

@@ -10,6 +10,7 @@ import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.store.ByteRange;
 import io.quiver.store.CommitStore.ClaimResult;
 import io.quiver.store.CommitStore;
+import io.quiver.store.FetchTuning;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -162,6 +163,21 @@ public abstract class ObjectStoreContract extends StoreSuite {
     store.write("r", random(10, 4));
     assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRange("r", -1, 5));
     assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> store.readRange("r", 0, -5));
+  }
+
+  // ---- fetchTuning
+
+  @Test
+  void fetchTuningIsAValidStableAnswerThatTouchesNothing() {
+    FetchTuning tuning = store.fetchTuning();
+    assertThat(tuning).as("every read of a table on this store is shaped by it").isNotNull();
+    // the record's constructor bounds each value; a scan builds its read options from them as they are
+    assertThat(tuning.coalesceGapBytes()).isNotNegative();
+    assertThat(tuning.requestBytes()).isPositive();
+    assertThat(tuning.requestsInFlight()).isBetween(0, FetchTuning.MAX_REQUESTS_IN_FLIGHT);
+    store.write("k", bytes("v"));
+    assertThat(store.fetchTuning()).as("the same answer every time").isEqualTo(tuning);
+    assertThat(keys("")).as("asking reads or writes nothing").isEqualTo(List.of("k"));
   }
 
   // ---- readRanges

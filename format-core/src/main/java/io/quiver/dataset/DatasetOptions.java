@@ -4,12 +4,15 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.internal.file.ReadOptions;
 import io.quiver.internal.table.TableIo;
 import io.quiver.store.CommitStore;
+import io.quiver.store.FetchTuning;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStores;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -26,8 +29,12 @@ public final class DatasetOptions {
   private final Function<ObjectStore, CommitStore> commitStoreFactory;
   private final ObjectStores registry;
   private final Clock clock;
-  private final ReadOptions readOptions;
-  private final boolean inFlightByStore;
+  private final Integer coalesceGapBytes; // null: chosen by the store (ObjectStore#fetchTuning), as below
+  private final Long fetchRequestBytes;
+  private final Integer fetchRequestsInFlight;
+  private final Integer takeGapBytes;
+  private final long fetchAheadBytes;
+  private final boolean fetchPlans;
 
   private DatasetOptions(Builder b) {
     this.allocator = Optional.ofNullable(b.allocator);
@@ -39,10 +46,12 @@ public final class DatasetOptions {
     this.commitStoreFactory = b.commitStoreFactory;
     this.registry = b.registry != null ? b.registry : ObjectStores.defaultRegistry();
     this.clock = b.clock;
-    this.inFlightByStore = b.fetchRequestsInFlight == null;
-    this.readOptions = new ReadOptions(b.coalesceGapBytes, b.fetchRequestBytes,
-        inFlightByStore ? ReadOptions.DEFAULT_REQUESTS_IN_FLIGHT : b.fetchRequestsInFlight, b.fetchAheadBytes,
-        b.fetchPlans);
+    this.coalesceGapBytes = b.coalesceGapBytes;
+    this.fetchRequestBytes = b.fetchRequestBytes;
+    this.fetchRequestsInFlight = b.fetchRequestsInFlight;
+    this.takeGapBytes = b.takeGapBytes;
+    this.fetchAheadBytes = b.fetchAheadBytes;
+    this.fetchPlans = b.fetchPlans;
   }
 
   /** Holder of the process-wide session used when none is given, created on first use. */
@@ -69,11 +78,12 @@ public final class DatasetOptions {
     b.commitStoreFactory = commitStoreFactory;
     b.registry = registry;
     b.clock = clock;
-    b.coalesceGapBytes = readOptions.coalesceGapBytes();
-    b.fetchRequestBytes = readOptions.targetRequestBytes();
-    b.fetchRequestsInFlight = inFlightByStore ? null : readOptions.requestsInFlight();
-    b.fetchAheadBytes = readOptions.prefetchBytes();
-    b.fetchPlans = readOptions.planned();
+    b.coalesceGapBytes = coalesceGapBytes;
+    b.fetchRequestBytes = fetchRequestBytes;
+    b.fetchRequestsInFlight = fetchRequestsInFlight;
+    b.takeGapBytes = takeGapBytes;
+    b.fetchAheadBytes = fetchAheadBytes;
+    b.fetchPlans = fetchPlans;
     return b;
   }
 
@@ -114,42 +124,67 @@ public final class DatasetOptions {
     return clock;
   }
 
-  /** Scans merge the wanted buffers of consecutive batches into requests of about this many bytes. */
-  public long fetchRequestBytes() {
-    return readOptions.targetRequestBytes();
+  /**
+   * The size a scan aims at for one request, when set; empty: the store's ({@link FetchTuning#requestBytes()},
+   * 8 MiB on every store Quiver ships).
+   */
+  public OptionalLong fetchRequestBytes() {
+    return fetchRequestBytes == null ? OptionalLong.empty() : OptionalLong.of(fetchRequestBytes);
   }
 
   /**
-   * Most fetch requests one fragment of a scan has in flight (0: fetched on the reading thread); when not
-   * set, stores that do not {@linkplain ObjectStore#readAheadPays() gain from read-ahead} use 0 instead.
+   * Most fetch requests one fragment of a scan has in flight (0: fetched on the reading thread), when set;
+   * empty: the store's ({@link FetchTuning#requestsInFlight()}: 8 on S3, GCS and Azure, 0 on local and
+   * memory stores).
    */
-  public int fetchRequestsInFlight() {
-    return readOptions.requestsInFlight();
+  public OptionalInt fetchRequestsInFlight() {
+    return fetchRequestsInFlight == null ? OptionalInt.empty() : OptionalInt.of(fetchRequestsInFlight);
   }
 
   /** Most bytes one fragment of a scan holds fetched (or being fetched) ahead of decoding. */
   public long fetchAheadBytes() {
-    return readOptions.prefetchBytes();
+    return fetchAheadBytes;
   }
 
-  /** Wanted byte ranges at most this far apart are fetched by one request. */
-  public int coalesceGapBytes() {
-    return readOptions.coalesceGapBytes();
+  /**
+   * Wanted byte ranges at most this far apart are fetched by one request, when set; empty: the store's
+   * ({@link FetchTuning#coalesceGapBytes()}: 1 MiB on S3, GCS and Azure, 8 KiB on local and memory stores).
+   */
+  public OptionalInt coalesceGapBytes() {
+    return coalesceGapBytes == null ? OptionalInt.empty() : OptionalInt.of(coalesceGapBytes);
+  }
+
+  /**
+   * Wanted byte ranges of a {@code take} at most this far apart are fetched by one request, when set; empty:
+   * the store's ({@link FetchTuning#takeGapBytes()}: 256 KiB on S3, GCS and Azure, 8 KiB on local and memory
+   * stores).
+   */
+  public OptionalInt takeGapBytes() {
+    return takeGapBytes == null ? OptionalInt.empty() : OptionalInt.of(takeGapBytes);
   }
 
   /** Whether scans plan their fetches across batches (false: each batch fetched on its own). */
   public boolean fetchPlans() {
-    return readOptions.planned();
+    return fetchPlans;
+  }
+
+  /**
+   * How data files are read from {@code store}: each fetch setting given to the builder, and the store's
+   * {@link ObjectStore#fetchTuning() preference} for those left unset.
+   */
+  ReadOptions readOptions(ObjectStore store) {
+    FetchTuning byStore = store.fetchTuning();
+    return new ReadOptions(
+        coalesceGapBytes != null ? coalesceGapBytes : byStore.coalesceGapBytes(),
+        fetchRequestBytes != null ? fetchRequestBytes : byStore.requestBytes(),
+        fetchRequestsInFlight != null ? fetchRequestsInFlight : byStore.requestsInFlight(),
+        fetchAheadBytes, fetchPlans,
+        takeGapBytes != null ? takeGapBytes : byStore.takeGapBytes());
   }
 
   /** The table's storage on {@code store} with these options (commit store, session, read tuning). */
   TableIo tableIo(ObjectStore store) {
-    ReadOptions read = readOptions;
-    if (inFlightByStore && !store.readAheadPays()) {
-      read = new ReadOptions(read.coalesceGapBytes(), read.targetRequestBytes(), 0, read.prefetchBytes(),
-          read.planned());
-    }
-    return new TableIo(store, commitStoreFactory.apply(store), session, read);
+    return new TableIo(store, commitStoreFactory.apply(store), session, readOptions(store));
   }
 
   /** Builder of {@link DatasetOptions}. */
@@ -163,9 +198,10 @@ public final class DatasetOptions {
     private Function<ObjectStore, CommitStore> commitStoreFactory = CommitStore::of;
     private ObjectStores registry;
     private Clock clock = Clock.systemUTC();
-    private int coalesceGapBytes = ReadOptions.DEFAULT_COALESCE_GAP_BYTES;
-    private long fetchRequestBytes = ReadOptions.DEFAULT_TARGET_REQUEST_BYTES;
-    private Integer fetchRequestsInFlight; // null: by store (ObjectStore#readAheadPays)
+    private Integer coalesceGapBytes; // null: by store (ObjectStore#fetchTuning), as the next two
+    private Long fetchRequestBytes;
+    private Integer fetchRequestsInFlight;
+    private Integer takeGapBytes;
     private long fetchAheadBytes = ReadOptions.DEFAULT_PREFETCH_BYTES;
     private boolean fetchPlans = true;
 
@@ -234,7 +270,7 @@ public final class DatasetOptions {
     }
 
     /**
-     * Size a scan aims at for one store request (default 8 MiB): the projected buffers of consecutive
+     * Size a scan aims at for one store request (unset: the store's, 8 MiB on every store Quiver ships): the projected buffers of consecutive
      * batches of a data file are fetched together, one request per this many bytes, instead of one request
      * per buffer run per batch (docs/scan-planning.md, "Fetching").
      */
@@ -250,14 +286,15 @@ public final class DatasetOptions {
     /**
      * Most store requests each fragment reader of a scan has in flight, run on fetch threads the scan starts
      * and stops (at most 64); 0 fetches on the reading thread when the decoder needs the bytes (still
-     * coalesced, nothing read ahead, no thread started). Unset, it is chosen by the store: 4 where requests
-     * wait on a network (S3, GCS, Azure), 0 on local and in-memory stores, where starting and feeding fetch
-     * threads costs more than the reads ({@link ObjectStore#readAheadPays()}).
+     * coalesced, nothing read ahead, no thread started). Unset, it is chosen by the store ({@link
+     * ObjectStore#fetchTuning()}): 8 where requests wait on a network (S3, GCS, Azure), 0 on local and
+     * in-memory stores, where starting and feeding fetch threads costs more than the reads; 4 on a store
+     * that does not say.
      */
     public Builder fetchRequestsInFlight(int value) {
-      if (value < 0 || value > ReadOptions.MAX_REQUESTS_IN_FLIGHT) {
+      if (value < 0 || value > FetchTuning.MAX_REQUESTS_IN_FLIGHT) {
         throw new InvalidArgumentException("fetchRequestsInFlight must be in [0, "
-            + ReadOptions.MAX_REQUESTS_IN_FLIGHT + "], got " + value);
+            + FetchTuning.MAX_REQUESTS_IN_FLIGHT + "], got " + value);
       }
       this.fetchRequestsInFlight = value;
       return this;
@@ -277,14 +314,31 @@ public final class DatasetOptions {
     }
 
     /**
-     * Wanted byte ranges at most this many bytes apart are fetched by one request (default 8 KiB; 0 merges
-     * only touching ranges).
+     * Wanted byte ranges at most this many bytes apart are fetched by one request (0 merges only touching
+     * ranges). Unset, it is chosen by the store ({@link ObjectStore#fetchTuning()}): 1 MiB on S3, GCS and
+     * Azure, where a request costs more than reading a megabyte of other columns' bytes, 8 KiB on local and
+     * in-memory stores and on a store that does not say.
      */
     public Builder coalesceGapBytes(int value) {
       if (value < 0) {
         throw new InvalidArgumentException("coalesceGapBytes must be >= 0, got " + value);
       }
       this.coalesceGapBytes = value;
+      return this;
+    }
+
+    /**
+     * Wanted byte ranges of a {@link Dataset#take take} at most this many bytes apart are fetched by one
+     * request (0 merges only touching ranges). Unset, it is chosen by the store ({@link
+     * ObjectStore#fetchTuning()}): 256 KiB on S3, GCS and Azure, 8 KiB on local and in-memory stores and on
+     * a store that does not say. Merged point ranges have no size bound, so each wanted row may add up to
+     * this many bytes: keep it well below a scan's gap.
+     */
+    public Builder takeGapBytes(int value) {
+      if (value < 0) {
+        throw new InvalidArgumentException("takeGapBytes must be >= 0, got " + value);
+      }
+      this.takeGapBytes = value;
       return this;
     }
 

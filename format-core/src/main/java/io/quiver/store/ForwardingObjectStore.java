@@ -39,8 +39,8 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
-  public boolean readAheadPays() {
-    return delegate.readAheadPays();
+  public FetchTuning fetchTuning() {
+    return delegate.fetchTuning();
   }
 
   @Override

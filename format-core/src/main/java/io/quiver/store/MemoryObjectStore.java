@@ -33,8 +33,8 @@ public final class MemoryObjectStore implements ObjectStore {
   private record Blob(byte[] data, Instant lastModified) {}
 
   @Override
-  public boolean readAheadPays() {
-    return false; // a read costs less than a hand-over to a fetch thread
+  public FetchTuning fetchTuning() {
+    return FetchTuning.LOCAL; // a read costs less than a hand-over to a fetch thread
   }
 
   @Override

@@ -179,13 +179,18 @@ public interface ObjectStore extends AutoCloseable {
   }
 
   /**
-   * Whether reading ahead on other threads pays on this store: true (the default) for stores whose requests
-   * wait on a network, where a scan keeps several in flight; false for local and in-memory stores, where a
-   * read costs less than handing it to another thread, so scans fetch on the reading thread unless told
-   * otherwise ({@code DatasetOptions.Builder#fetchRequestsInFlight}).
+   * The request shape readers should use on this store: the gap up to which nearby wanted ranges share a
+   * request, the size a scan's requests aim at, and how many a scan keeps in flight. What a request costs
+   * decides it: a local file's read costs microseconds and less than handing it to a fetch thread ({@link
+   * FetchTuning#LOCAL}, the local and in-memory stores); a cloud GET costs tens of milliseconds, so reading
+   * a megabyte of other columns' bytes between two wanted ranges is cheaper than a second request and
+   * several requests are kept in flight ({@link FetchTuning#CLOUD}, the S3, GCS and Azure adapters). The
+   * default is {@link FetchTuning#DEFAULT}. A caller's explicit {@code DatasetOptions} setting ({@code
+   * coalesceGapBytes}, {@code fetchRequestBytes}, {@code fetchRequestsInFlight}) wins over each value.
+   * Decorators ({@link ForwardingObjectStore}) forward it. Must be cheap and always give the same answer.
    */
-  default boolean readAheadPays() {
-    return true;
+  default FetchTuning fetchTuning() {
+    return FetchTuning.DEFAULT;
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.quiver.exceptions.StoreUnreachableException;
 import io.quiver.predicate.Predicate;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.store.CountingObjectStore;
+import io.quiver.store.FetchTuning;
 import io.quiver.store.ForwardingObjectStore;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.ObjectStore;
@@ -62,6 +63,8 @@ class PrefetchScanTest {
     VARIANTS.put("no fetch plan", b -> b.fetchPlans(false));
     VARIANTS.put("defaults", b -> b);
     VARIANTS.put("a remote store's defaults", b -> b.fetchRequestsInFlight(ReadOptions.DEFAULT_REQUESTS_IN_FLIGHT));
+    VARIANTS.put("a cloud store's defaults", b -> b.coalesceGapBytes(FetchTuning.CLOUD.coalesceGapBytes())
+        .fetchRequestBytes(FetchTuning.CLOUD.requestBytes()).fetchRequestsInFlight(FetchTuning.CLOUD.requestsInFlight()));
     VARIANTS.put("fetched on the reading thread", b -> b.fetchRequestsInFlight(0));
     VARIANTS.put("tiny requests, tiny read-ahead", b -> b.fetchRequestBytes(64).fetchAheadBytes(256).fetchRequestsInFlight(3));
     VARIANTS.put("one in flight, no gap, no read-ahead", b -> b.fetchRequestsInFlight(1).coalesceGapBytes(0).fetchAheadBytes(0));
@@ -130,7 +133,7 @@ class PrefetchScanTest {
   }
 
   /** The names of the threads that read data-file bytes from the store. */
-  private static ObjectStore recordingReaders(ObjectStore store, Set<String> readers, boolean readAheadPays) {
+  private static ObjectStore recordingReaders(ObjectStore store, Set<String> readers, FetchTuning tuning) {
     return new ForwardingObjectStore(store) {
       @Override
       public int readRangeInto(String key, long offset, java.nio.ByteBuffer target) {
@@ -141,17 +144,18 @@ class PrefetchScanTest {
       }
 
       @Override
-      public boolean readAheadPays() {
-        return readAheadPays;
+      public FetchTuning fetchTuning() {
+        return tuning;
       }
     };
   }
 
   @Test
   void storesThatGainNothingFromReadAheadAreReadOnTheScanningThreadUnlessToldOtherwise() {
-    for (boolean pays : List.of(false, true)) {
+    for (FetchTuning tuning : List.of(FetchTuning.LOCAL, FetchTuning.DEFAULT, FetchTuning.CLOUD)) {
+      boolean pays = tuning.requestsInFlight() > 0;
       Set<String> readers = java.util.concurrent.ConcurrentHashMap.newKeySet();
-      Table t = Table.of(allocator, s -> recordingReaders(s, readers, pays));
+      Table t = Table.of(allocator, s -> recordingReaders(s, readers, tuning));
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 150);
           Dataset ds = Dataset.create("test://t", SampleTable.SCHEMA, List.of(b), t.options().build())) {
         readers.clear();

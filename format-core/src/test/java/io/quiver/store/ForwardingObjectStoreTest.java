@@ -130,8 +130,8 @@ class ForwardingObjectStoreTest {
     if (type == Map.class) {
       return Map.of();
     }
-    if (type == boolean.class) {
-      return false; // the opposite of the port's default, so a decorator that does not forward is caught
+    if (type == FetchTuning.class) {
+      return new FetchTuning(3, 5, 7, 9); // unlike any store's, so a decorator that does not forward is caught
     }
     throw new AssertionError("no answer of " + type + "; extend the test for the new port method");
   }

@@ -1,6 +1,7 @@
 package io.quiver.internal.file;
 
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.store.FetchTuning;
 
 /**
  * Tuning of {@link DataFileReader} and of the scans' fetch plan ({@link FetchPlan}, {@link Prefetch};
@@ -21,43 +22,38 @@ import io.quiver.exceptions.InvalidArgumentException;
  * @param planned false turns fetch plans off: each batch is fetched with its own requests when the decoder
  *     reaches it (one request per run of its wanted buffers), as before fetch plans existed; for
  *     comparisons
+ * @param takeGapBytes {@code take}'s point reads ({@link PointReader}) fetch wanted ranges at most this many
+ *     bytes apart with one request
  */
-public record ReadOptions(
-    int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes, boolean planned) {
-  /** Default gap: 8 KiB. */
-  public static final int DEFAULT_COALESCE_GAP_BYTES = 8 * 1024;
+public record ReadOptions(int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes,
+    boolean planned, int takeGapBytes) {
+  /** Default gap: 8 KiB ({@link FetchTuning#DEFAULT}; a store may choose another, {@link FetchTuning}). */
+  public static final int DEFAULT_COALESCE_GAP_BYTES = FetchTuning.DEFAULT.coalesceGapBytes();
   /**
    * Default request size: 8 MiB, where one S3 (or GCS, Azure) GET reaches most of a connection's throughput
    * while its first byte still costs only one round trip; larger requests delay the first batch.
    */
-  public static final long DEFAULT_TARGET_REQUEST_BYTES = 8L << 20;
+  public static final long DEFAULT_TARGET_REQUEST_BYTES = FetchTuning.DEFAULT.requestBytes();
   /** Default requests in flight: 4. */
-  public static final int DEFAULT_REQUESTS_IN_FLIGHT = 4;
+  public static final int DEFAULT_REQUESTS_IN_FLIGHT = FetchTuning.DEFAULT.requestsInFlight();
   /** Default read-ahead budget: 64 MiB (in-flight and fetched requests not yet decoded). */
   public static final long DEFAULT_PREFETCH_BYTES = 64L << 20;
   /** Most requests in flight a reader may ask for. */
-  public static final int MAX_REQUESTS_IN_FLIGHT = 64;
+  public static final int MAX_REQUESTS_IN_FLIGHT = FetchTuning.MAX_REQUESTS_IN_FLIGHT;
 
   public ReadOptions {
-    if (coalesceGapBytes < 0) {
-      throw new InvalidArgumentException(
-          "coalesceGapBytes must be >= 0, got " + coalesceGapBytes + "; use 0 to disable coalescing");
-    }
-    if (targetRequestBytes < 1) {
-      throw new InvalidArgumentException(
-          "targetRequestBytes must be >= 1, got " + targetRequestBytes + "; the default is "
-              + DEFAULT_TARGET_REQUEST_BYTES + " (8 MiB)");
-    }
-    if (requestsInFlight < 0 || requestsInFlight > MAX_REQUESTS_IN_FLIGHT) {
-      throw new InvalidArgumentException(
-          "requestsInFlight must be in [0, " + MAX_REQUESTS_IN_FLIGHT + "], got " + requestsInFlight
-              + "; 0 fetches on the reading thread without reading ahead");
-    }
+    new FetchTuning(coalesceGapBytes, targetRequestBytes, requestsInFlight, takeGapBytes); // checks them alike
     if (prefetchBytes < 0) {
       throw new InvalidArgumentException(
           "prefetchBytes must be >= 0, got " + prefetchBytes + "; the default is " + DEFAULT_PREFETCH_BYTES
               + " (64 MiB)");
     }
+  }
+
+  /** These settings, with the default gap for take. */
+  public ReadOptions(
+      int coalesceGapBytes, long targetRequestBytes, int requestsInFlight, long prefetchBytes, boolean planned) {
+    this(coalesceGapBytes, targetRequestBytes, requestsInFlight, prefetchBytes, planned, DEFAULT_COALESCE_GAP_BYTES);
   }
 
   /** The defaults, with another coalescing gap. */
@@ -67,7 +63,7 @@ public record ReadOptions(
 
   /** These options with fetch plans off ({@link #planned()} false). */
   public ReadOptions unplanned() {
-    return new ReadOptions(coalesceGapBytes, targetRequestBytes, requestsInFlight, prefetchBytes, false);
+    return new ReadOptions(coalesceGapBytes, targetRequestBytes, requestsInFlight, prefetchBytes, false, takeGapBytes);
   }
 
   public static ReadOptions defaults() {

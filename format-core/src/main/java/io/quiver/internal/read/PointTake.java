@@ -5,7 +5,6 @@ import io.quiver.exceptions.NotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.file.DataFileMetadata;
 import io.quiver.internal.file.PointReader;
-import io.quiver.internal.file.ReadOptions;
 import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
@@ -62,7 +61,7 @@ final class PointTake {
     for (long address : addresses) {
       wanted.computeIfAbsent(RowAddress.fragmentId(address), id -> new TreeSet<>()).add(RowAddress.offset(address));
     }
-    PointReader reader = new PointReader(io.store(), io.dataFiles(), ReadOptions.DEFAULT_COALESCE_GAP_BYTES);
+    PointReader reader = new PointReader(io.store(), io.dataFiles(), io.dataFiles().options().takeGapBytes());
     Map<Long, FragmentPoints> planned = new HashMap<>();
     Map<Integer, FieldVector> nulls = new HashMap<>();
     try {

@@ -100,7 +100,7 @@ class FetchPlanTest {
 
   @Test
   void optionsRefuseImpossibleBoundsSayingWhatIsAllowed() {
-    assertThatThrownBy(() -> new ReadOptions(0, 0, 4, 1, true)).hasMessageContaining("targetRequestBytes must be >= 1");
+    assertThatThrownBy(() -> new ReadOptions(0, 0, 4, 1, true)).hasMessageContaining("requestBytes must be >= 1");
     assertThatThrownBy(() -> new ReadOptions(0, 1, 65, 1, true)).hasMessageContaining("requestsInFlight must be in [0, 64]");
     assertThatThrownBy(() -> new ReadOptions(0, 1, 1, -1, true)).hasMessageContaining("prefetchBytes must be >= 0");
   }

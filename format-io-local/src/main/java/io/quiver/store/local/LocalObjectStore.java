@@ -4,6 +4,7 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.ByteRange;
+import io.quiver.store.FetchTuning;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -87,8 +88,8 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   @Override
-  public boolean readAheadPays() {
-    return false; // a read costs less than a hand-over to a fetch thread
+  public FetchTuning fetchTuning() {
+    return FetchTuning.LOCAL; // a read costs less than a hand-over to a fetch thread
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.ByteRange;
+import io.quiver.store.FetchTuning;
 import io.quiver.store.Keys;
 import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
@@ -237,6 +238,15 @@ public final class S3ObjectStore implements ObjectStore {
       throw Failure.PERMANENT.storeException(Call.READ, "read whole", location, key, "it does not fit in memory",
           "use readRange", null);
     }
+  }
+
+  /**
+   * {@link FetchTuning#CLOUD}: a S3 request costs tens of milliseconds before its first byte, so scans merge
+   * wanted ranges up to 1 MiB apart and keep 8 requests in flight per fragment reader.
+   */
+  @Override
+  public FetchTuning fetchTuning() {
+    return FetchTuning.CLOUD;
   }
 
   /** Parallel ranged GETs, at most {@value S3StoreOptions#READ_PARALLELISM} at once for this store. */

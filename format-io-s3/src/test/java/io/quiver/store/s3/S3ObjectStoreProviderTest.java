@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StoreException;
+import io.quiver.store.FetchTuning;
 import io.quiver.store.ObjectStore.ObjectWriter;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStores;
@@ -42,6 +43,13 @@ class S3ObjectStoreProviderTest {
     try (ObjectStore s = ObjectStores.defaultRegistry().open("S3://bucket/t", options("http://127.0.0.1:9"))) {
       assertThat(s).isInstanceOf(S3ObjectStore.class);
       assertThat(s.location()).isEqualTo("s3://bucket/t");
+    }
+  }
+
+  @Test
+  void asksScansForCloudRequestShapes() {
+    try (S3ObjectStore s = open("s3://bucket/t")) {
+      assertThat(s.fetchTuning()).as("a GET costs a round trip: 1 MiB gap, 8 in flight").isEqualTo(FetchTuning.CLOUD);
     }
   }
 
