@@ -320,11 +320,15 @@ class LazyBatchMetadataTest {
     assertThat(md.rowCount()).isEqualTo(60 * 2000);
   }
 
+  /** Writes w.arrow, 100 batches of 999 rows of 8 int64 columns; returns its metadata with every batch loaded. */
+  private DataFileMetadata writeHundredBatches() {
+    Files.writeRandom(memory, "w.arrow", longs(8), 99_900, 5, allocator, 999);
+    return new DataFileReader(memory, new MetadataCache(64 << 20), ReadOptions.defaults()).loadAllBatches("w.arrow");
+  }
+
   @Test
   void aDamagedMessageLoadedLazilyIsACorruptFileNamingItAndStaysUnloaded() {
-    Files.writeRandom(memory, "w.arrow", longs(8), 99_900, 5, allocator, 999);
-    DataFileMetadata full = new DataFileReader(memory, new MetadataCache(64 << 20), ReadOptions.defaults())
-        .loadAllBatches("w.arrow");
+    DataFileMetadata full = writeHundredBatches();
     byte[] bytes = memory.read("w.arrow");
     ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt((int) full.metadataOffset(7) + 4, 1 << 30);
     memory.write("bad.arrow", bytes);
@@ -346,9 +350,7 @@ class LazyBatchMetadataTest {
 
   @Test
   void aMessageWithAnotherRowCountThanItsZoneStatisticsIsACorruptFile() {
-    Files.writeRandom(memory, "w.arrow", longs(8), 99_900, 5, allocator, 999);
-    DataFileMetadata full = new DataFileReader(memory, new MetadataCache(64 << 20), ReadOptions.defaults())
-        .loadAllBatches("w.arrow");
+    DataFileMetadata full = writeHundredBatches();
     byte[] bytes = memory.read("w.arrow");
     // batch 4 says 998 rows in its RecordBatch length and every node: consistent in itself
     int from = (int) full.metadataOffset(4);
