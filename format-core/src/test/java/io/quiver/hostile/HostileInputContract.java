@@ -310,6 +310,51 @@ public abstract class HostileInputContract {
   }
 
   @Test
+  void d1_aDamagedBatchMessageLoadedLazilyIsACorruptFileNamingItWhenItsBatchIsRead() {
+    // a fragment of 400 batches: most messages lie before the tail read and are loaded only when needed
+    try (Dataset ds = Dataset.open(URI_, options(allocator).toBuilder().rowsPerBatch(50).build());
+        VectorSchemaRoot big = SampleTable.batch(allocator, 30, 20_000)) {
+      ds.append(List.of(big));
+    }
+    Fragment fragment;
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      fragment = ds.manifest().fragments().get(ds.manifest().fragments().size() - 1);
+    }
+    String key = fragment.files().get(0).path();
+    byte[] original = store.read(key);
+    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(original.clone()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    int footerLen = bytes.getInt(original.length - 10);
+    int footerStart = original.length - 10 - footerLen;
+    org.apache.arrow.flatbuf.Footer footer = org.apache.arrow.flatbuf.Footer.getRootAsFooter(
+        java.nio.ByteBuffer.wrap(original, footerStart, footerLen).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN));
+    org.apache.arrow.flatbuf.Block block = footer.recordBatches(new org.apache.arrow.flatbuf.Block(), 200);
+    assertThat(block.offset()).as("batch 200's message lies before the tail").isLessThan(original.length - (64 << 10));
+    bytes.putInt((int) block.offset() + 4, Integer.MAX_VALUE); // its flatbuffer length: past its block
+    store.write(key, bytes.array());
+    try (RootAllocator alloc = new RootAllocator(64L << 20)) {
+      try (Dataset ds = Dataset.open(URI_, options(alloc))) {
+        // a read that never needs batch 200 is unaffected: its message is never fetched
+        assertThat(SampleTable.scanIds(ds.newScan().filter(Predicate.lt("id", 1_000L)).open()))
+            .containsExactlyInAnyOrderElementsOf(SampleTable.range(0, 1_000).stream().filter(id -> id != 3 && id != 5)
+                .toList());
+        long inBatch200 = 30 + 200 * 50 + 7;
+        assertThatExceptionOfType(CorruptFileException.class)
+            .isThrownBy(() -> SampleTable.scanIds(ds.newScan().filter(Predicate.eq("id", inBatch200)).open()))
+            .satisfies(e -> assertThat(e.path()).contains(key))
+            .withMessageContaining("record batch 200");
+        long address = (fragment.id() << 32) | (inBatch200 - 30);
+        assertThatExceptionOfType(CorruptFileException.class)
+            .isThrownBy(() -> ds.take(new long[] {address}, List.of()).close())
+            .satisfies(e -> assertThat(e.path()).contains(key));
+        assertThat(ds.validate().problemsOf(io.quiver.dataset.ValidationReport.Kind.CORRUPT_FILE))
+            .anySatisfy(p -> assertThat(p.message()).contains("record batch 200"));
+      }
+    } finally {
+      store.write(key, original);
+    }
+  }
+
+  @Test
   void d1_damagedDeletionFileIsTyped() {
     String key = fragment(0).deletionFile().orElseThrow().path();
     byte[] original = store.read(key);

@@ -4,6 +4,8 @@ import io.quiver.exceptions.InvalidArgumentException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import io.quiver.internal.codec.StatsCodec;
 import io.quiver.manifest.ColumnStats;
 import io.quiver.manifest.FileStats;
@@ -11,14 +13,36 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Parsed, immutable metadata of one data file: footer, schema and every record batch's layout (field
- * nodes and buffer ranges). With it a reader can fetch any column of any batch with ranged reads and no
- * further metadata requests, so it is what {@link MetadataCache} holds. Safe to cache and share.
+ * Parsed metadata of one data file: footer, schema, every record batch's block (where its message and
+ * body lie) and row count, and each record batch's layout (field nodes and buffer ranges) once it is
+ * loaded. It is what {@link MetadataCache} holds. Safe to cache and share across threads.
  *
- * <p>Every number in here was checked against the file size when parsed: buffer ranges lie inside their
- * batch's body, bodies lie inside the file, lengths fit in an {@code int}.
+ * <p>Batch layouts are loaded lazily (docs/scan-planning.md, "Fetching"): when the footer's zone statistics
+ * give every batch's row count, parsing reads only the tail of the file and the batch messages that lie in
+ * it; the other batches' messages are fetched when a reader needs them, in bulk for the batches a scan, take
+ * or validation will read ({@link DataFileReader#loadBatches}), so batches pruned by statistics never have
+ * their metadata fetched. A file without usable zone statistics has every batch loaded when parsed. The
+ * layout accessors load a missing batch through the reader that parsed the file, so any caller sees
+ * complete metadata; the read paths load through their own reader first.
+ *
+ * <p>Every number in here was checked against the file size when parsed or loaded: buffer ranges lie
+ * inside their batch's body, bodies lie inside the file, lengths fit in an {@code int}, and a lazily
+ * loaded batch has the row count its zone statistics promised.
  */
 public final class DataFileMetadata implements MetadataCache.Weighable {
+  /** One record batch's message, decoded and checked: its row count, field nodes, buffers and codec. */
+  record BatchLayout(int rows, long[] nodes, long[] buffers, byte codec) {
+    /** Estimated heap bytes. */
+    long estimatedBytes() {
+      return 64 + 8L * nodes.length + 8L * buffers.length;
+    }
+  }
+
+  /** Loads the layouts of the given batches of a file into its metadata (through some reader's store). */
+  interface BatchLoader {
+    void load(DataFileMetadata md, int[] batches);
+  }
+
   private final String location;
   private final Schema schema;
   private final SchemaLayout layout;
@@ -29,11 +53,12 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   private final long[] starts;
   private final long[] bodyOffsets;
   private final long[] bodyLengths;
-  private final long[][] nodes; // per batch: length, nullCount per preorder field
-  private final long[][] buffers; // per batch: offset (relative to body), length per buffer
-  private final byte[] codecs; // per batch: Arrow CompressionType, or BodyDecompression.NONE
+  private final int[] metadataLengths; // per batch: bytes of its message, just before its body
+  private final AtomicReferenceArray<BatchLayout> batches; // null until loaded
+  private final AtomicLong loadedBytes = new AtomicLong();
+  private final BatchLoader loader;
   private final long rowCount;
-  private final long estimatedBytes;
+  private final long baseBytes;
   /** The footer's zone statistics as stored (base64), or null; decoded on first use. */
   private final String zoneStatsValue;
   private volatile Optional<List<FileStats>> zoneStats;
@@ -41,6 +66,14 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   private final String framesValue;
   private volatile FrameTable frameTable;
 
+  /**
+   * @param blocks per batch {offset, metadata length, body length}, as the footer gives them (checked)
+   * @param rows per batch row count: from the loaded layouts, or from the zone statistics
+   * @param loaded per batch its layout, or null when it is to be loaded by {@code loader}
+   * @param zones the decoded zone statistics when they were decoded while parsing (they gave the row counts),
+   *     else null to decode {@code zoneStatsValue} on first use
+   * @param framesValue the footer's frame table (base64), or null
+   */
   DataFileMetadata(
       String location,
       Schema schema,
@@ -48,13 +81,12 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
       long fileSize,
       int formatMajor,
       int formatMinor,
+      long[][] blocks,
       int[] rows,
-      long[] bodyOffsets,
-      long[] bodyLengths,
-      long[][] nodes,
-      long[][] buffers,
-      byte[] codecs,
+      BatchLayout[] loaded,
+      BatchLoader loader,
       String zoneStatsValue,
+      List<FileStats> zones,
       String framesValue) {
     this.location = location;
     this.zoneStatsValue = zoneStatsValue;
@@ -65,14 +97,18 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     this.formatMajor = formatMajor;
     this.formatMinor = formatMinor;
     this.rows = rows;
-    this.bodyOffsets = bodyOffsets;
-    this.bodyLengths = bodyLengths;
-    this.nodes = nodes;
-    this.buffers = buffers;
-    this.codecs = codecs;
-    this.starts = new long[rows.length];
+    this.loader = loader;
+    int n = rows.length;
+    this.bodyOffsets = new long[n];
+    this.bodyLengths = new long[n];
+    this.metadataLengths = new int[n];
+    this.batches = new AtomicReferenceArray<>(n);
+    this.starts = new long[n];
     long total = 0;
-    for (int i = 0; i < rows.length; i++) {
+    for (int i = 0; i < n; i++) {
+      metadataLengths[i] = (int) blocks[i][1];
+      bodyOffsets[i] = blocks[i][0] + blocks[i][1];
+      bodyLengths[i] = blocks[i][2];
       starts[i] = total;
       total += rows[i];
     }
@@ -84,19 +120,16 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     for (String p : layout.atomicPath) {
       est += 48 + 2L * p.length();
     }
-    est += 24L * rows.length * 2 + 32 + rows.length;
-    for (int b = 0; b < rows.length; b++) {
-      est += 32 + 8L * nodes[b].length + 8L * buffers[b].length;
-    }
+    est += 8L * n * 4 + 4L * n * 2 + 48;
     // The frame table, decoded, takes about as much as its base64 text.
-    this.estimatedBytes = est + (zoneStatsValue == null ? 0 : 2L * zoneStatsValue.length())
+    this.baseBytes = est + (zoneStatsValue == null ? 0 : 2L * zoneStatsValue.length())
         + (framesValue == null ? 0 : 4L * framesValue.length());
-  }
-
-  /** This metadata with the footer's zone-statistics and frame-table values (null: none). */
-  DataFileMetadata withFooterValues(String zoneStats, String frames) {
-    return zoneStats == null && frames == null ? this : new DataFileMetadata(location, schema, layout, fileSize,
-        formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes, buffers, codecs, zoneStats, frames);
+    for (int i = 0; i < n; i++) {
+      if (loaded[i] != null) {
+        install(i, loaded[i]);
+      }
+    }
+    this.zoneStats = zones == null ? null : Optional.of(zones).filter(this::matches);
   }
 
   /**
@@ -105,7 +138,7 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
    * buffer is missing or does not describe the buffer (a ZSTD buffer whose frames sum to its payload).
    */
   ZstdFrames.Index frames(int batch, int buffer) {
-    if (framesValue == null || codecs[batch] != org.apache.arrow.flatbuf.CompressionType.ZSTD) {
+    if (framesValue == null || codec(batch) != org.apache.arrow.flatbuf.CompressionType.ZSTD) {
       return null;
     }
     FrameTable t = frameTable;
@@ -119,6 +152,18 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   /** Whether the footer carries a frame table (then no buffer of the file holds an in-buffer index). */
   boolean hasFrameTable() {
     return framesValue != null;
+  }
+
+  /** This metadata read again with another frame-table value (tests of a table that lies). */
+  DataFileMetadata withFrameTable(String value) {
+    BatchLayout[] loaded = new BatchLayout[rows.length];
+    long[][] blocks = new long[rows.length][];
+    for (int i = 0; i < rows.length; i++) {
+      loaded[i] = layout(i);
+      blocks[i] = new long[] {bodyOffsets[i] - metadataLengths[i], metadataLengths[i], bodyLengths[i]};
+    }
+    return new DataFileMetadata(location, schema, layout, fileSize, formatMajor, formatMinor, blocks, rows.clone(),
+        loaded, loader, zoneStatsValue, null, value);
   }
 
   /**
@@ -193,12 +238,12 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
    * format 1.1): its buffer lengths, and so {@link #projectedBodyBytes}, are compressed sizes.
    */
   public boolean isCompressed(int batch) {
-    return codecs[checkBatch(batch)] != BodyDecompression.NONE;
+    return layout(checkBatch(batch)).codec() != BodyDecompression.NONE;
   }
 
   /** The codec of a compressed batch ("ZSTD", "LZ4_FRAME"), or "NONE". */
   public String compression(int batch) {
-    byte codec = codecs[checkBatch(batch)];
+    byte codec = layout(checkBatch(batch)).codec();
     return codec == BodyDecompression.NONE ? "NONE" : BodyDecompression.codecName(codec);
   }
 
@@ -262,12 +307,14 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
    */
   public long projectedBodyBytes(int[] atomicColumns) {
     boolean[] selected = selectFields(atomicColumns);
+    loadAll();
     long total = 0;
     for (int b = 0; b < rows.length; b++) {
+      long[] buffers = layout(b).buffers();
       for (int f = 0; f < selected.length; f++) {
         if (selected[f]) {
           for (int k = 0; k < layout.bufferCount[f]; k++) {
-            total += buffers[b][2 * (layout.bufferStart[f] + k) + 1];
+            total += buffers[2 * (layout.bufferStart[f] + k) + 1];
           }
         }
       }
@@ -278,7 +325,7 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   /** Estimated heap bytes of this object (for the cache weigher). */
   @Override
   public long estimatedBytes() {
-    return estimatedBytes;
+    return baseBytes + loadedBytes.get();
   }
 
   @Override
@@ -294,7 +341,7 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   }
 
   byte codec(int batch) {
-    return codecs[batch];
+    return layout(batch).codec();
   }
 
   long bodyOffset(int batch) {
@@ -306,19 +353,93 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
   }
 
   long nodeLength(int batch, int field) {
-    return nodes[batch][2 * field];
+    return layout(batch).nodes()[2 * field];
   }
 
   long nodeNullCount(int batch, int field) {
-    return nodes[batch][2 * field + 1];
+    return layout(batch).nodes()[2 * field + 1];
   }
 
   long bufferOffset(int batch, int buffer) {
-    return buffers[batch][2 * buffer];
+    return layout(batch).buffers()[2 * buffer];
   }
 
   long bufferLength(int batch, int buffer) {
-    return buffers[batch][2 * buffer + 1];
+    return layout(batch).buffers()[2 * buffer + 1];
+  }
+
+  /** Offset of batch {@code batch}'s message in the file. */
+  long metadataOffset(int batch) {
+    return bodyOffsets[batch] - metadataLengths[batch];
+  }
+
+  int metadataLength(int batch) {
+    return metadataLengths[batch];
+  }
+
+  boolean isLoaded(int batch) {
+    return batches.get(batch) != null;
+  }
+
+  /**
+   * The batches among {@code wanted} (valid indices) whose layout is not loaded yet, in the given order;
+   * null when all are.
+   */
+  int[] unloaded(int[] wanted) {
+    int missing = 0;
+    for (int b : wanted) {
+      if (batches.get(checkBatch(b)) == null) {
+        missing++;
+      }
+    }
+    if (missing == 0) {
+      return null;
+    }
+    int[] out = new int[missing];
+    int i = 0;
+    for (int b : wanted) {
+      if (batches.get(b) == null) {
+        out[i++] = b;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Records a batch's loaded layout (checked by the loader, row count included); a layout loaded by a
+   * concurrent reader first is kept (they are equal). Returns whether this call installed it.
+   */
+  boolean install(int batch, BatchLayout loaded) {
+    if (batches.compareAndSet(batch, null, loaded)) {
+      loadedBytes.addAndGet(loaded.estimatedBytes());
+      return true;
+    }
+    return false;
+  }
+
+  /** Batch {@code batch}'s layout, loaded through the parsing reader when no reader loaded it yet. */
+  private BatchLayout layout(int batch) {
+    BatchLayout l = batches.get(batch);
+    if (l == null) {
+      loader.load(this, new int[] {checkBatch(batch)});
+      l = batches.get(batch);
+      if (l == null) {
+        throw new IllegalStateException("record batch " + batch + " of " + location + " was not loaded");
+      }
+    }
+    return l;
+  }
+
+  /** Loads every batch not loaded yet, in one coalesced fetch (for the accessors that span all batches). */
+  private void loadAll() {
+    int[] all = new int[rows.length];
+    for (int b = 0; b < all.length; b++) {
+      all[b] = b;
+    }
+    int[] missing = unloaded(all);
+    if (missing != null) {
+      loader.load(this, missing);
+    }
   }
 
   int checkBatch(int batch) {

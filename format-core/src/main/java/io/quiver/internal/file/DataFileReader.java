@@ -5,6 +5,9 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.UnsupportedFormatException;
+import io.quiver.internal.codec.StatsCodec;
+import io.quiver.manifest.ColumnStats;
+import io.quiver.manifest.FileStats;
 import io.quiver.store.ObjectStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -83,13 +86,107 @@ public final class DataFileReader {
   }
 
   /**
-   * Footer + every batch's metadata; cached under {@code store.locationOf(key)}. Corrupt, truncated or
-   * hostile files throw {@link CorruptFileException} naming {@code store.locationOf(key)}; a file written
-   * by a newer Quiver format major version throws {@link UnsupportedFormatException}.
+   * The file's metadata, cached under {@code store.locationOf(key)}: footer, schema, batch blocks and row
+   * counts, and the layouts of the batches whose messages lie in the tail read; the other batches' layouts
+   * are loaded when needed ({@link #loadBatches}), unless the file has no usable zone statistics, in which
+   * case every batch is loaded here. Corrupt, truncated or hostile files throw {@link CorruptFileException}
+   * naming {@code store.locationOf(key)} (here, or for a batch's message when that batch is loaded); a file
+   * written by a newer Quiver format major version throws {@link UnsupportedFormatException}.
    */
   public DataFileMetadata metadata(String key) {
     String location = store.locationOf(key);
     return cache.get(location, loc -> new Parser(key, loc).parse());
+  }
+
+  /**
+   * The file's metadata with the layouts of {@code batches} (any order, repeats allowed) loaded: the
+   * messages of those not loaded yet are fetched through this reader's store in one coalesced pass
+   * (nearby messages merged as {@link ReadOptions#coalesceGapBytes()} allows) and checked. Readers call it
+   * with the batches they are about to read, so that batches they skip are never fetched.
+   *
+   * @throws InvalidArgumentException if a batch does not exist
+   * @throws CorruptFileException if a batch's message is damaged or hostile, or gives another row count
+   *     than the footer's zone statistics
+   */
+  public DataFileMetadata loadBatches(String key, int... batches) {
+    DataFileMetadata md = metadata(key);
+    load(key, md, batches);
+    return md;
+  }
+
+  /** The file's metadata with every batch's layout loaded (in one coalesced pass): for whole-file reads. */
+  public DataFileMetadata loadAllBatches(String key) {
+    DataFileMetadata md = metadata(key);
+    int[] all = new int[md.batchCount()];
+    for (int b = 0; b < all.length; b++) {
+      all[b] = b;
+    }
+    load(key, md, all);
+    return md;
+  }
+
+  /** Loads the layouts of those of {@code batches} that are missing, through this reader's store. */
+  private void load(String key, DataFileMetadata md, int[] batches) {
+    int[] missing = md.unloaded(batches);
+    if (missing == null) {
+      return;
+    }
+    Arrays.sort(missing);
+    String location = md.location();
+    List<long[]> blocks = new ArrayList<>(missing.length);
+    for (int b : missing) {
+      blocks.add(new long[] {md.metadataOffset(b), md.metadataLength(b)});
+    }
+    ByteBuffer[] messages = fetchMessages(store, key, location, blocks, options.coalesceGapBytes(), null, 0);
+    boolean grew = false;
+    for (int i = 0; i < missing.length; i++) {
+      int b = missing[i];
+      DataFileMetadata.BatchLayout loaded = parseBatch(location, b, messages[i], md.bodyLength(b), md.layout());
+      if (loaded.rows() != md.batchRowCount(b)) {
+        throw new CorruptFileException(
+            location,
+            "record batch " + b + " holds " + loaded.rows() + " rows but the footer's zone statistics say "
+                + md.batchRowCount(b) + "; the file is damaged, rewrite it");
+      }
+      grew |= md.install(b, loaded);
+    }
+    if (grew) {
+      cache.reweigh(location, md);
+    }
+  }
+
+  /**
+   * The messages of {@code blocks} ({offset, length} each, within the file), in the given order: from
+   * {@code tail} (the file's bytes from {@code tailStart}, or null) when it holds them, else fetched with
+   * one read per coalesced run.
+   */
+  private static ByteBuffer[] fetchMessages(
+      ObjectStore store, String key, String location, List<long[]> blocks, int gap, byte[] tail, long tailStart) {
+    List<long[]> outside = new ArrayList<>();
+    for (long[] b : blocks) {
+      if (tail == null || b[0] < tailStart) {
+        outside.add(b);
+      }
+    }
+    long[][] ranges = coalesce(outside, gap, MAX_BATCH_METADATA_BYTES);
+    byte[][] rangeBytes = new byte[ranges.length][];
+    for (int r = 0; r < ranges.length; r++) {
+      rangeBytes[r] = readExact(store, key, location, ranges[r][0], (int) (ranges[r][1] - ranges[r][0]));
+    }
+    ByteBuffer[] out = new ByteBuffer[blocks.size()];
+    for (int i = 0; i < out.length; i++) {
+      long offset = blocks.get(i)[0];
+      int length = (int) blocks.get(i)[1];
+      ByteBuffer meta;
+      if (tail != null && offset >= tailStart) {
+        meta = ByteBuffer.wrap(tail, (int) (offset - tailStart), length).slice();
+      } else {
+        int r = containing(ranges, offset);
+        meta = ByteBuffer.wrap(rangeBytes[r], (int) (offset - ranges[r][0]), length).slice();
+      }
+      out[i] = meta.order(ByteOrder.LITTLE_ENDIAN);
+    }
+    return out;
   }
 
   /**
@@ -120,6 +217,7 @@ public final class DataFileReader {
     if (atomicColumns.length == 0) {
       return new VectorSchemaRoot(projected, List.of(), rows);
     }
+    load(key, md, new int[] {batch});
     SchemaLayout layout = md.layout();
     List<ArrowFieldNode> nodes = new ArrayList<>();
     for (int f = 0; f < selected.length; f++) {
@@ -184,7 +282,9 @@ public final class DataFileReader {
     if (atomicColumns.length == 0) {
       return List.of();
     }
-    return wanted(md, batch, md.selectFields(atomicColumns));
+    boolean[] selected = md.selectFields(atomicColumns);
+    load(key, md, new int[] {batch});
+    return wanted(md, batch, selected);
   }
 
   private static List<long[]> wanted(DataFileMetadata md, int batch, boolean[] selected) {
@@ -244,7 +344,7 @@ public final class DataFileReader {
    */
   public StructValidityBits readStructValidity(
       String key, int batch, int atomicColumn, int depth, Prefetch prefetch, int read) {
-    DataFileMetadata md = metadata(key);
+    DataFileMetadata md = loadBatches(key, batch);
     ValidityBuffer v = validityBuffer(md, batch, atomicColumn, depth);
     SchemaLayout layout = md.layout();
     if (v.fetch() == null) {
@@ -281,7 +381,7 @@ public final class DataFileReader {
    * an empty list when it fetches nothing (no nulls, only nulls, or no rows).
    */
   public List<long[]> structValidityRange(String key, int batch, int atomicColumn, int depth) {
-    long[] fetch = validityBuffer(metadata(key), batch, atomicColumn, depth).fetch();
+    long[] fetch = validityBuffer(loadBatches(key, batch), batch, atomicColumn, depth).fetch();
     return fetch == null || fetch[1] == 0 ? List.of() : List.<long[]>of(fetch);
   }
 
@@ -591,7 +691,7 @@ public final class DataFileReader {
       }
       SchemaLayout layout = new SchemaLayout(schema);
       checkBlocks(blocks, footerStart);
-      return readBatches(schema, layout, blocks, formatMajor, formatMinor).withFooterValues(zoneStats, frames);
+      return readBatches(schema, layout, blocks, formatMajor, formatMinor, zoneStats, frames);
     }
 
     private int[] parseVersion(String value) {
@@ -650,181 +750,83 @@ public final class DataFileReader {
       }
     }
 
-    private DataFileMetadata readBatches(
-        Schema schema, SchemaLayout layout, long[][] blocks, int formatMajor, int formatMinor) {
+    /**
+     * The metadata with the batches loaded that must or can be loaded now: every batch when the zone
+     * statistics cannot give the row counts, else those whose messages the tail holds (free).
+     */
+    private DataFileMetadata readBatches(Schema schema, SchemaLayout layout, long[][] blocks, int formatMajor,
+        int formatMinor, String zoneStats, String frames) {
       int n = blocks.length;
-      int[] rows = new int[n];
-      long[] bodyOffsets = new long[n];
-      long[] bodyLengths = new long[n];
-      long[][] nodes = new long[n][];
-      long[][] buffers = new long[n][];
-      byte[] codecs = new byte[n];
-      // Metadata inside the tail is already here; fetch the rest, coalescing nearby blocks.
-      List<long[]> missing = new ArrayList<>();
-      for (long[] b : blocks) {
-        if (b[0] < tailStart) {
-          missing.add(new long[] {b[0], b[1]});
+      List<FileStats> zones = n == 0 ? null : rowCountsFrom(zoneStats, layout, blocks);
+      List<Integer> now = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        if (zones == null || blocks[i][0] >= tailStart) {
+          now.add(i);
         }
       }
-      long[][] ranges = coalesce(missing, options.coalesceGapBytes(), MAX_BATCH_METADATA_BYTES);
-      byte[][] rangeBytes = new byte[ranges.length][];
-      for (int r = 0; r < ranges.length; r++) {
-        rangeBytes[r] = readExact(store, key, location, ranges[r][0], (int) (ranges[r][1] - ranges[r][0]));
+      List<long[]> wanted = new ArrayList<>(now.size());
+      for (int i : now) {
+        wanted.add(new long[] {blocks[i][0], blocks[i][1]});
+      }
+      ByteBuffer[] messages = fetchMessages(store, key, location, wanted, options.coalesceGapBytes(), tail, tailStart);
+      DataFileMetadata.BatchLayout[] loaded = new DataFileMetadata.BatchLayout[n];
+      int[] rows = new int[n];
+      for (int k = 0; k < now.size(); k++) {
+        int i = now.get(k);
+        loaded[i] = parseBatch(location, i, messages[k], blocks[i][2], layout);
+        if (zones != null && loaded[i].rows() != zones.get(i).rowCount()) {
+          throw corrupt(
+              "record batch " + i + " holds " + loaded[i].rows() + " rows but the footer's zone statistics say "
+                  + zones.get(i).rowCount() + "; the file is damaged, rewrite it");
+        }
       }
       for (int i = 0; i < n; i++) {
-        long offset = blocks[i][0];
-        int metaLen = (int) blocks[i][1];
-        ByteBuffer meta;
-        if (offset >= tailStart) {
-          meta = ByteBuffer.wrap(tail, (int) (offset - tailStart), metaLen).slice();
-        } else {
-          int r = containing(ranges, offset);
-          meta = ByteBuffer.wrap(rangeBytes[r], (int) (offset - ranges[r][0]), metaLen).slice();
-        }
-        bodyOffsets[i] = offset + metaLen;
-        bodyLengths[i] = blocks[i][2];
-        nodes[i] = new long[2 * layout.fieldCount()];
-        buffers[i] = new long[2 * layout.totalBuffers];
-        rows[i] = parseBatch(
-            i, meta.order(ByteOrder.LITTLE_ENDIAN), blocks[i][2], layout, nodes[i], buffers[i], codecs);
+        rows[i] = zones == null ? loaded[i].rows() : (int) zones.get(i).rowCount();
       }
-      return new DataFileMetadata(
-          location, schema, layout, size, formatMajor, formatMinor, rows, bodyOffsets, bodyLengths, nodes,
-          buffers, codecs, null, null);
-    }
-
-    /** Decodes one block's RecordBatch message into nodes/buffers, checking every number. */
-    private int parseBatch(int index, ByteBuffer meta, long bodyLen, SchemaLayout layout, long[] nodes,
-        long[] buffers, byte[] codecs) {
-      String what = "record batch " + index;
-      long length;
-      byte codec = BodyDecompression.NONE;
-      try {
-        int first = meta.getInt(0);
-        int prefix = first == -1 ? 8 : 4;
-        int fbLen = first == -1 ? meta.getInt(4) : first;
-        if (fbLen <= 0 || fbLen > meta.limit() - prefix) {
-          throw corrupt(
-              what + " metadata claims " + fbLen + " bytes but its block holds " + (meta.limit() - prefix));
-        }
-        ByteBuffer fb = meta.position(prefix).slice().limit(fbLen).slice().order(ByteOrder.LITTLE_ENDIAN);
-        Message message = Message.getRootAsMessage(fb);
-        if (message.version() < MetadataVersion.V4) {
-          throw corrupt(what + " uses metadata version " + message.version() + "; V4 or V5 is required");
-        }
-        if (message.headerType() != MessageHeader.RecordBatch) {
-          throw corrupt(
-              what + " is a " + MessageHeader.name(message.headerType() & 0xFF)
-                  + " message, expected RecordBatch");
-        }
-        if (message.bodyLength() != bodyLen) {
-          throw corrupt(
-              what + " message says its body is " + message.bodyLength() + " bytes, the footer says "
-                  + bodyLen);
-        }
-        RecordBatch rb = (RecordBatch) message.header(new RecordBatch());
-        if (rb == null) {
-          throw corrupt(what + " has no RecordBatch header");
-        }
-        BodyCompression compression = rb.compression();
-        if (compression != null) {
-          if (compression.method() != BodyCompressionMethod.BUFFER) {
-            throw corrupt(what + " uses body compression method " + compression.method()
-                + "; Arrow defines only BUFFER (0)");
-          }
-          codec = compression.codec();
-          if (codec != CompressionType.ZSTD && codec != CompressionType.LZ4_FRAME) {
-            throw corrupt(what + " is compressed with codec " + codec + "; readers know ZSTD (1) and LZ4_FRAME (0)");
-          }
-        }
-        if (rb.variadicBufferCountsLength() != 0) {
-          throw corrupt(what + " has variadic buffers (view types), which data files do not support");
-        }
-        length = rb.length();
-        if (length < 0 || length > Integer.MAX_VALUE) {
-          throw corrupt(what + " claims " + length + " rows; expected 0.." + Integer.MAX_VALUE);
-        }
-        if (rb.nodesLength() != layout.fieldCount() || rb.buffersLength() != layout.totalBuffers) {
-          throw corrupt(
-              what + " has " + rb.nodesLength() + " field nodes and " + rb.buffersLength()
-                  + " buffers; the schema needs " + layout.fieldCount() + " and " + layout.totalBuffers);
-        }
-        org.apache.arrow.flatbuf.FieldNode node = new org.apache.arrow.flatbuf.FieldNode();
-        for (int f = 0; f < layout.fieldCount(); f++) {
-          rb.nodes(node, f);
-          nodes[2 * f] = node.length();
-          nodes[2 * f + 1] = node.nullCount();
-        }
-        org.apache.arrow.flatbuf.Buffer buffer = new org.apache.arrow.flatbuf.Buffer();
-        for (int b = 0; b < layout.totalBuffers; b++) {
-          rb.buffers(buffer, b);
-          buffers[2 * b] = buffer.offset();
-          buffers[2 * b + 1] = buffer.length();
-        }
-      } catch (QuiverException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        throw new CorruptFileException(
-            location, what + " metadata does not decode (" + e + "); rewrite the file", e);
-      }
-      codecs[index] = codec;
-      checkNodes(what, (int) length, bodyLen, codec != BodyDecompression.NONE, layout, nodes);
-      for (int b = 0; b < layout.totalBuffers; b++) {
-        long off = buffers[2 * b];
-        long len = buffers[2 * b + 1];
-        if (off < 0 || len < 0 || off > bodyLen || len > bodyLen - off) {
-          throw corrupt(
-              what + " buffer " + b + " spans " + len + " bytes at body offset " + off
-                  + ", outside its body of " + bodyLen + " bytes");
-        }
-      }
-      return (int) length;
+      DataFileMetadata.BatchLoader loader = (md, batches) -> load(key, md, batches);
+      return new DataFileMetadata(location, schema, layout, size, formatMajor, formatMinor, blocks, rows, loaded,
+          loader, zoneStats, zones, frames);
     }
 
     /**
-     * Checks node lengths against the batch length, the parent and the body size. Arrow Java
-     * synthesizes validity bitmaps of length/8 bytes when a node has no nulls, so a length must be backed
-     * by body bytes before anything is loaded; a compressed body backs at most {@link
-     * BodyDecompression#MAX_EXPANSION} times its size.
+     * The zone statistics when they can stand in for the batches' row counts until each batch is loaded
+     * (then checked against its message): they decode, list every batch and only columns the file has, and
+     * give each batch a row count its body could hold. Else null: every batch is loaded now, and the
+     * statistics are judged against the loaded row counts on first use, as always.
      */
-    private void checkNodes(
-        String what, int batchLength, long bodyLen, boolean compressed, SchemaLayout layout, long[] nodes) {
-      long backed = compressed ? (bodyLen + 64) * BodyDecompression.MAX_EXPANSION : bodyLen + 64;
-      for (int f = 0; f < layout.fieldCount(); f++) {
-        long len = nodes[2 * f];
-        long nulls = nodes[2 * f + 1];
-        String field = what + " field '" + layout.path(f) + "'";
-        if (len < 0 || len > Integer.MAX_VALUE || nulls < 0 || nulls > len) {
-          throw corrupt(field + " has length " + len + " and null count " + nulls);
+    private List<FileStats> rowCountsFrom(String zoneStats, SchemaLayout layout, long[][] blocks) {
+      List<FileStats> zones = StatsCodec.decodeZones(zoneStats).orElse(null);
+      if (zones == null || zones.size() != blocks.length) {
+        return null;
+      }
+      for (int i = 0; i < blocks.length; i++) {
+        FileStats zone = zones.get(i);
+        long backed = (blocks[i][2] + 64) * BodyDecompression.MAX_EXPANSION;
+        if (zone.rowCount() > Integer.MAX_VALUE || (zone.rowCount() + 7) / 8 > backed) {
+          return null;
         }
-        if ((len + 7) / 8 > backed) {
-          throw corrupt(field + " claims " + len + " values but the " + (compressed ? "compressed " : "")
-              + "body holds only " + bodyLen + " bytes");
-        }
-        int p = layout.parent[f];
-        long expected = -1;
-        if (p < 0) {
-          expected = batchLength;
-        } else {
-          ArrowType parentType = layout.fields[p].getType();
-          if (parentType.getTypeID() == ArrowTypeID.Struct) {
-            expected = nodes[2 * p];
-          } else if (parentType instanceof ArrowType.FixedSizeList fsl) {
-            expected = nodes[2 * p] * fsl.getListSize();
+        for (ColumnStats c : zone.columns()) {
+          if (c.fieldId() < 0 || c.fieldId() >= layout.atomicField.length) {
+            return null;
           }
         }
-        if (expected >= 0 && len != expected) {
-          throw corrupt(field + " has length " + len + ", expected " + expected);
-        }
       }
+      return zones;
     }
 
-    /** Bytes [offset, offset+length) of the file, from the tail when it covers them. */
+    /**
+     * Bytes [offset, offset+length) of the file (length reaching into the tail), from the tail; when they start
+     * before it, only the part before the tail is fetched and the tail is extended to start at {@code offset}.
+     */
     private ByteBuffer bytesAt(long offset, int length) {
-      if (offset >= tailStart) {
-        return ByteBuffer.wrap(tail, (int) (offset - tailStart), length).slice().order(ByteOrder.LITTLE_ENDIAN);
+      if (offset < tailStart) {
+        byte[] prefix = readExact(store, key, location, offset, (int) (tailStart - offset));
+        byte[] extended = Arrays.copyOf(prefix, prefix.length + tail.length);
+        System.arraycopy(tail, 0, extended, prefix.length, tail.length);
+        tail = extended;
+        tailStart = offset;
       }
-      return ByteBuffer.wrap(readExact(store, key, location, offset, length)).order(ByteOrder.LITTLE_ENDIAN);
+      return ByteBuffer.wrap(tail, (int) (offset - tailStart), length).slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     private boolean hasMagic(byte[] bytes, int at) {
@@ -838,5 +840,136 @@ public final class DataFileReader {
       }
       return sb.toString();
     }
+  }
+
+  /** Decodes one block's RecordBatch message into its layout, checking every number. */
+  static DataFileMetadata.BatchLayout parseBatch(
+    String location, int index, ByteBuffer meta, long bodyLen, SchemaLayout layout) {
+    long[] nodes = new long[2 * layout.fieldCount()];
+    long[] buffers = new long[2 * layout.totalBuffers];
+    String what = "record batch " + index;
+    long length;
+    byte codec = BodyDecompression.NONE;
+    try {
+      int first = meta.getInt(0);
+      int prefix = first == -1 ? 8 : 4;
+      int fbLen = first == -1 ? meta.getInt(4) : first;
+      if (fbLen <= 0 || fbLen > meta.limit() - prefix) {
+        throw corrupt(location, 
+            what + " metadata claims " + fbLen + " bytes but its block holds " + (meta.limit() - prefix));
+      }
+      ByteBuffer fb = meta.position(prefix).slice().limit(fbLen).slice().order(ByteOrder.LITTLE_ENDIAN);
+      Message message = Message.getRootAsMessage(fb);
+      if (message.version() < MetadataVersion.V4) {
+        throw corrupt(location, what + " uses metadata version " + message.version() + "; V4 or V5 is required");
+      }
+      if (message.headerType() != MessageHeader.RecordBatch) {
+        throw corrupt(location, 
+            what + " is a " + MessageHeader.name(message.headerType() & 0xFF)
+                + " message, expected RecordBatch");
+      }
+      if (message.bodyLength() != bodyLen) {
+        throw corrupt(location, 
+            what + " message says its body is " + message.bodyLength() + " bytes, the footer says "
+                + bodyLen);
+      }
+      RecordBatch rb = (RecordBatch) message.header(new RecordBatch());
+      if (rb == null) {
+        throw corrupt(location, what + " has no RecordBatch header");
+      }
+      BodyCompression compression = rb.compression();
+      if (compression != null) {
+        if (compression.method() != BodyCompressionMethod.BUFFER) {
+          throw corrupt(location, what + " uses body compression method " + compression.method()
+              + "; Arrow defines only BUFFER (0)");
+        }
+        codec = compression.codec();
+        if (codec != CompressionType.ZSTD && codec != CompressionType.LZ4_FRAME) {
+          throw corrupt(location, what + " is compressed with codec " + codec + "; readers know ZSTD (1) and LZ4_FRAME (0)");
+        }
+      }
+      if (rb.variadicBufferCountsLength() != 0) {
+        throw corrupt(location, what + " has variadic buffers (view types), which data files do not support");
+      }
+      length = rb.length();
+      if (length < 0 || length > Integer.MAX_VALUE) {
+        throw corrupt(location, what + " claims " + length + " rows; expected 0.." + Integer.MAX_VALUE);
+      }
+      if (rb.nodesLength() != layout.fieldCount() || rb.buffersLength() != layout.totalBuffers) {
+        throw corrupt(location, 
+            what + " has " + rb.nodesLength() + " field nodes and " + rb.buffersLength()
+                + " buffers; the schema needs " + layout.fieldCount() + " and " + layout.totalBuffers);
+      }
+      org.apache.arrow.flatbuf.FieldNode node = new org.apache.arrow.flatbuf.FieldNode();
+      for (int f = 0; f < layout.fieldCount(); f++) {
+        rb.nodes(node, f);
+        nodes[2 * f] = node.length();
+        nodes[2 * f + 1] = node.nullCount();
+      }
+      org.apache.arrow.flatbuf.Buffer buffer = new org.apache.arrow.flatbuf.Buffer();
+      for (int b = 0; b < layout.totalBuffers; b++) {
+        rb.buffers(buffer, b);
+        buffers[2 * b] = buffer.offset();
+        buffers[2 * b + 1] = buffer.length();
+      }
+    } catch (QuiverException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new CorruptFileException(
+          location, what + " metadata does not decode (" + e + "); rewrite the file", e);
+    }
+    checkNodes(location, what, (int) length, bodyLen, codec != BodyDecompression.NONE, layout, nodes);
+    for (int b = 0; b < layout.totalBuffers; b++) {
+      long off = buffers[2 * b];
+      long len = buffers[2 * b + 1];
+      if (off < 0 || len < 0 || off > bodyLen || len > bodyLen - off) {
+        throw corrupt(location, 
+            what + " buffer " + b + " spans " + len + " bytes at body offset " + off
+                + ", outside its body of " + bodyLen + " bytes");
+      }
+    }
+    return new DataFileMetadata.BatchLayout((int) length, nodes, buffers, codec);
+  }
+
+  /**
+   * Checks node lengths against the batch length, the parent and the body size. Arrow Java
+   * synthesizes validity bitmaps of length/8 bytes when a node has no nulls, so a length must be backed
+   * by body bytes before anything is loaded; a compressed body backs at most {@link
+   * BodyDecompression#MAX_EXPANSION} times its size.
+   */
+  private static void checkNodes(String location,
+      String what, int batchLength, long bodyLen, boolean compressed, SchemaLayout layout, long[] nodes) {
+    long backed = compressed ? (bodyLen + 64) * BodyDecompression.MAX_EXPANSION : bodyLen + 64;
+    for (int f = 0; f < layout.fieldCount(); f++) {
+      long len = nodes[2 * f];
+      long nulls = nodes[2 * f + 1];
+      String field = what + " field '" + layout.path(f) + "'";
+      if (len < 0 || len > Integer.MAX_VALUE || nulls < 0 || nulls > len) {
+        throw corrupt(location, field + " has length " + len + " and null count " + nulls);
+      }
+      if ((len + 7) / 8 > backed) {
+        throw corrupt(location, field + " claims " + len + " values but the " + (compressed ? "compressed " : "")
+            + "body holds only " + bodyLen + " bytes");
+      }
+      int p = layout.parent[f];
+      long expected = -1;
+      if (p < 0) {
+        expected = batchLength;
+      } else {
+        ArrowType parentType = layout.fields[p].getType();
+        if (parentType.getTypeID() == ArrowTypeID.Struct) {
+          expected = nodes[2 * p];
+        } else if (parentType instanceof ArrowType.FixedSizeList fsl) {
+          expected = nodes[2 * p] * fsl.getListSize();
+        }
+      }
+      if (expected >= 0 && len != expected) {
+        throw corrupt(location, field + " has length " + len + ", expected " + expected);
+      }
+    }
+  }
+
+  private static CorruptFileException corrupt(String location, String detail) {
+    return new CorruptFileException(location, detail);
   }
 }

@@ -77,6 +77,15 @@ public final class MetadataCache {
     return (T) cache.getIfPresent(Objects.requireNonNull(location, "location"));
   }
 
+  /**
+   * Charges {@code value}'s current {@link Weighable#estimatedBytes()} to the budget when it is still the
+   * entry cached for {@code location} (a value that grows after it is cached, such as a data file's metadata
+   * loading batches, calls this); does nothing otherwise.
+   */
+  public void reweigh(String location, Weighable value) {
+    cache.asMap().replace(location, value, value);
+  }
+
   public void invalidate(String location) {
     cache.invalidate(location);
   }

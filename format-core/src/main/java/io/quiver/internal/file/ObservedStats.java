@@ -25,7 +25,7 @@ public record ObservedStats(FileStats file, List<FileStats> zones) {
    * @throws io.quiver.exceptions.CorruptFileException if a batch does not decode
    */
   public static ObservedStats read(DataFileReader reader, String key, BufferAllocator allocator) {
-    DataFileMetadata md = reader.metadata(key);
+    DataFileMetadata md = reader.loadAllBatches(key);
     int[] columns = new int[md.atomicColumnCount()];
     for (int c = 0; c < columns.length; c++) {
       columns[c] = c;

@@ -137,9 +137,15 @@ public final class PointReader {
     }
   }
 
+  /** The batches the requests read: their metadata is loaded in one pass before planning. */
+  private static int[] batchesOf(List<Cells> cells, List<StructRows> structs) {
+    return java.util.stream.Stream.concat(cells.stream().map(Cells::batch), structs.stream().map(StructRows::batch))
+        .mapToInt(Integer::intValue).distinct().toArray();
+  }
+
   /** Reads the requests from data file {@code key}; its metadata comes from {@code files}' cache. */
   public Result read(String key, List<Cells> cells, List<StructRows> structs, BufferAllocator allocator) {
-    DataFileMetadata md = files.metadata(key);
+    DataFileMetadata md = files.loadBatches(key, batchesOf(cells, structs));
     Plan plan = new Plan(key, md, allocator);
     List<CellRead> reads = new ArrayList<>();
     List<Values> values = new ArrayList<>();

@@ -410,9 +410,9 @@ final public class Validator {
     }
     DataFileMetadata md;
     try {
-      md = io.dataFiles().metadata(path);
+      md = io.dataFiles().loadAllBatches(path);
     } catch (QuiverException e) {
-      problem(Kind.CORRUPT_FILE, path, what + " footer could not be read: " + e.getMessage());
+      problem(Kind.CORRUPT_FILE, path, what + " footer or record batch metadata could not be read: " + e.getMessage());
       return Optional.empty();
     }
     List<org.apache.arrow.vector.types.pojo.Field> columns = atomicColumns(md.schema());

@@ -260,20 +260,45 @@ final public class FragmentReader implements AutoCloseable {
     if (prefetch != null) {
       throw new IllegalStateException("prefetch was already planned for this reader");
     }
+    for (int step = 0; step < chunks.size(); step++) {
+      if (stepOf.putIfAbsent(chunks.get(step), step) != null) {
+        throw new IllegalArgumentException("chunk " + chunks.get(step) + " is listed twice");
+      }
+    }
+    List<Pending> reads = reads(chunks);
+    loadBatchMetadata(reads);
     FetchPlan.Builder plan = FetchPlan.builder(io.dataFiles().options());
+    for (Pending r : reads) {
+      PlannedRead what = r.what();
+      addPlanned(plan, r.step(), what, r.columns() != null
+          ? io.dataFiles().wantedBuffers(what.file().path(), what.batch(), r.columns())
+          : io.dataFiles().structValidityRange(what.file().path(), what.batch(), what.column(), what.depth()));
+    }
+    if (!plan.isEmpty()) {
+      prefetch = new Prefetch(io.store(), plan.build(), io.dataFiles().options(), pool, allocator);
+    }
+  }
+
+  /**
+   * Loads the metadata of the batches {@code chunks} will read (as {@link #prefetch} does, without planning
+   * their fetches): for a read that fetches batch by batch.
+   */
+  public void loadMetadata(List<Chunk> chunks) {
+    loadBatchMetadata(reads(chunks));
+  }
+
+  /** The batch reads the chunks need, in order, each once; step = the index of the first chunk needing it. */
+  private List<Pending> reads(List<Chunk> chunks) {
+    List<Pending> reads = new ArrayList<>();
     Map<DataFile, Integer> lastBatch = new HashMap<>();
     Map<OverlayFile, Integer> lastOverlayBatch = new HashMap<>();
     Map<ValiditySource, Integer> lastValidityBatch = new HashMap<>();
     for (int step = 0; step < chunks.size(); step++) {
       Chunk chunk = chunks.get(step);
-      if (stepOf.putIfAbsent(chunk, step) != null) {
-        throw new IllegalArgumentException("chunk " + chunk + " is listed twice");
-      }
       for (Map.Entry<DataFile, int[]> e : columnsByFile.entrySet()) {
         int batch = batchOf(metadata.get(e.getKey()), chunk.start());
         if (!Integer.valueOf(batch).equals(lastBatch.put(e.getKey(), batch))) {
-          addPlanned(plan, step, new PlannedRead(e.getKey(), batch, -1, -1),
-              io.dataFiles().wantedBuffers(e.getKey().path(), batch, e.getValue()));
+          reads.add(new Pending(step, new PlannedRead(e.getKey(), batch, -1, -1), e.getValue()));
         }
       }
       for (OverlayFile overlay : overlays) {
@@ -283,8 +308,7 @@ final public class FragmentReader implements AutoCloseable {
         }
         int highest = lastOverlayBatch.getOrDefault(overlay, -1);
         for (int b = Math.max(highest + 1, batchOf(overlay.md, rows[0])); b <= batchOf(overlay.md, rows[1] - 1); b++) {
-          addPlanned(plan, step, new PlannedRead(overlay.overlay.dataFile(), b, -1, -1),
-              io.dataFiles().wantedBuffers(overlay.overlay.dataFile().path(), b, overlay.columns));
+          reads.add(new Pending(step, new PlannedRead(overlay.overlay.dataFile(), b, -1, -1), overlay.columns));
           lastOverlayBatch.put(overlay, b);
         }
       }
@@ -295,14 +319,27 @@ final public class FragmentReader implements AutoCloseable {
         }
         int batch = batchOf(metadata.get(source.file()), chunk.start());
         if (!Integer.valueOf(batch).equals(lastValidityBatch.put(source, batch))) {
-          addPlanned(plan, step, new PlannedRead(source.file(), batch, source.column(), source.depth()),
-              io.dataFiles().structValidityRange(source.file().path(), batch, source.column(), source.depth()));
+          reads.add(new Pending(step, new PlannedRead(source.file(), batch, source.column(), source.depth()), null));
         }
       }
     }
-    if (!plan.isEmpty()) {
-      prefetch = new Prefetch(io.store(), plan.build(), io.dataFiles().options(), pool, allocator);
+    return reads;
+  }
+
+  /** A read {@link #prefetch} plans: at step {@code step}, these columns of a batch (null: a validity). */
+  private record Pending(int step, PlannedRead what, int[] columns) {}
+
+  /**
+   * Loads the metadata of every batch the reads need, per file in one coalesced fetch, so that the batches
+   * of chunks not read (pruned, deleted) are never fetched and the ones read cost no request each.
+   */
+  private void loadBatchMetadata(List<Pending> reads) {
+    Map<String, TreeSet<Integer>> batchesByFile = new LinkedHashMap<>();
+    for (Pending r : reads) {
+      batchesByFile.computeIfAbsent(r.what().file().path(), k -> new TreeSet<>()).add(r.what().batch());
     }
+    batchesByFile.forEach((path, batches) ->
+        io.dataFiles().loadBatches(path, batches.stream().mapToInt(Integer::intValue).toArray()));
   }
 
   private void addPlanned(FetchPlan.Builder plan, int step, PlannedRead what, List<long[]> wanted) {

@@ -164,6 +164,8 @@ final public class ScanReader extends ArrowReader {
         List<FragmentReader.Chunk> toRead = chunksToRead(reader.plan(spec.batchSize(), range.start(), range.end()));
         if (readOptions.planned()) {
           reader.prefetch(prefetchable(toRead), fetchPool);
+        } else {
+          reader.loadMetadata(toRead);
         }
         chunks = toRead.iterator();
         continue;

@@ -33,7 +33,7 @@ class ProjectedReadBytesTest {
       int[] projection = {5};
 
       store.reset();
-      DataFileMetadata md = reader.metadata("wide.arrow");
+      DataFileMetadata md = reader.loadAllBatches("wide.arrow"); // every batch's layout, as a whole-file read needs
       long metadataBytes = store.bytesRead();
       long metadataCalls = store.readCalls();
       long projected = md.projectedBodyBytes(projection);
@@ -75,14 +75,14 @@ class ProjectedReadBytesTest {
       Files.writeRandom(memory, "w.arrow", new Schema(fields), 1024, 3, allocator, 1024);
       int[] everyOther = {0, 2, 4, 6, 8, 10, 12, 14};
       DataFileReader exact = new DataFileReader(store, new MetadataCache(1 << 20), new ReadOptions(0));
-      DataFileMetadata md = exact.metadata("w.arrow");
+      DataFileMetadata md = exact.loadAllBatches("w.arrow");
       store.reset();
       readAll(exact, "w.arrow", md, everyOther, allocator);
       assertThat(store.bytesRead()).isEqualTo(md.projectedBodyBytes(everyOther));
       assertThat(store.readCalls()).as("one read per column (validity + data are adjacent) when gaps are not bridged").isEqualTo(8);
 
       DataFileReader coalescing = new DataFileReader(store, new MetadataCache(1 << 20), ReadOptions.defaults());
-      coalescing.metadata("w.arrow");
+      coalescing.loadAllBatches("w.arrow");
       store.reset();
       readAll(coalescing, "w.arrow", md, everyOther, allocator);
       assertThat(store.readCalls()).as("4 KiB gaps are bridged by the 8 KiB default").isEqualTo(1);
