@@ -1,6 +1,8 @@
 package io.quiver.internal.file;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdException;
 import io.quiver.exceptions.QuiverException;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,53 +45,82 @@ final class ZstdFrames {
   /**
    * {@code raw}'s readable bytes compressed at {@code level} behind the 8-byte uncompressed length: framed
    * with an index when longer than {@link #FRAME_BYTES}, one frame otherwise. Empty input gives the 8-byte
-   * zero length, as Arrow's own codec does. The caller keeps ownership of {@code raw}.
+   * zero length, as Arrow's own codec does. The caller keeps ownership of {@code raw}. A writer compressing
+   * many buffers uses a {@link Compressor} instead, which keeps its ZSTD context from one frame to the next.
    */
   static ArrowBuf compress(BufferAllocator allocator, ArrowBuf raw, int level) {
-    long length = raw.writerIndex();
-    long prefix = CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH;
-    if (length == 0) {
-      ArrowBuf out = allocator.buffer(prefix);
-      out.setLong(0, 0);
-      out.writerIndex(prefix);
-      return out;
+    try (Compressor compressor = new Compressor(level)) {
+      return compressor.compress(allocator, raw);
     }
-    int frames = (int) Math.min(Integer.MAX_VALUE, (length + FRAME_BYTES - 1) / FRAME_BYTES);
-    boolean indexed = frames > 1 && frames <= MAX_INDEXED_FRAMES;
-    int frameBytes = indexed ? FRAME_BYTES : (int) Math.min(length, Integer.MAX_VALUE);
-    int count = indexed ? frames : 1;
-    long index = indexed ? 8 + 12 + 4L * count : 0;
-    long capacity = prefix + index + count * Zstd.compressBound(frameBytes);
-    ArrowBuf out = allocator.buffer(capacity);
-    try {
-      long written = prefix + index;
-      for (int f = 0; f < count; f++) {
-        long from = (long) f * frameBytes;
-        long n = Math.min(frameBytes, length - from);
-        long got = Zstd.compressUnsafe(out.memoryAddress() + written, capacity - written,
-            raw.memoryAddress() + from, n, level);
-        if (Zstd.isError(got)) {
-          throw new QuiverException("ZSTD compression of a " + n + "-byte frame failed: " + Zstd.getErrorName(got)
-              + "; this is a bug in Quiver or zstd-jni, please report it");
+  }
+
+  /**
+   * Compresses buffers as {@link ZstdFrames#compress} does, byte for byte, through one ZSTD context reused
+   * for every frame: a context made per frame (what {@code Zstd.compress} does) costs about a fifth of the
+   * time of compressing a 4 KiB frame at level 1. Not thread-safe; {@link #close} frees its native memory.
+   */
+  static final class Compressor implements AutoCloseable {
+    private final ZstdCompressCtx ctx;
+
+    Compressor(int level) {
+      ctx = new ZstdCompressCtx();
+      ctx.setLevel(level);
+    }
+
+    /** {@code raw}'s readable bytes framed and compressed (see {@link ZstdFrames#compress}). */
+    ArrowBuf compress(BufferAllocator allocator, ArrowBuf raw) {
+      long length = raw.writerIndex();
+      long prefix = CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH;
+      if (length == 0) {
+        ArrowBuf out = allocator.buffer(prefix);
+        out.setLong(0, 0);
+        out.writerIndex(prefix);
+        return out;
+      }
+      int frames = (int) Math.min(Integer.MAX_VALUE, (length + FRAME_BYTES - 1) / FRAME_BYTES);
+      boolean indexed = frames > 1 && frames <= MAX_INDEXED_FRAMES;
+      int frameBytes = indexed ? FRAME_BYTES : (int) Math.min(length, Integer.MAX_VALUE);
+      int count = indexed ? frames : 1;
+      long index = indexed ? 8 + 12 + 4L * count : 0;
+      long capacity = prefix + index + count * Zstd.compressBound(frameBytes);
+      ArrowBuf out = allocator.buffer(capacity);
+      try {
+        long written = prefix + index;
+        for (int f = 0; f < count; f++) {
+          long from = (long) f * frameBytes;
+          int n = (int) Math.min(frameBytes, length - from);
+          int room = (int) Math.min(capacity - written, Integer.MAX_VALUE);
+          int got;
+          try {
+            got = ctx.compressDirectByteBuffer(out.nioBuffer(written, room), 0, room, raw.nioBuffer(from, n), 0, n);
+          } catch (ZstdException e) {
+            throw new QuiverException("ZSTD compression of a " + n + "-byte frame failed: " + e.getMessage()
+                + "; this is a bug in Quiver or zstd-jni, please report it", e);
+          }
+          if (indexed) {
+            out.setInt(prefix + 20 + 4L * f, got);
+          }
+          written += got;
         }
+        out.setLong(0, length);
         if (indexed) {
-          out.setInt(prefix + 20 + 4L * f, Math.toIntExact(got));
+          out.setInt(prefix, INDEX_MAGIC);
+          out.setInt(prefix + 4, 12 + 4 * count);
+          out.setInt(prefix + 8, INDEX_TAG);
+          out.setInt(prefix + 12, frameBytes);
+          out.setInt(prefix + 16, count);
         }
-        written += got;
+        out.writerIndex(written);
+        return out;
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
       }
-      out.setLong(0, length);
-      if (indexed) {
-        out.setInt(prefix, INDEX_MAGIC);
-        out.setInt(prefix + 4, 12 + 4 * count);
-        out.setInt(prefix + 8, INDEX_TAG);
-        out.setInt(prefix + 12, frameBytes);
-        out.setInt(prefix + 16, count);
-      }
-      out.writerIndex(written);
-      return out;
-    } catch (RuntimeException e) {
-      out.close();
-      throw e;
+    }
+
+    @Override
+    public void close() {
+      ctx.close();
     }
   }
 
