@@ -18,7 +18,9 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -932,6 +934,7 @@ abstract class ColumnWriter {
       } else {
         v.setSafe(row, b, off, len);
         dataCapacity = v.getDataBuffer().capacity();
+        capacity = v.getValueCapacity();
       }
     }
 
@@ -1049,6 +1052,37 @@ abstract class ColumnWriter {
       this.item = of(v.getDataVector(), path + "[]");
     }
 
+    /**
+     * Reserves the items too: as many as the rows, or as the item vector holds already (it keeps its buffers
+     * from batch to batch), so that the item writes skip the capacity checks as the column's own do.
+     */
+    @Override
+    void reserve(int rows) {
+      int items = Math.max(rows, v.getDataVector().getValueCapacity());
+      item.reserve(items);
+      if (item instanceof Struct s) {
+        s.fields.reserve(items);
+      }
+    }
+
+    /**
+     * Starts row {@code row}'s list, rows being written in order: what {@code ListVector.startNewValue} does
+     * (returns the index of its first item), in fewer steps when row - 1 was the last row written and the
+     * buffers have room, so that there are no holes to fill and nothing to grow.
+     */
+    int start(int row) {
+      ArrowBuf offsets = v.getOffsetBuffer();
+      if (row == 0 || v.getLastSet() != row - 1 || (long) row + 2 > offsets.capacity() / ListVector.OFFSET_WIDTH
+          || row >= v.getValidityBuffer().capacity() * 8) {
+        return v.startNewValue(row);
+      }
+      int first = offsets.getInt((long) row * ListVector.OFFSET_WIDTH);
+      offsets.setInt((long) (row + 1) * ListVector.OFFSET_WIDTH, first);
+      BitVectorHelper.setBit(v.getValidityBuffer(), row);
+      v.setLastSet(row);
+      return first;
+    }
+
     @Override
     void bytes(byte[] b, int off, int len, int row) {
       throw bad(b, off, len);
@@ -1064,7 +1098,7 @@ abstract class ColumnWriter {
       if (t != JsonToken.START_ARRAY) {
         throw new BadCell(t == JsonToken.START_OBJECT ? "an object" : text(p));
       }
-      int start = v.startNewValue(row);
+      int start = start(row);
       int n = 0;
       while (p.nextToken() != JsonToken.END_ARRAY) {
         try {

@@ -274,7 +274,7 @@ final class JsonLines implements AutoCloseable {
 
   /** The elements of an array after its '[', up to and including its ']'. */
   private boolean array(ColumnWriter.Items items, int row) {
-    int first = items.v.startNewValue(row);
+    int first = items.start(row);
     int n = 0;
     skipWs();
     if (p < end && buf[p] == ']') {

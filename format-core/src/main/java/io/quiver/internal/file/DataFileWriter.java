@@ -15,9 +15,11 @@ import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compression.CompressionUtil;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.ArrowBodyCompression;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -78,6 +80,8 @@ public final class DataFileWriter implements AutoCloseable {
   /** Per preorder field of the schema: whether its buffers are compressed. */
   private final boolean[] compressedFields;
   private final FileCompression compression;
+  /** The ZSTD context of every compressed buffer of the file; null when nothing is compressed. */
+  private final ZstdFrames.Compressor zstd;
   private final int formatMinor;
   private final SchemaLayout layout;
   private final StatsCollector stats;
@@ -125,6 +129,7 @@ public final class DataFileWriter implements AutoCloseable {
       compress |= compression.compresses(c);
     }
     this.compressing = compress;
+    this.zstd = compress ? new ZstdFrames.Compressor(compression.level()) : null;
     this.formatMinor = compress ? COMPRESSED_FORMAT_MINOR : FORMAT_MINOR;
     BufferAllocator child = allocator.newChildAllocator("DataFileWriter " + key, 0, Long.MAX_VALUE);
     VectorSchemaRoot root = null;
@@ -148,6 +153,9 @@ public final class DataFileWriter implements AutoCloseable {
         root.close();
       }
       child.close();
+      if (zstd != null) {
+        zstd.close();
+      }
       throw failure("opening", e);
     }
   }
@@ -167,6 +175,12 @@ public final class DataFileWriter implements AutoCloseable {
     checkSchema(batch.getSchema());
     try {
       int n = batch.getRowCount();
+      if (n == rowsPerBatch && stage.getRowCount() == 0 && valueCounts(batch, n)) {
+        // a whole record batch as it is: written from the caller's vectors, not copied into the stage first
+        flush(batch);
+        rowCount += n;
+        return;
+      }
       int offset = 0;
       while (offset < n) {
         int take = Math.min(rowsPerBatch - stage.getRowCount(), n - offset);
@@ -181,6 +195,16 @@ public final class DataFileWriter implements AutoCloseable {
       abort();
       throw failure("writing", e);
     }
+  }
+
+  /** Whether every column of the batch holds exactly {@code n} values (its row count). */
+  private static boolean valueCounts(VectorSchemaRoot batch, int n) {
+    for (FieldVector v : batch.getFieldVectors()) {
+      if (v.getValueCount() != n) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Copies rows [offset, offset+count) of batch into the stage, in this writer's memory. */
@@ -211,15 +235,24 @@ public final class DataFileWriter implements AutoCloseable {
   }
 
   private void flush() throws IOException {
+    flush(stage);
+    stage.clear();
+    allocateStage();
+  }
+
+  /** Writes {@code rows} (the stage, or a caller's batch of exactly rowsPerBatch rows) as one record batch. */
+  private void flush(VectorSchemaRoot rows) throws IOException {
     long[] fieldBytes = new long[layout.fieldCount()];
     if (!compressing) {
       int[] field = {0};
-      for (FieldVector v : stage.getFieldVectors()) {
+      for (FieldVector v : rows.getFieldVectors()) {
         measure(v, field, fieldBytes);
       }
-      arrow.writeBatch();
+      try (ArrowRecordBatch batch = rawBatch(rows)) {
+        arrow.write(batch);
+      }
     } else {
-      try (ArrowRecordBatch batch = compressedBatch(fieldBytes)) {
+      try (ArrowRecordBatch batch = compressedBatch(rows, fieldBytes)) {
         arrow.write(batch);
       }
     }
@@ -231,32 +264,90 @@ public final class DataFileWriter implements AutoCloseable {
         columnBytes[c] += fieldBytes[i];
       }
     }
-    stats.addBatch(stage, columnBytes);
-    stage.clear();
-    allocateStage();
+    stats.addBatch(rows, columnBytes);
   }
 
   /**
-   * The stage as a record batch with a compressed body: the field nodes and buffers Arrow's unloader
+   * The rows as a record batch with a compressed body: the field nodes and buffers Arrow's unloader
    * would produce, in preorder, each buffer compressed by the codec or stored raw behind the -1 length
    * marker: a plain column's, and any whose compressed form saves too little ({@link FileCompression#keeps}).
    */
-  private ArrowRecordBatch compressedBatch(long[] fieldBytes) {
+  private ArrowRecordBatch compressedBatch(VectorSchemaRoot rows, long[] fieldBytes) {
     List<ArrowFieldNode> nodes = new ArrayList<>();
     List<ArrowBuf> buffers = new ArrayList<>();
     try {
       int[] field = {0};
-      for (FieldVector v : stage.getFieldVectors()) {
+      for (FieldVector v : rows.getFieldVectors()) {
         unload(v, field, nodes, buffers, fieldBytes);
       }
       ArrowBodyCompression body = new ArrowBodyCompression(CompressionType.ZSTD, BodyCompressionMethod.BUFFER);
       ArrowRecordBatch batch =
-          new ArrowRecordBatch(stage.getRowCount(), nodes, List.copyOf(buffers), body, true, false);
+          new ArrowRecordBatch(rows.getRowCount(), nodes, List.copyOf(buffers), body, true, false);
       buffers.clear(); // the batch owns them now
       return batch;
     } finally {
       buffers.forEach(ArrowBuf::close);
     }
+  }
+
+  /**
+   * The rows as the record batch Arrow's unloader makes of them (format 1.0): their buffers, shared, except
+   * bitmaps with bits set past their last value, which are written zero-padded ({@link #paddedBitmap}).
+   */
+  private ArrowRecordBatch rawBatch(VectorSchemaRoot rows) {
+    List<ArrowFieldNode> nodes = new ArrayList<>();
+    List<ArrowBuf> buffers = new ArrayList<>();
+    try {
+      for (FieldVector v : rows.getFieldVectors()) {
+        unloadRaw(v, nodes, buffers);
+      }
+      ArrowRecordBatch batch = new ArrowRecordBatch(rows.getRowCount(), nodes, List.copyOf(buffers),
+          NoCompressionCodec.DEFAULT_BODY_COMPRESSION, true, false);
+      buffers.clear(); // the batch owns these references now
+      return batch;
+    } finally {
+      buffers.forEach(ArrowBuf::close);
+    }
+  }
+
+  private void unloadRaw(FieldVector v, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers) {
+    nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
+    for (ArrowBuf buf : v.getFieldBuffers()) {
+      ArrowBuf padded = paddedBitmap(v, buf);
+      if (padded == null) {
+        buf.getReferenceManager().retain();
+        padded = buf;
+      }
+      buffers.add(padded);
+    }
+    for (FieldVector child : v.getChildrenFromFields()) {
+      unloadRaw(child, nodes, buffers);
+    }
+  }
+
+  /**
+   * A bitmap of {@code v} (its validity, or a boolean column's values) with bits set past its last value, as
+   * a copy with those bits zero (the caller closes it); null for any other buffer. A caller's slice of a
+   * longer vector may carry the bits of the values after it (and Appender's concatenation of such a slice
+   * carries them into the stage); zeroing them keeps the file the same bytes whichever way its rows came.
+   */
+  private ArrowBuf paddedBitmap(FieldVector v, ArrowBuf buf) {
+    int n = v.getValueCount();
+    long last = n / 8;
+    if (n % 8 == 0 || buf.writerIndex() != last + 1
+        || !(buf == v.getValidityBuffer() || v instanceof BitVector && buf == v.getDataBuffer())) {
+      return null;
+    }
+    byte tail = buf.getByte(last);
+    byte kept = (byte) (tail & ((1 << (n % 8)) - 1));
+    if (tail == kept) {
+      return null;
+    }
+    ArrowBuf copy = allocator.buffer(last + 1);
+    copy.setBytes(0, buf, 0, last);
+    copy.setByte(last, kept);
+    copy.writerIndex(last + 1);
+    return copy;
   }
 
   /** Adds each preorder field's buffer bytes (uncompressed file) to {@code fieldBytes}. */
@@ -275,28 +366,41 @@ public final class DataFileWriter implements AutoCloseable {
     int me = field[0];
     boolean compressed = compressedFields[field[0]++];
     nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
-    for (ArrowBuf buf : v.getFieldBuffers()) {
-      if (compressed) {
-        ZstdFrames.Packed packed = ZstdFrames.compress(allocator, buf, compression.level());
-        ArrowBuf stored = packed.buf();
-        long raw = buf.writerIndex();
-        if (raw > 0
-            && !compression.keeps(stored.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
-          stored.close(); // saves too little to be worth a decompression on every read
-          stored = CompressionUtil.packageRawBuffer(allocator, buf);
-        } else {
-          frames.add(buffers.size(), packed);
+    for (ArrowBuf own : v.getFieldBuffers()) {
+      ArrowBuf padded = paddedBitmap(v, own);
+      ArrowBuf buf = padded != null ? padded : own;
+      try {
+        unloadBuffer(buf, compressed, buffers, fieldBytes, me);
+      } finally {
+        if (padded != null) {
+          padded.close();
         }
-        buffers.add(stored);
-        fieldBytes[me] += stored.writerIndex();
-      } else {
-        ArrowBuf raw = CompressionUtil.packageRawBuffer(allocator, buf);
-        buffers.add(raw);
-        fieldBytes[me] += raw.writerIndex();
       }
     }
     for (FieldVector child : v.getChildrenFromFields()) {
       unload(child, field, nodes, buffers, fieldBytes);
+    }
+  }
+
+  /** Adds one buffer to a compressed body: ZSTD frames, or raw behind the -1 length marker. */
+  private void unloadBuffer(ArrowBuf buf, boolean compressed, List<ArrowBuf> buffers, long[] fieldBytes, int me) {
+    if (compressed) {
+      ZstdFrames.Packed packed = zstd.compress(allocator, buf);
+      ArrowBuf stored = packed.buf();
+      long raw = buf.writerIndex();
+      if (raw > 0
+          && !compression.keeps(stored.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
+        stored.close(); // saves too little to be worth a decompression on every read
+        stored = CompressionUtil.packageRawBuffer(allocator, buf);
+      } else {
+        frames.add(buffers.size(), packed);
+      }
+      buffers.add(stored);
+      fieldBytes[me] += stored.writerIndex();
+    } else {
+      ArrowBuf raw = CompressionUtil.packageRawBuffer(allocator, buf);
+      buffers.add(raw);
+      fieldBytes[me] += raw.writerIndex();
     }
   }
 
@@ -397,6 +501,9 @@ public final class DataFileWriter implements AutoCloseable {
     // channel, which publishes the object. It holds no Arrow memory of its own.
     stage.close();
     allocator.close();
+    if (zstd != null) {
+      zstd.close();
+    }
   }
 
   private void ensureOpen() {

@@ -10,8 +10,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.ArrowBufPointer;
+import org.apache.arrow.memory.util.ByteFunctionHelpers;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.Decimal256Vector;
 import org.apache.arrow.vector.DecimalVector;
@@ -148,6 +150,19 @@ final class StatsCollector {
     out.add(chain);
   }
 
+  /**
+   * Whether some row of the first {@code n} may be null in the chain: false when no vector of it has a null
+   * among its values (then no row's validity needs reading).
+   */
+  private static boolean mayHaveNulls(FieldVector[] chain, int n) {
+    for (FieldVector v : chain) {
+      if (v.getValueCount() < n || v.getNullCount() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean isNull(FieldVector[] chain, int row) {
     for (FieldVector v : chain) {
       if (v.isNull(row)) {
@@ -164,6 +179,7 @@ final class StatsCollector {
     long nans = 0;
     StatValue lower = null;
     StatValue upper = null;
+    boolean nullable = mayHaveNulls(chain, n);
     switch (kind) {
       case SIGNED, UNSIGNED, UINT64, FIXED32, FIXED64 -> {
         long min = 0;
@@ -172,7 +188,7 @@ final class StatsCollector {
         boolean unsigned = kind == Kind.UINT64;
         ArrowBuf data = kind == Kind.FIXED32 || kind == Kind.FIXED64 ? ((BaseFixedWidthVector) v).getDataBuffer() : null;
         for (int i = 0; i < n; i++) {
-          if (isNull(chain, i)) {
+          if (nullable && isNull(chain, i)) {
             nulls++;
             continue;
           }
@@ -205,7 +221,7 @@ final class StatsCollector {
         boolean any = false;
         FloatingPointVector fp = (FloatingPointVector) v;
         for (int i = 0; i < n; i++) {
-          if (isNull(chain, i)) {
+          if (nullable && isNull(chain, i)) {
             nulls++;
             continue;
           }
@@ -229,7 +245,7 @@ final class StatsCollector {
         boolean sawTrue = false;
         BitVector bits = (BitVector) v;
         for (int i = 0; i < n; i++) {
-          if (isNull(chain, i)) {
+          if (nullable && isNull(chain, i)) {
             nulls++;
           } else if (bits.get(i) != 0) {
             sawTrue = true;
@@ -246,7 +262,7 @@ final class StatsCollector {
         BigInteger min = null;
         BigInteger max = null;
         for (int i = 0; i < n; i++) {
-          if (isNull(chain, i)) {
+          if (nullable && isNull(chain, i)) {
             nulls++;
             continue;
           }
@@ -266,8 +282,23 @@ final class StatsCollector {
         ReusableByteArray scratch = new ReusableByteArray();
         ArrowBufPointer pointer = new ArrowBufPointer();
         for (int i = 0; i < n; i++) {
-          if (isNull(chain, i)) {
+          if (nullable && isNull(chain, i)) {
             nulls++;
+            continue;
+          }
+          if (v instanceof BaseVariableWidthVector strings) {
+            // compared where they are: only a new least or greatest value is copied out
+            ArrowBuf data = strings.getDataBuffer();
+            int start = strings.getStartOffset(i);
+            int end = strings.getEndOffset(i);
+            if (min == null || ByteFunctionHelpers.compare(data, start, end, min, 0, min.length) < 0) {
+              min = new byte[end - start];
+              data.getBytes(start, min);
+            }
+            if (max == null || ByteFunctionHelpers.compare(data, start, end, max, 0, max.length) > 0) {
+              max = new byte[end - start];
+              data.getBytes(start, max);
+            }
             continue;
           }
           byte[] buf;
@@ -300,7 +331,7 @@ final class StatsCollector {
       }
       case NONE -> {
         for (int i = 0; i < n; i++) {
-          if (isNull(chain, i)) {
+          if (nullable && isNull(chain, i)) {
             nulls++;
           }
         }

@@ -1,6 +1,8 @@
 package io.quiver.internal.file;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdException;
 import io.quiver.exceptions.QuiverException;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,41 +52,71 @@ final class ZstdFrames {
   /**
    * {@code raw}'s readable bytes compressed at {@code level} behind the 8-byte uncompressed length, as
    * frames of {@link #FRAME_BYTES} uncompressed bytes. Empty input gives the 8-byte zero length, as Arrow's
-   * own codec does. The caller keeps ownership of {@code raw} and takes ownership of the result's buffer.
+   * own codec does. The caller keeps ownership of {@code raw} and takes ownership of the result's buffer. A
+   * writer compressing many buffers uses a {@link Compressor} instead, which keeps its ZSTD context from one
+   * frame to the next.
    */
   static Packed compress(BufferAllocator allocator, ArrowBuf raw, int level) {
-    long length = raw.writerIndex();
-    long prefix = CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH;
-    if (length == 0) {
-      ArrowBuf out = allocator.buffer(prefix);
-      out.setLong(0, 0);
-      out.writerIndex(prefix);
-      return new Packed(out, 0, new int[0]);
+    try (Compressor compressor = new Compressor(level)) {
+      return compressor.compress(allocator, raw);
     }
-    int count = Math.toIntExact((length + FRAME_BYTES - 1) / FRAME_BYTES);
-    long capacity = prefix + count * Zstd.compressBound(Math.min(FRAME_BYTES, length));
-    ArrowBuf out = allocator.buffer(capacity);
-    int[] sizes = new int[count];
-    try {
-      long written = prefix;
-      for (int f = 0; f < count; f++) {
-        long from = (long) f * FRAME_BYTES;
-        long n = Math.min(FRAME_BYTES, length - from);
-        long got = Zstd.compressUnsafe(out.memoryAddress() + written, capacity - written,
-            raw.memoryAddress() + from, n, level);
-        if (Zstd.isError(got)) {
-          throw new QuiverException("ZSTD compression of a " + n + "-byte frame failed: " + Zstd.getErrorName(got)
-              + "; this is a bug in Quiver or zstd-jni, please report it");
-        }
-        sizes[f] = Math.toIntExact(got);
-        written += got;
+  }
+
+  /**
+   * Compresses buffers as {@link ZstdFrames#compress} does, byte for byte, through one ZSTD context reused
+   * for every frame: a context made per frame (what {@code Zstd.compress} does) costs about a fifth of the
+   * time of compressing a 4 KiB frame at level 1. Not thread-safe; {@link #close} frees its native memory.
+   */
+  static final class Compressor implements AutoCloseable {
+    private final ZstdCompressCtx ctx;
+
+    Compressor(int level) {
+      ctx = new ZstdCompressCtx();
+      ctx.setLevel(level);
+    }
+
+    /** {@code raw}'s readable bytes framed and compressed (see {@link ZstdFrames#compress}). */
+    Packed compress(BufferAllocator allocator, ArrowBuf raw) {
+      long length = raw.writerIndex();
+      long prefix = CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH;
+      if (length == 0) {
+        ArrowBuf out = allocator.buffer(prefix);
+        out.setLong(0, 0);
+        out.writerIndex(prefix);
+        return new Packed(out, 0, new int[0]);
       }
-      out.setLong(0, length);
-      out.writerIndex(written);
-      return new Packed(out, length, sizes);
-    } catch (RuntimeException e) {
-      out.close();
-      throw e;
+      int count = Math.toIntExact((length + FRAME_BYTES - 1) / FRAME_BYTES);
+      long capacity = prefix + count * Zstd.compressBound(Math.min(FRAME_BYTES, length));
+      ArrowBuf out = allocator.buffer(capacity);
+      int[] sizes = new int[count];
+      try {
+        long written = prefix;
+        for (int f = 0; f < count; f++) {
+          long from = (long) f * FRAME_BYTES;
+          int n = (int) Math.min(FRAME_BYTES, length - from);
+          int room = (int) Math.min(capacity - written, Integer.MAX_VALUE);
+          int got;
+          try {
+            got = ctx.compressDirectByteBuffer(out.nioBuffer(written, room), 0, room, raw.nioBuffer(from, n), 0, n);
+          } catch (ZstdException e) {
+            throw new QuiverException("ZSTD compression of a " + n + "-byte frame failed: " + e.getMessage()
+                + "; this is a bug in Quiver or zstd-jni, please report it", e);
+          }
+          sizes[f] = got;
+          written += got;
+        }
+        out.setLong(0, length);
+        out.writerIndex(written);
+        return new Packed(out, length, sizes);
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      ctx.close();
     }
   }
 
