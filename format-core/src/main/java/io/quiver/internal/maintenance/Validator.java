@@ -51,7 +51,8 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * name only fields it stores, keep NaN counts to floating-point fields and lower bounds at or below upper
  * bounds, count exactly the nulls and NaN it holds, and bound every value it holds (validity, not equality:
  * a truncated string bound is a valid bound of the longer values). The footer's zone statistics, where they
- * decode, are checked the same way per record batch.
+ * decode, are checked the same way per record batch. A data file's frame table (§5.1) is checked against its
+ * ZSTD buffers, which are read once more for it ({@link FrameTableCheck}).
  */
 final public class Validator {
   private final TableIo io;
