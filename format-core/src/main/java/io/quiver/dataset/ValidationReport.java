@@ -61,7 +61,14 @@ public record ValidationReport(long version, List<Problem> problems, long filesC
      * above the upper bound, or another null or NaN count than the file holds. Pruning on them can skip rows
      * a filter matches.
      */
-    STATS_MISMATCH
+    STATS_MISMATCH,
+    /**
+     * A data file's frame table (docs/format.md §5.1) does not describe its ZSTD buffers exactly: it does
+     * not parse, misses or lists a buffer wrongly, declares another length, or cuts a buffer where its frames
+     * do not start. Readers ignore what they can tell is wrong; a table that lies consistently can make a
+     * point read fail, or read another frame's values.
+     */
+    FRAME_TABLE_MISMATCH
   }
 
   /**

@@ -608,6 +608,167 @@ public abstract class HostileInputContract {
     readLatest(allocator);
   }
 
+  /**
+   * The footer's frame table (§5.1) lies: every damage keeps the file's length (the table's base64 value is
+   * rewritten in place). Scans read whole buffers and never use it: they read every row exactly. A take
+   * either reads exactly (a table or entry it can tell is wrong is ignored) or fails with a {@link
+   * CorruptFileException} naming the file; never another exception, a leak, a hang or wrong values. And
+   * {@code validate()} reports each damage as {@code FRAME_TABLE_MISMATCH} on the file.
+   */
+  @Test
+  void d6_aLyingFrameTableIsIgnoredOrATypedErrorAndValidateReportsIt() {
+    String key;
+    long[] addresses;
+    try (Dataset ds = Dataset.open(URI_, options(allocator)); VectorSchemaRoot rows = SampleTable.batch(allocator, 1000, 500)) {
+      ds.updateConfig(java.util.Map.of("write.compression.min-savings", "0"), java.util.Set.of());
+      ds.append(List.of(rows));
+      Fragment last = ds.manifest().fragments().get(ds.manifest().fragments().size() - 1);
+      key = last.files().get(0).path();
+      addresses = new long[] {last.id() << 32, (last.id() << 32) | 130, (last.id() << 32) | 257, (last.id() << 32) | 499};
+    }
+    byte[] original = store.read(key);
+    String value = frameTableValue(original);
+    int at = indexOf(original, value.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    assertThat(at).as("the frame table's value is stored once in the footer").isPositive();
+    byte[] table = java.util.Base64.getDecoder().decode(value);
+    List<long[]> varints = varints(table); // {start, length, value} of every varint after the version byte
+    // varints: frame bytes, batch count, entry count of batch 0, then per entry: index delta, declared,
+    // frame count, sizes. Find an entry with at least two frames whose first two sizes can move by one.
+    int entry = -1;
+    for (int i = 3; i + 2 < varints.size(); ) {
+      int frames = (int) varints.get(i + 2)[2];
+      if (frames >= 2 && i + 4 < varints.size() && sameLength(varints.get(i + 3)[2], varints.get(i + 3)[2] + 1)
+          && sameLength(varints.get(i + 4)[2], varints.get(i + 4)[2] - 1)) {
+        entry = i;
+        break;
+      }
+      i += 3 + frames;
+    }
+    assertThat(entry).as("an entry of several frames in " + varints.size() + " varints").isPositive();
+    int e = entry;
+    List<Damage> damages = new ArrayList<>();
+    char[] bang = new char[value.length()];
+    Arrays.fill(bang, '!');
+    damages.add(new Damage("not base64", new String(bang).getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    damages.add(new Damage("another table version", edit(table, t -> t[0] = 2)));
+    damages.add(new Damage("another batch count", edit(table, t -> putVarint(t, varints.get(1), varints.get(1)[2] + 1))));
+    damages.add(new Damage("a buffer index past the buffers", edit(table, t -> putVarint(t, varints.get(3), 127))));
+    damages.add(new Damage("frame sizes that do not sum to the payload",
+        edit(table, t -> putVarint(t, varints.get(e + 3), varints.get(e + 3)[2] + 1))));
+    damages.add(new Damage("a frame boundary one byte late", edit(table, t -> {
+      putVarint(t, varints.get(e + 3), varints.get(e + 3)[2] + 1);
+      putVarint(t, varints.get(e + 4), varints.get(e + 4)[2] - 1);
+    })));
+    if (sameLength(varints.get(e + 1)[2], varints.get(e + 1)[2] - 1)) {
+      damages.add(new Damage("a declared length one short",
+          edit(table, t -> putVarint(t, varints.get(e + 1), varints.get(e + 1)[2] - 1))));
+    }
+    try {
+      for (Damage d : damages) {
+        byte[] bad = original.clone();
+        System.arraycopy(d.bytes(), 0, bad, at, value.length());
+        store.write(key, bad);
+        try (RootAllocator alloc = new RootAllocator(64L << 20)) {
+          readWithin(() -> {
+            try (Dataset ds = Dataset.open(URI_, options(alloc))) {
+              assertThat(SampleTable.scanIds(ds.newScan().open())).as(d.what()).hasSize(28 + 500);
+              try (VectorSchemaRoot taken = ds.take(addresses, List.of("id", "name", "s", "tags"))) {
+                assertThat(SampleTable.checkRows(taken)).as(d.what()).containsExactly(1000L, 1130L, 1257L, 1499L);
+              } catch (CorruptFileException c) {
+                assertThat(c.path()).as(d.what()).contains(key);
+              }
+              assertThat(ds.validate().problems()).as(d.what()).isNotEmpty().allSatisfy(p -> {
+                assertThat(p.kind()).isEqualTo(io.quiver.dataset.ValidationReport.Kind.FRAME_TABLE_MISMATCH);
+                assertThat(p.location()).isEqualTo(key);
+              });
+            }
+          }, key + " with " + d.what());
+        } catch (Throwable t) {
+          throw new AssertionError(d.what() + ": " + t, t);
+        }
+      }
+    } finally {
+      store.write(key, original);
+    }
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      assertThat(ds.validate().problems()).as("the undamaged table").isEmpty();
+    }
+  }
+
+  /** The footer's frame-table value, read with Arrow's own file reader. */
+  private String frameTableValue(byte[] file) {
+    try (var reader = new org.apache.arrow.vector.ipc.ArrowFileReader(
+        new org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel(file), allocator)) {
+      reader.getRecordBlocks(); // reads the footer
+      String v = reader.getMetaData().get("quiver.zstd_frames");
+      assertThat(v).as("the file has a frame table").isNotNull();
+      return v;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  /** {start, length, value} of each LEB128 varint of {@code table} after its first (version) byte. */
+  private static List<long[]> varints(byte[] table) {
+    List<long[]> out = new ArrayList<>();
+    int i = 1;
+    while (i < table.length) {
+      int start = i;
+      long v = 0;
+      int shift = 0;
+      byte b;
+      do {
+        b = table[i++];
+        v |= (long) (b & 0x7f) << shift;
+        shift += 7;
+      } while ((b & 0x80) != 0);
+      out.add(new long[] {start, i - start, v});
+    }
+    return out;
+  }
+
+  private static int varintLength(long v) {
+    int n = 1;
+    while ((v >>>= 7) != 0) {
+      n++;
+    }
+    return n;
+  }
+
+  private static boolean sameLength(long a, long b) {
+    return b >= 0 && varintLength(a) == varintLength(b);
+  }
+
+  /** Writes {@code value} over the varint {@code at} ({start, length, value}), which must keep its length. */
+  private static void putVarint(byte[] table, long[] at, long value) {
+    assertThat(varintLength(value)).as("a same-length varint").isEqualTo((int) at[1]);
+    int i = (int) at[0];
+    for (int k = 0; k < at[1]; k++) {
+      table[i++] = (byte) ((value & 0x7f) | (k + 1 < at[1] ? 0x80 : 0));
+      value >>>= 7;
+    }
+  }
+
+  /** The base64 of an edited copy of {@code table}. */
+  private static byte[] edit(byte[] table, Consumer<byte[]> edit) {
+    byte[] t = table.clone();
+    edit.accept(t);
+    return java.util.Base64.getEncoder().encode(t);
+  }
+
   /** Writes {@code bytes} under {@code key}; a cold read must fail naming the file, batch 0 and the buffer. */
   private void expectCorruptBuffer(String key, byte[] bytes, int buffer, String what) {
     store.write(key, bytes);

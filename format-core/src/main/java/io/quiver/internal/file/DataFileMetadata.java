@@ -141,12 +141,17 @@ public final class DataFileMetadata implements MetadataCache.Weighable {
     if (framesValue == null || codec(batch) != org.apache.arrow.flatbuf.CompressionType.ZSTD) {
       return null;
     }
+    return frameTable().frames(batch, buffer, bufferLength(batch, buffer) - 8);
+  }
+
+  /** The footer's frame table, parsed on first use; {@link FrameTable#NONE} when absent or malformed. */
+  FrameTable frameTable() {
     FrameTable t = frameTable;
     if (t == null) {
-      t = FrameTable.parse(framesValue, rows.length, layout.totalBuffers);
+      t = framesValue == null ? FrameTable.NONE : FrameTable.parse(framesValue, rows.length, layout.totalBuffers);
       frameTable = t;
     }
-    return t.frames(batch, buffer, bufferLength(batch, buffer) - 8);
+    return t;
   }
 
   /** Whether the footer carries a frame table (then no buffer of the file holds an in-buffer index). */

@@ -97,6 +97,16 @@ final class FrameTable {
     }
   }
 
+  /** How many buffers of batch {@code batch} the table lists (0 for a batch past the table's). */
+  int entries(int batch) {
+    return batch < 0 || batch >= buffers.length ? 0 : buffers[batch].length;
+  }
+
+  /** Whether the table has an entry for buffer {@code buffer} of batch {@code batch}. */
+  boolean lists(int batch, int buffer) {
+    return entries(batch) > 0 && Arrays.binarySearch(buffers[batch], buffer) >= 0;
+  }
+
   /** Bytes this table holds in memory, for the metadata cache's weight. */
   long estimatedBytes() {
     long est = 64;

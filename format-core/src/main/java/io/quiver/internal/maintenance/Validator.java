@@ -8,6 +8,7 @@ import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.file.DataFileMetadata;
 import io.quiver.internal.file.ObservedStats;
 import io.quiver.internal.file.StatValues;
+import io.quiver.internal.file.FrameTableCheck;
 import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.ColumnStats;
 import io.quiver.manifest.Coverage;
@@ -50,7 +51,8 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * name only fields it stores, keep NaN counts to floating-point fields and lower bounds at or below upper
  * bounds, count exactly the nulls and NaN it holds, and bound every value it holds (validity, not equality:
  * a truncated string bound is a valid bound of the longer values). The footer's zone statistics, where they
- * decode, are checked the same way per record batch.
+ * decode, are checked the same way per record batch. A data file's frame table (§5.1) is checked against its
+ * ZSTD buffers, which are read once more for it ({@link FrameTableCheck}).
  */
 final public class Validator {
   private final TableIo io;
@@ -81,6 +83,18 @@ final public class Validator {
 
   private void problem(Kind kind, String location, String message) {
     problems.add(new Problem(kind, location, message));
+  }
+
+  /** The footer's frame table against the compressed buffers it describes (docs/format.md §5.1). */
+  private void checkFrameTable(String path, DataFileMetadata md) {
+    try {
+      for (String p : FrameTableCheck.problems(io.store(), path, md)) {
+        problem(Kind.FRAME_TABLE_MISMATCH, path, p);
+      }
+    } catch (QuiverException e) {
+      problem(Kind.CORRUPT_FILE, path, "the compressed buffers could not be read to check the frame table: "
+          + e.getMessage());
+    }
   }
 
   private void checkIds() {
@@ -127,6 +141,7 @@ final public class Validator {
     for (DataFile file : fragment.files()) {
       checkDataFile(fragment, file, false).ifPresent(md -> {
         checkStats(fragment, file, md, false);
+        checkFrameTable(file.path(), md);
         if (md.rowCount() != fragment.physicalRows()) {
           problem(Kind.ROW_COUNT_MISMATCH, file.path(),
               "holds " + md.rowCount() + " rows but " + where + " has " + fragment.physicalRows() + " physical rows");
@@ -167,6 +182,7 @@ final public class Validator {
       long covered = coveredRows(overlay.coverage(), overlay.dataFile().fieldIds().size());
       checkDataFile(fragment, overlay.dataFile(), true).ifPresent(md -> {
         checkStats(fragment, overlay.dataFile(), md, true);
+        checkFrameTable(overlay.dataFile().path(), md);
         if (md.rowCount() != covered) {
           problem(Kind.ROW_COUNT_MISMATCH, path,
               "overlay file holds " + md.rowCount() + " rows but its coverage has " + covered + " offsets");
