@@ -201,7 +201,7 @@ public final class MergeInsert {
                   .map(io.quiver.schema.Field::id).toList();
               NothingToCommit.check(m.io(), base, new Operation.MergeInsert(keyIds, List.of(), List.of(), List.of(),
                   prepared.readFieldIds(), Set.of(), MergeKeys.none(), false, clauses.describe(keys)));
-              return new MergeInsertResult(base.version(), 0, prepared.updated(), 0, n);
+              return new MergeInsertResult(base.version(), 0, 0, 0, n);
             }
             CommitLoop.Committed committed = m.commit(base, prepared.op(), commitOptions);
             long version = dataset.moveTo(committed);

@@ -250,6 +250,13 @@ public final class MergeInserter {
       return rows;
     }
 
+    private final Map<Long, FieldVector[]> chains = new HashMap<>();
+
+    /** {@link MergeInserter#chain} of batch {@code b}, computed once per batch and field. */
+    FieldVector[] chain(int b, Schema table, Field f) {
+      return chains.computeIfAbsent(((long) b << 32) | f.id(), k -> MergeInserter.chain(batches.get(b), table, f));
+    }
+
     int batchOf(int row) {
       int b = java.util.Arrays.binarySearch(starts, row);
       if (b < 0) {
@@ -505,7 +512,7 @@ public final class MergeInserter {
         to.allocateNew();
         for (int r = 0; r < n; r++) {
           int b = source.batchOf(sourceRows[r]);
-          FieldVector[] from = chain(source.batches.get(b), table, f);
+          FieldVector[] from = source.chain(b, table, f);
           int row = sourceRows[r] - source.starts[b];
           if (from != null && !isNull(from, row)) {
             to.copyFromSafe(row, r, from[from.length - 1]);
@@ -637,10 +644,10 @@ public final class MergeInserter {
               if (pass != null && !pass.get(i)) {
                 continue;
               }
-              updatedRows++;
               if (overlaySchema == null) {
-                continue;
+                continue; // the source has no non-key column: nothing to set
               }
+              updatedRows++;
               boolean[] valid = new boolean[overlayStructs.size()];
               for (int k = 0; k < valid.length; k++) {
                 valid[k] = !isNull(structChains.get(k), t[i]);
@@ -765,7 +772,7 @@ public final class MergeInserter {
           int src = rows.get(i).sourceRow();
           int b = source.batchOf(src);
           int row = src - source.starts[b];
-          FieldVector[] from = chain(source.batches.get(b), table, table.field(f.id()));
+          FieldVector[] from = source.chain(b, table, table.field(f.id()));
           if (from == null || isNull(from, row)) {
             if (required) {
               throw nullIn(f, src);

@@ -212,14 +212,19 @@ public sealed interface Operation {
 
     @Override
     public Set<Integer> writtenFieldIds() {
-      Set<Integer> ids = new TreeSet<>();
-      for (FragmentOverlays f : overlays) {
-        for (Overlay o : f.overlays()) {
-          o.dataFile().fieldIds().stream().filter(id -> id >= 0).forEach(ids::add);
-        }
-      }
-      return ids;
+      return overlayFieldIds(overlays);
     }
+  }
+
+  /** Live field ids stored by the given overlays' files. */
+  static Set<Integer> overlayFieldIds(List<FragmentOverlays> overlays) {
+    Set<Integer> ids = new TreeSet<>();
+    for (FragmentOverlays f : overlays) {
+      for (Overlay o : f.overlays()) {
+        o.dataFile().fieldIds().stream().filter(id -> id >= 0).forEach(ids::add);
+      }
+    }
+    return ids;
   }
 
   /** A new data file for one fragment. */
@@ -605,11 +610,7 @@ public sealed interface Operation {
     @Override
     public Set<Integer> writtenFieldIds() {
       Set<Integer> ids = new TreeSet<>(storedFieldIds(newFragments));
-      for (FragmentOverlays f : overlays) {
-        for (Overlay o : f.overlays()) {
-          o.dataFile().fieldIds().stream().filter(id -> id >= 0).forEach(ids::add);
-        }
-      }
+      ids.addAll(overlayFieldIds(overlays));
       return ids;
     }
 
