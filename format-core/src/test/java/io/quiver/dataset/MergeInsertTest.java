@@ -585,6 +585,41 @@ class MergeInsertTest {
     }
   }
 
+  @Test
+  void aDeleteBySourceRetriesOnAConcurrentAppendAndThenDeletesTheAppendedRows() throws Exception {
+    try (Dataset first = target(); Dataset second = first.checkout(first.version())) {
+      try (VectorSchemaRoot b = batch(allocator, SCHEMA, List.of(new Row(50L, "x", 1L)))) {
+        first.append(List.of(b));
+      }
+      List<Row> keep = List.of(new Row(1L, "k", 1L), new Row(2L, "k", 2L));
+      try (ArrowReader src = source(allocator, SCHEMA, keep)) {
+        assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() ->
+            second.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedBySourceDelete().maxAttempts(1).execute(src));
+      }
+      MergeInsertResult r;
+      try (ArrowReader src = source(allocator, SCHEMA, keep)) {
+        r = second.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedBySourceDelete().execute(src);
+      }
+      // Serially after the append: the appended row is not in the source, so it is deleted too.
+      assertThat(r).isEqualTo(new MergeInsertResult(4, 0, 2, 9, 2));
+      assertThat(readLatest(second)).isEqualTo(keep);
+    }
+  }
+
+  @Test
+  void aConcurrentWriteOfAKeyColumnMakesTheMergeRetryEvenWhereItPrunedByStatistics() throws Exception {
+    try (Dataset first = target(); Dataset second = first.checkout(first.version())) {
+      // Row 9 now holds key 77: a merge computed before this must not insert 77 again.
+      first.update(Predicate.eq("id", 9L), Map.of("id", 77L));
+      assertThatExceptionOfType(RetryableConflictException.class)
+          .isThrownBy(() -> upsert(second, List.of(new Row(77L, "m", 1L)), 1));
+      MergeInsertResult r = upsert(second, List.of(new Row(77L, "m", 1L)), 3);
+      assertThat(r.rowsUpdated()).isEqualTo(1);
+      assertThat(r.rowsInserted()).isEqualTo(0);
+      assertThat(readLatest(second).stream().filter(x -> x.id() == 77L).toList()).containsExactly(new Row(77L, "m", 1L));
+    }
+  }
+
   // ------------------------------------------------------------------ model-based: concurrent upserts from stale handles
 
   @Test
