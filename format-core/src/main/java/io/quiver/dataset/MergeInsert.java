@@ -40,8 +40,9 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  *
  * <p><b>The source</b> must have the table's columns with the table's types (children by name, in order); a
  * nullable column may be left out: inserted rows hold null there, matched rows keep their value. It is read
- * once and held in memory for the whole call (its Arrow buffers plus one hash-map entry, about 100 bytes and
- * the key, per row), so that a retry re-reads the same rows; split larger sources into several merges.
+ * once and held in memory for the whole call (its Arrow buffers, at most {@link #maxSourceBytes} — 1 GiB by
+ * default —, plus one hash-map entry, about 100 bytes and the key, per row), so that a retry re-reads the same
+ * rows; split larger sources into several merges.
  *
  * <p><b>Concurrency.</b> The transaction records the keys it inserted; two merges that insert one key from the
  * same version never both commit (the second retries, and then finds the key and updates it). A retryable
@@ -54,6 +55,9 @@ public final class MergeInsert {
   /** Attempts {@link #execute} makes by default. */
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
+  /** Bytes of source Arrow buffers a merge holds in memory by default (1 GiB). */
+  public static final long DEFAULT_MAX_SOURCE_BYTES = 1L << 30;
+
   private final Dataset dataset;
   private final List<String> keys;
   private MergeInserter.Matched matched = MergeInserter.Matched.DO_NOTHING;
@@ -63,6 +67,7 @@ public final class MergeInsert {
   private Optional<Predicate> bySourceCondition = Optional.empty();
   private CommitOptions commitOptions;
   private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+  private long maxSourceBytes = DEFAULT_MAX_SOURCE_BYTES;
 
   MergeInsert(Dataset dataset, List<String> keys) {
     this.dataset = dataset;
@@ -167,6 +172,18 @@ public final class MergeInsert {
   }
 
   /**
+   * The most bytes of Arrow buffers the source may take once held in memory ({@value #DEFAULT_MAX_SOURCE_BYTES}
+   * by default); a larger source fails before anything is written.
+   */
+  public MergeInsert maxSourceBytes(long bytes) {
+    if (bytes < 1) {
+      throw new InvalidArgumentException("max source bytes must be at least 1, got " + bytes);
+    }
+    maxSourceBytes = bytes;
+    return this;
+  }
+
+  /**
    * Reads {@code source} (the caller keeps ownership and closes it), merges it and moves the dataset handle to
    * the committed version. When nothing changes, nothing is committed (after the conflict check a change with
    * nothing to commit gets, docs/conflict-matrix.md) and the result holds the handle's version.
@@ -185,7 +202,7 @@ public final class MergeInsert {
         new MergeInserter.Clauses(matched, matchedCondition, notMatched, bySource, bySourceCondition);
     try (MergeInserter.Source src =
         MergeInserter.Source.read(source, first.schema(), MergeInserter.keyFields(first.schema(), keys),
-            dataset.allocator())) {
+            dataset.allocator(), maxSourceBytes)) {
       for (int attempt = 1; ; attempt++) {
         Manifest base = attempt == 1 ? first : dataset.io().loadLatest().manifest();
         int n = attempt;

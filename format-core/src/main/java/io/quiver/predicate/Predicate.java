@@ -18,7 +18,8 @@ import java.util.TreeSet;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * A row filter: comparisons of a column with a literal, {@code IN} lists, {@code IS NULL}, combined with
+ * A row filter: comparisons of a column with a literal or with another column ({@link #compareColumns}),
+ * {@code IN} lists, {@code IS NULL}, combined with
  * {@code NOT}, {@code AND} and {@code OR}, evaluated with SQL's three-valued logic (a comparison with a
  * null value is <em>unknown</em>, and a row matches only when the predicate is <em>true</em>).
  *

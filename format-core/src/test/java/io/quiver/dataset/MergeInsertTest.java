@@ -442,6 +442,13 @@ class MergeInsertTest {
                 .whenMatchedUpdateAll(Predicate.compareColumns("source.name", Predicate.Op.GT, "target.ts")).execute(src))
             .withMessageContaining("cannot compare column");
       }
+      long before = ds.version();
+      try (ArrowReader src = source(allocator, SCHEMA, rows(100, 200, "big", 0))) {
+        assertThatExceptionOfType(InvalidArgumentException.class)
+            .isThrownBy(() -> ds.mergeInsert("id").maxSourceBytes(64).execute(src))
+            .withMessageContaining("more than 64 bytes");
+      }
+      assertThat(ds.latestVersion()).isEqualTo(before);
     }
   }
 

@@ -181,11 +181,13 @@ public final class MergeInserter {
      * @throws SchemaMismatchException if the source's columns do not fit {@code table}
      * @throws DuplicateSourceKeyException if two rows hold one non-null key
      */
-    public static Source read(ArrowReader reader, Schema table, List<Field> keyFields, BufferAllocator allocator) {
+    public static Source read(ArrowReader reader, Schema table, List<Field> keyFields, BufferAllocator allocator,
+        long maxBytes) {
       if (reader == null) {
         throw new InvalidArgumentException("the merge-insert source must not be null");
       }
       List<VectorSchemaRoot> batches = new ArrayList<>();
+      long held = 0;
       try {
         VectorSchemaRoot in = reader.getVectorSchemaRoot();
         checkSchema(in.getSchema(), table, keyFields);
@@ -203,6 +205,14 @@ public final class MergeInserter {
             to.setValueCount(n);
           }
           copy.setRowCount(n);
+          for (FieldVector v : copy.getFieldVectors()) {
+            held += v.getBufferSize();
+          }
+          if (held > maxBytes) {
+            throw new InvalidArgumentException(
+                "the merge-insert source holds more than " + maxBytes + " bytes of Arrow buffers (the limit a merge"
+                    + " holds in memory); split it into several merges, or raise MergeInsert.maxSourceBytes");
+          }
         }
         int[] starts = new int[batches.size() + 1];
         for (int b = 0; b < batches.size(); b++) {
