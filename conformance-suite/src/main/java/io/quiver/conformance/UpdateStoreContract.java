@@ -7,10 +7,12 @@ import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.CompactionResult;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.MergeInsertResult;
 import io.quiver.dataset.RowAddress;
 import io.quiver.dataset.SampleTable;
 import io.quiver.dataset.UpdateResult;
 import io.quiver.exceptions.NotFoundException;
+import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.predicate.Predicate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -105,6 +107,64 @@ public abstract class UpdateStoreContract extends StoreJourney {
       try (Dataset old = ds.checkout(4)) {
         assertThat(cells(old.newScan().open())).isEqualTo(want);
       }
+    }
+  }
+
+  /** An Arrow stream of (id, name) rows: the source of a merge that leaves the nullable s and tags out. */
+  private ArrowReader names(long from, long to, String prefix) {
+    org.apache.arrow.vector.types.pojo.Schema schema = new org.apache.arrow.vector.types.pojo.Schema(
+        List.of(SampleTable.SCHEMA.getFields().get(0), SampleTable.SCHEMA.getFields().get(1)));
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        org.apache.arrow.vector.ipc.ArrowStreamWriter writer = new org.apache.arrow.vector.ipc.ArrowStreamWriter(
+            root, null, java.nio.channels.Channels.newChannel(bytes))) {
+      root.allocateNew();
+      int n = (int) (to - from);
+      for (int i = 0; i < n; i++) {
+        ((BigIntVector) root.getVector("id")).setSafe(i, from + i);
+        ((VarCharVector) root.getVector("name")).setSafe(i, (prefix + (from + i)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      root.setRowCount(n);
+      writer.start();
+      writer.writeBatch();
+      writer.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new org.apache.arrow.vector.ipc.ArrowStreamReader(new java.io.ByteArrayInputStream(bytes.toByteArray()), allocator);
+  }
+
+  @Test
+  void mergeInsertUpdatesInsertsAndRetriesAStaleHandleOnTheStore() throws IOException {
+    String uri = newTableUri();
+    try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 100);
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options());
+        Dataset stale = Dataset.open(uri, options())) {
+      MergeInsertResult r;
+      try (ArrowReader source = names(90, 110, "m")) {
+        r = ds.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(source);
+      }
+      assertThat(r).isEqualTo(new MergeInsertResult(2, 10, 10, 0, 1));
+      // A handle still at version 1 inserting key 105 must not insert it again: it retries and updates.
+      try (ArrowReader source = names(105, 106, "z")) {
+        assertThatExceptionOfType(RetryableConflictException.class)
+            .isThrownBy(() -> stale.mergeInsert("id").whenMatchedUpdateAll().maxAttempts(1).execute(source));
+      }
+      try (ArrowReader source = names(105, 106, "z")) {
+        assertThat(stale.mergeInsert("id").whenMatchedUpdateAll().execute(source))
+            .isEqualTo(new MergeInsertResult(3, 0, 1, 0, 2));
+      }
+    }
+    Map<Long, List<Object>> want = new HashMap<>();
+    for (long id = 0; id < 110; id++) {
+      want.put(id, id < 90 ? base(id) : java.util.Arrays.asList("m" + id, id >= 100 || base(id).get(1).equals(true),
+          id >= 100 ? null : base(id).get(2)));
+    }
+    want.get(105L).set(0, "z105");
+    try (Dataset ds = Dataset.open(uri, options())) {
+      assertThat(ds.version()).isEqualTo(3);
+      assertThat(cells(ds.newScan().open())).isEqualTo(want);
+      assertThat(ds.versionInfo(2).operation()).isEqualTo("merge-insert");
     }
   }
 }

@@ -527,6 +527,23 @@ public final class Dataset implements AutoCloseable {
     return new UpdateResult(moveTo(m.commit(base, prepared.op(), options.commitOptions())), prepared.rows());
   }
 
+  // ---------------------------------------------------------------- merge-insert (upsert by key)
+
+  /**
+   * A merge-insert (upsert) on the given key columns (top-level names or dotted paths to struct members, as
+   * {@link #update(Predicate, Map)} takes them): set its clauses and {@link MergeInsert#execute execute} it.
+   * See {@link MergeInsert} and docs/merge-insert.md.
+   *
+   * @throws InvalidArgumentException if no key is given, or a key is unknown, repeated, a struct, inside a
+   *     list or map, or of a type that cannot be a key (floating point)
+   */
+  public MergeInsert mergeInsert(String... keyColumns) {
+    if (keyColumns == null) {
+      throw new InvalidArgumentException("key columns must not be null");
+    }
+    return new MergeInsert(this, List.of(keyColumns));
+  }
+
   // ---------------------------------------------------------------- compaction, restore, table configuration
 
   /**

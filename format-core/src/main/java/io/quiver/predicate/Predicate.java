@@ -18,7 +18,8 @@ import java.util.TreeSet;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * A row filter: comparisons of a column with a literal, {@code IN} lists, {@code IS NULL}, combined with
+ * A row filter: comparisons of a column with a literal or with another column ({@link #compareColumns}),
+ * {@code IN} lists, {@code IS NULL}, combined with
  * {@code NOT}, {@code AND} and {@code OR}, evaluated with SQL's three-valued logic (a comparison with a
  * null value is <em>unknown</em>, and a row matches only when the predicate is <em>true</em>).
  *
@@ -40,8 +41,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * }</pre>
  */
 public sealed interface Predicate
-    permits Predicate.Comparison, Predicate.In, Predicate.IsNull, Predicate.Not, Predicate.And, Predicate.Or,
-        Predicate.True {
+    permits Predicate.Comparison, Predicate.ColumnComparison, Predicate.In, Predicate.IsNull, Predicate.Not,
+        Predicate.And, Predicate.Or, Predicate.True {
 
   /** The predicate that every row satisfies. */
   Predicate TRUE = new True();
@@ -234,6 +235,26 @@ public sealed interface Predicate
     }
   }
 
+  /**
+   * {@code left op right}: two columns of one row compared (unknown when either is null). Both must be of one
+   * type, except that integers of any width and signedness compare with each other, and so do floating-point
+   * numbers of any precision (NaN above every number, as in comparisons with literals). Statistics never
+   * prune by it, and a scan task cannot carry it. Merge-insert conditions use it with {@code target.} and
+   * {@code source.} columns ({@code compareColumns("source.ts", Op.GT, "target.ts")}).
+   */
+  record ColumnComparison(String left, Op op, String right) implements Predicate {
+    public ColumnComparison {
+      left = Literals.checkColumn(left);
+      Objects.requireNonNull(op, "op");
+      right = Literals.checkColumn(right);
+    }
+
+    @Override
+    public String toString() {
+      return left + " " + op.symbol() + " " + right;
+    }
+  }
+
   /** The constant {@code TRUE}; use {@link Predicate#TRUE}. */
   record True() implements Predicate {
     @Override
@@ -280,6 +301,11 @@ public sealed interface Predicate
 
   static Predicate compare(String column, Op op, Object value) {
     return new Comparison(column, op, value);
+  }
+
+  /** {@code left op right}, two columns compared; see {@link ColumnComparison}. */
+  static Predicate compareColumns(String left, Op op, String right) {
+    return new ColumnComparison(left, op, right);
   }
 
   static Predicate in(String column, Object... values) {
@@ -342,6 +368,9 @@ public sealed interface Predicate
   private static void collectColumns(Predicate p, Set<String> out) {
     if (p instanceof Comparison c) {
       out.add(c.column());
+    } else if (p instanceof ColumnComparison c) {
+      out.add(c.left());
+      out.add(c.right());
     } else if (p instanceof In in) {
       out.add(in.column());
     } else if (p instanceof IsNull n) {

@@ -459,26 +459,26 @@ public final class MetadataCodec {
           io.quiver.internal.proto.Delete.newBuilder()
               .addAllReadFieldIds(d.readFieldIds())
               .setPredicate(d.predicate());
-      for (Operation.FragmentDeletion fd : d.deletions()) {
-        io.quiver.internal.proto.FragmentDeletion.Builder fb =
-            io.quiver.internal.proto.FragmentDeletion.newBuilder()
-                .setFragmentId(fd.fragmentId())
-                .setDeletionFile(encode(fd.deletionFile()))
-                .setAddedOffsets(bitmap(fd.added()));
-        fd.previous().ifPresent(p -> fb.setPrevious(encode(p)));
-        db.addDeletions(fb);
-      }
+      d.deletions().forEach(fd -> db.addDeletions(encode(fd)));
       b.setDelete(db);
     } else if (op instanceof Operation.Update u) {
       io.quiver.internal.proto.Update.Builder ub =
           io.quiver.internal.proto.Update.newBuilder().addAllReadFieldIds(u.readFieldIds());
-      for (Operation.FragmentOverlays fo : u.overlays()) {
-        io.quiver.internal.proto.FragmentOverlays.Builder fb =
-            io.quiver.internal.proto.FragmentOverlays.newBuilder().setFragmentId(fo.fragmentId());
-        fo.overlays().forEach(o -> fb.addOverlays(encode(o)));
-        ub.addOverlays(fb);
-      }
+      u.overlays().forEach(fo -> ub.addOverlays(encode(fo)));
       b.setUpdate(ub);
+    } else if (op instanceof Operation.MergeInsert mi) {
+      io.quiver.internal.proto.MergeInsert.Builder mb =
+          io.quiver.internal.proto.MergeInsert.newBuilder()
+              .addAllKeyFieldIds(mi.keyFieldIds())
+              .addAllNewFragments(encodeFragments(mi.newFragments()))
+              .addAllReadFieldIds(mi.readFieldIds())
+              .addAllReadFragmentIds(mi.readFragments())
+              .setInsertedKeys(encode(mi.insertedKeys()))
+              .setDeletesBySource(mi.deletesBySource())
+              .setDescription(mi.description());
+      mi.deletions().forEach(fd -> mb.addDeletions(encode(fd)));
+      mi.overlays().forEach(fo -> mb.addOverlays(encode(fo)));
+      b.setMergeInsert(mb);
     } else if (op instanceof Operation.AddColumns a) {
       io.quiver.internal.proto.AddColumns.Builder ab =
           io.quiver.internal.proto.AddColumns.newBuilder()
@@ -545,25 +545,25 @@ public final class MetadataCodec {
                   t.getOverwrite().getConfigUpsertsMap());
           case DELETE -> {
             List<Operation.FragmentDeletion> deletions = new ArrayList<>();
-            for (io.quiver.internal.proto.FragmentDeletion fd : t.getDelete().getDeletionsList()) {
-              deletions.add(
-                  new Operation.FragmentDeletion(
-                      fd.getFragmentId(),
-                      fd.hasPrevious() ? Optional.of(decode(fd.getPrevious())) : Optional.empty(),
-                      decode(fd.getDeletionFile()),
-                      bitmap(fd.getAddedOffsets())));
-            }
+            t.getDelete().getDeletionsList().forEach(fd -> deletions.add(decode(fd)));
             yield new Operation.Delete(
                 deletions, new TreeSet<>(t.getDelete().getReadFieldIdsList()), t.getDelete().getPredicate());
           }
           case UPDATE -> {
             List<Operation.FragmentOverlays> overlays = new ArrayList<>();
-            for (io.quiver.internal.proto.FragmentOverlays fo : t.getUpdate().getOverlaysList()) {
-              List<Overlay> list = new ArrayList<>();
-              fo.getOverlaysList().forEach(o -> list.add(decode(o)));
-              overlays.add(new Operation.FragmentOverlays(fo.getFragmentId(), list));
-            }
+            t.getUpdate().getOverlaysList().forEach(fo -> overlays.add(decode(fo)));
             yield new Operation.Update(overlays, new TreeSet<>(t.getUpdate().getReadFieldIdsList()));
+          }
+          case MERGE_INSERT -> {
+            io.quiver.internal.proto.MergeInsert mi = t.getMergeInsert();
+            List<Operation.FragmentDeletion> deletions = new ArrayList<>();
+            mi.getDeletionsList().forEach(fd -> deletions.add(decode(fd)));
+            List<Operation.FragmentOverlays> overlays = new ArrayList<>();
+            mi.getOverlaysList().forEach(fo -> overlays.add(decode(fo)));
+            yield new Operation.MergeInsert(mi.getKeyFieldIdsList(), deletions, overlays,
+                decodeFragments(mi.getNewFragmentsList()), new TreeSet<>(mi.getReadFieldIdsList()),
+                new TreeSet<>(mi.getReadFragmentIdsList()), decode(mi.getInsertedKeys()), mi.getDeletesBySource(),
+                mi.getDescription());
           }
           case ADD_COLUMNS -> {
             List<Operation.FragmentFile> files = new ArrayList<>();
@@ -615,6 +615,62 @@ public final class MetadataCodec {
                       + " upgrade Quiver");
         };
     return new Transaction(t.getUuid(), t.getReadVersion(), op, t.getPropertiesMap());
+  }
+
+  private static io.quiver.internal.proto.FragmentDeletion encode(Operation.FragmentDeletion fd) {
+    io.quiver.internal.proto.FragmentDeletion.Builder fb =
+        io.quiver.internal.proto.FragmentDeletion.newBuilder()
+            .setFragmentId(fd.fragmentId())
+            .setDeletionFile(encode(fd.deletionFile()))
+            .setAddedOffsets(bitmap(fd.added()));
+    fd.previous().ifPresent(p -> fb.setPrevious(encode(p)));
+    return fb.build();
+  }
+
+  private static Operation.FragmentDeletion decode(io.quiver.internal.proto.FragmentDeletion fd) {
+    return new Operation.FragmentDeletion(
+        fd.getFragmentId(),
+        fd.hasPrevious() ? Optional.of(decode(fd.getPrevious())) : Optional.empty(),
+        decode(fd.getDeletionFile()),
+        bitmap(fd.getAddedOffsets()));
+  }
+
+  private static io.quiver.internal.proto.FragmentOverlays encode(Operation.FragmentOverlays fo) {
+    io.quiver.internal.proto.FragmentOverlays.Builder fb =
+        io.quiver.internal.proto.FragmentOverlays.newBuilder().setFragmentId(fo.fragmentId());
+    fo.overlays().forEach(o -> fb.addOverlays(encode(o)));
+    return fb.build();
+  }
+
+  private static Operation.FragmentOverlays decode(io.quiver.internal.proto.FragmentOverlays fo) {
+    List<Overlay> list = new ArrayList<>();
+    fo.getOverlaysList().forEach(o -> list.add(decode(o)));
+    return new Operation.FragmentOverlays(fo.getFragmentId(), list);
+  }
+
+  private static io.quiver.internal.proto.MergeKeys encode(io.quiver.internal.txn.MergeKeys k) {
+    io.quiver.internal.proto.MergeKeys.Builder b = io.quiver.internal.proto.MergeKeys.newBuilder()
+        .setCount(k.count())
+        .setBloomHashes(k.bloomHashes())
+        .setLower(ByteString.copyFrom(k.lower()))
+        .setUpper(ByteString.copyFrom(k.upper()));
+    k.exact().forEach(e -> b.addExact(ByteString.copyFrom(e)));
+    for (long w : k.bloomWords()) {
+      b.addBloomWords(w);
+    }
+    return b.build();
+  }
+
+  private static io.quiver.internal.txn.MergeKeys decode(io.quiver.internal.proto.MergeKeys k) {
+    List<byte[]> exact = new ArrayList<>();
+    k.getExactList().forEach(e -> exact.add(e.toByteArray()));
+    long[] words = k.getBloomWordsList().stream().mapToLong(Long::longValue).toArray();
+    try {
+      return io.quiver.internal.txn.MergeKeys.decoded(k.getCount(), exact, words, k.getBloomHashes(),
+          k.getLower().toByteArray(), k.getUpper().toByteArray());
+    } catch (IllegalArgumentException e) {
+      throw new CorruptFileException("(a merge-insert transaction)", "malformed inserted keys: " + e.getMessage());
+    }
   }
 
   // ---- staged column writes ----

@@ -166,12 +166,29 @@ public final class ScanTaskCodec {
    * @throws InvalidArgumentException if it nests deeper than {@link #MAX_FILTER_DEPTH}
    */
   public static void checkEncodable(Predicate filter) {
+    if (hasColumnComparison(filter)) {
+      throw new InvalidArgumentException(
+          "the filter " + filter + " compares two columns; a scan task carries comparisons with literals only."
+              + " Filter the task's batches with the predicate instead");
+    }
     int depth = depth(filter);
     if (depth > MAX_FILTER_DEPTH) {
       throw new InvalidArgumentException(
           "the filter nests " + depth + " levels of NOT, AND and OR; a scan task carries at most " + MAX_FILTER_DEPTH
               + ". Flatten chains: Predicate.and and Predicate.or take any number of operands");
     }
+  }
+
+  private static boolean hasColumnComparison(Predicate p) {
+    if (p instanceof Predicate.ColumnComparison) {
+      return true;
+    }
+    if (p instanceof Predicate.Not n) {
+      return hasColumnComparison(n.child());
+    }
+    List<Predicate> children = p instanceof Predicate.And a ? a.children()
+        : p instanceof Predicate.Or o ? o.children() : List.of();
+    return children.stream().anyMatch(ScanTaskCodec::hasColumnComparison);
   }
 
   private static int depth(Predicate p) {

@@ -141,6 +141,21 @@ public final class PredicateEvaluator {
         }
       };
     }
+    if (p instanceof Predicate.ColumnComparison c) {
+      BoundColumn left = column(c.left(), schema, bound);
+      BoundColumn right = column(c.right(), schema, bound);
+      CellComparator cmp = CellComparator.of(c.left(), left.field(), c.right(), right.field());
+      Predicate.Op op = c.op();
+      return (b, t, f) -> {
+        Resolved l = b.columns.get(left);
+        Resolved r = b.columns.get(right);
+        for (int i = 0; i < b.rows; i++) {
+          if (!l.isNull(i) && !r.isNull(i)) {
+            (op.test(cmp.compare(l.vector(), r.vector(), i)) ? t : f).set(i);
+          }
+        }
+      };
+    }
     if (p instanceof Predicate.In in) {
       BoundColumn column = column(in.column(), schema, bound);
       List<ValueComparator> cmps = new ArrayList<>();

@@ -102,6 +102,9 @@ public final class StatsPruner {
         return new Facts(t, f);
       };
     }
+    if (p instanceof Predicate.ColumnComparison) {
+      return b -> Facts.ANY; // statistics bound each column alone, not their difference
+    }
     if (p instanceof Predicate.IsNull n) {
       Optional<Field> field = atomic(table, n.column());
       if (field.isEmpty()) {

@@ -143,6 +143,46 @@ public final class ConflictResolver {
     return !((Operation.WriteColumns) theirs).newFieldIds().isEmpty();
   }
 
+  // ---- merge-insert checks (ours is the merge-insert unless named otherwise)
+
+  /** Their appended rows may hold a key we insert, or we delete every row the source does not match. */
+  private static boolean appendMeetsMerge(Operation ours, Operation theirs) {
+    Operation.MergeInsert m = (Operation.MergeInsert) ours;
+    List<io.quiver.manifest.Fragment> appended = ((Operation.Append) theirs).fragments();
+    return (m.deletesBySource() && !appended.isEmpty()) || m.insertedKeys().mayBeIn(appended, m.keyFieldIds());
+  }
+
+  /** They changed or removed a fragment whose rows we matched, read or touched. */
+  private static boolean touchesMergeFragments(Operation ours, Operation theirs) {
+    return !intersection(((Operation.MergeInsert) ours).usedFragments(), theirs.touchedFragments()).isEmpty();
+  }
+
+  /**
+   * They wrote a key column anywhere (a row may now hold, or no longer hold, a key we decided about — even in
+   * a fragment we pruned by statistics), or a field we read or write in a fragment we used.
+   */
+  private static boolean changedMergeInputs(Operation ours, Operation theirs) {
+    Operation.MergeInsert m = (Operation.MergeInsert) ours;
+    if (!intersection(theirs.writtenFieldIds(), m.keyFieldIds()).isEmpty()) {
+      return true;
+    }
+    return !intersection(m.usedFragments(), theirs.touchedFragments()).isEmpty()
+        && !intersection(theirs.writtenFieldIds(), union(m.readFieldIds(), m.writtenFieldIds())).isEmpty();
+  }
+
+  /** Two merge-inserts meet: an inserted key may be in both, a delete by source misses the other's rows, or a used fragment was touched. */
+  private static boolean mergesMeet(Operation ours, Operation theirs) {
+    Operation.MergeInsert a = (Operation.MergeInsert) ours;
+    Operation.MergeInsert b = (Operation.MergeInsert) theirs;
+    boolean keysMeet = a.keyFieldIds().equals(b.keyFieldIds())
+        ? a.insertedKeys().mayIntersect(b.insertedKeys())
+        : a.inserts() && b.inserts(); // other key columns: nothing to compare, so any two inserts may meet
+    return keysMeet
+        || (a.deletesBySource() && b.inserts())
+        || (b.deletesBySource() && a.inserts())
+        || !intersection(a.usedFragments(), b.touchedFragments()).isEmpty();
+  }
+
   private static boolean configKeysCollide(Operation ours, Operation theirs) {
     return !intersection(configKeys(ours), configKeys(theirs)).isEmpty();
   }
@@ -325,6 +365,53 @@ public final class ConflictResolver {
     rewrite.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns or wrote to a shared fragment",
         "our new fragments would lack its columns or drop its values",
         retryIf((o, t) -> theyAddedColumns(o, t) || overlap(o, t))));
+
+    // ---- merge-insert (upsert by key): what it decided from the keys it read must still hold
+    Map<Kind, Cell> merge = m.get(Kind.MERGE_INSERT);
+    merge.put(Kind.APPEND, new Cell("retryable if its rows may hold a key we insert, or we delete by source",
+        "both would insert the key (decided from its fragments' key statistics; missing statistics count as a"
+            + " match), or serially we would have deleted its rows", retryIf(ConflictResolver::appendMeetsMerge)));
+    merge.put(Kind.DELETE, new Cell("retryable on a fragment we matched, read or touched",
+        "a row we matched or decided about may be gone", retryIf(ConflictResolver::touchesMergeFragments)));
+    merge.put(Kind.UPDATE, new Cell("retryable if it wrote a key column, or a field we read or write in a fragment we used",
+        "keys or values we decided from changed", retryIf(ConflictResolver::changedMergeInputs)));
+    merge.put(Kind.ADD_COLUMNS, new Cell("retryable if we insert rows", "our new fragments would lack the columns just added",
+        retryIf((o, t) -> ((Operation.MergeInsert) o).inserts())));
+    merge.put(Kind.PROJECT, new Cell("retryable if it dropped a field we read or write (a key column included), or made non-nullable one we write",
+        "our keys, conditions or cells name a dropped field, or hold nulls in a non-nullable one",
+        retryIf(ConflictResolver::projectionHitsWrites)));
+    merge.put(Kind.REPLACE_DATA, new Cell("retryable if it replaced a key column, or a field we read or write in a fragment we used",
+        "keys or values we decided from changed", retryIf(ConflictResolver::changedMergeInputs)));
+    merge.put(Kind.REWRITE, new Cell("retryable on a fragment we matched, read or touched",
+        "compaction moved the rows we matched", retryIf(ConflictResolver::touchesMergeFragments)));
+    merge.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+    merge.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns while we insert, wrote a key column, or a field we use in a fragment we used",
+        "our new fragments would lack its columns, or keys or values we decided from changed",
+        retryIf((o, t) -> (theyAddedColumns(o, t) && ((Operation.MergeInsert) o).inserts())
+            || changedMergeInputs(o, t))));
+    merge.put(Kind.MERGE_INSERT, new Cell("retryable if its inserted keys may meet ours, or either inserts while the other deletes by source, or it touched a fragment we used",
+        "both would insert one key, or serially one would have deleted the other's rows, or rows we matched changed",
+        retryIf(ConflictResolver::mergesMeet)));
+    // ... and every other kind against a committed merge-insert, as against an append plus an update plus a
+    // delete (overwrite, restore, update-config and write-columns rows are set by their loops above/below).
+    append.put(Kind.MERGE_INSERT, new Cell("compatible",
+        "an append decides nothing from keys; the merge's cells and deletions only touch existing fragments", OK));
+    delete.put(Kind.MERGE_INSERT, new Cell("retryable if it changed a field our predicate read or deleted rows in a shared fragment",
+        "our predicate saw values that changed, or our deletion file is no longer the fragment's",
+        retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    update.put(Kind.MERGE_INSERT, new Cell("retryable if it wrote a field we read or write in a shared fragment",
+        "our values were computed from cells that changed, or would silently overwrite theirs",
+        retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    add.put(Kind.MERGE_INSERT, new Cell("retryable if it inserted rows or wrote a field we read",
+        "the new fragments would lack our columns, or our values were computed from cells that changed",
+        retryIf((o, t) -> ((Operation.MergeInsert) t).inserts()
+            || !intersection(t.writtenFieldIds(), o.readFieldIds()).isEmpty())));
+    project.put(Kind.MERGE_INSERT, new Cell("retryable if we make non-nullable a field it wrote",
+        "it may have written nulls we did not check", retryIf(ConflictResolver::ourTighteningMeetsTheirWrites)));
+    replace.put(Kind.MERGE_INSERT, new Cell("retryable if it wrote a field we read or replace in a shared fragment",
+        "replacing would hide or ignore its newer cells", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    rewrite.put(Kind.MERGE_INSERT, new Cell("retryable on a shared fragment",
+        "we would drop its cells or resurrect rows it deleted", retryIf(ConflictResolver::overlap)));
 
     // ---- update config
     Map<Kind, Cell> config = m.get(Kind.UPDATE_CONFIG);

@@ -89,27 +89,25 @@ public final class ManifestBuilder {
       return overwrite(base, txn, o.schema(), o.fragments(), o.configUpserts(), timestamp);
     } else if (op instanceof Operation.Delete d) {
       for (Operation.FragmentDeletion fd : d.deletions()) {
-        Fragment f = s.require(fd.fragmentId(), txn);
-        if (!f.deletionFile().equals(fd.previous())) {
-          throw new RetryableConflictException(
-              "fragment " + f.id() + " has deletion file " + f.deletionFile().map(x -> x.path()).orElse("(none)")
-                  + " but transaction " + txn.uuid() + " was computed against "
-                  + fd.previous().map(x -> x.path()).orElse("(none)") + "; re-read and delete again");
-        }
-        if (fd.deletionFile().deletedRows() >= f.physicalRows()) {
-          s.remove(f.id());
-        } else {
-          s.put(f.with(f.files(), Optional.of(fd.deletionFile()), f.overlays()));
-        }
+        applyDeletion(s, fd, txn);
       }
     } else if (op instanceof Operation.Update u) {
       checkAtomicFields(base.schema(), u.writtenFieldIds(), txn);
       for (Operation.FragmentOverlays fo : u.overlays()) {
-        Fragment f = s.require(fo.fragmentId(), txn);
-        List<Overlay> overlays = new ArrayList<>(f.overlays());
-        fo.overlays().forEach(o -> overlays.add(o.withCommittedVersion(version)));
-        s.put(f.with(f.files(), f.deletionFile(), overlays));
+        addOverlays(s, s.require(fo.fragmentId(), txn), fo, version);
       }
+    } else if (op instanceof Operation.MergeInsert mi) {
+      // Deletions as a delete applies them (never rebased: the resolver retries a merge whose fragments a
+      // concurrent delete touched), overlays as an update, new fragments as an append.
+      checkAtomicFields(base.schema(), mi.writtenFieldIds(), txn);
+      for (Operation.FragmentDeletion fd : mi.deletions()) {
+        applyDeletion(s, fd, txn);
+      }
+      for (Operation.FragmentOverlays fo : mi.overlays()) {
+        // A fragment with overlays keeps its matched rows live, so this merge's deletions never removed it.
+        addOverlays(s, s.require(fo.fragmentId(), txn), fo, version);
+      }
+      mi.newFragments().forEach(s::addNew);
     } else if (op instanceof Operation.AddColumns a) {
       return addColumns(base, s, txn, a, timestamp);
     } else if (op instanceof Operation.WriteColumns w) {
@@ -152,6 +150,29 @@ public final class ManifestBuilder {
       throw new IllegalStateException("no manifest transformation for operation " + op.name());
     }
     return s.build(version, base.schema(), base.maxFieldId(), base.config(), txn, timestamp);
+  }
+
+  /** One fragment's new deletion file, while the fragment still has the one the transaction saw. */
+  private static void applyDeletion(State s, Operation.FragmentDeletion fd, Transaction txn) {
+    Fragment f = s.require(fd.fragmentId(), txn);
+    if (!f.deletionFile().equals(fd.previous())) {
+      throw new RetryableConflictException(
+          "fragment " + f.id() + " has deletion file " + f.deletionFile().map(x -> x.path()).orElse("(none)")
+              + " but transaction " + txn.uuid() + " was computed against "
+              + fd.previous().map(x -> x.path()).orElse("(none)") + "; re-read and delete again");
+    }
+    if (fd.deletionFile().deletedRows() >= f.physicalRows()) {
+      s.remove(f.id());
+    } else {
+      s.put(f.with(f.files(), Optional.of(fd.deletionFile()), f.overlays()));
+    }
+  }
+
+  /** Appends the overlays to the fragment's, stamped with the version being built. */
+  private static void addOverlays(State s, Fragment f, Operation.FragmentOverlays fo, long version) {
+    List<Overlay> overlays = new ArrayList<>(f.overlays());
+    fo.overlays().forEach(o -> overlays.add(o.withCommittedVersion(version)));
+    s.put(f.with(f.files(), f.deletionFile(), overlays));
   }
 
   private Manifest overwrite(Manifest base, Transaction txn, Schema schema, List<Fragment> fragments,
@@ -237,7 +258,7 @@ public final class ManifestBuilder {
   }
 
   /** False when the field and all its ancestors are non-nullable (so a missing value is not allowed). */
-  static boolean nullableFromRoot(Schema schema, Field field) {
+  public static boolean nullableFromRoot(Schema schema, Field field) {
     Field f = field;
     while (true) {
       if (f.nullable()) {

@@ -30,7 +30,8 @@ public sealed interface Operation {
 
   /** Kinds of operation, in the order of the conflict matrix. */
   enum Kind {
-    APPEND, OVERWRITE, DELETE, UPDATE, ADD_COLUMNS, PROJECT, REPLACE_DATA, REWRITE, RESTORE, UPDATE_CONFIG, WRITE_COLUMNS;
+    APPEND, OVERWRITE, DELETE, UPDATE, ADD_COLUMNS, PROJECT, REPLACE_DATA, REWRITE, RESTORE, UPDATE_CONFIG, WRITE_COLUMNS,
+    MERGE_INSERT;
 
     static Kind of(Operation op) {
       if (op instanceof Append) {
@@ -55,6 +56,8 @@ public sealed interface Operation {
         return UPDATE_CONFIG;
       } else if (op instanceof WriteColumns) {
         return WRITE_COLUMNS;
+      } else if (op instanceof MergeInsert) {
+        return MERGE_INSERT;
       }
       throw new IllegalStateException("unknown operation " + op);
     }
@@ -209,14 +212,19 @@ public sealed interface Operation {
 
     @Override
     public Set<Integer> writtenFieldIds() {
-      Set<Integer> ids = new TreeSet<>();
-      for (FragmentOverlays f : overlays) {
-        for (Overlay o : f.overlays()) {
-          o.dataFile().fieldIds().stream().filter(id -> id >= 0).forEach(ids::add);
-        }
-      }
-      return ids;
+      return overlayFieldIds(overlays);
     }
+  }
+
+  /** Live field ids stored by the given overlays' files. */
+  static Set<Integer> overlayFieldIds(List<FragmentOverlays> overlays) {
+    Set<Integer> ids = new TreeSet<>();
+    for (FragmentOverlays f : overlays) {
+      for (Overlay o : f.overlays()) {
+        o.dataFile().fieldIds().stream().filter(id -> id >= 0).forEach(ids::add);
+      }
+    }
+    return ids;
   }
 
   /** A new data file for one fragment. */
@@ -539,6 +547,76 @@ public sealed interface Operation {
       Set<Integer> ids = new TreeSet<>();
       writes.forEach(w -> ids.addAll(w.inputFieldIds()));
       return ids;
+    }
+  }
+
+  /**
+   * An upsert by key ({@code Dataset.mergeInsert}): matched rows' non-key cells updated through overlays,
+   * not-matched source rows added as new fragments (placeholder ids, numbered at build time like {@link
+   * Append}), not-matched-by-source rows deleted through deletion files (applied like {@link Delete}, without
+   * rebase) — all in one transaction.
+   *
+   * @param keyFieldIds the key columns' atomic field ids, in key order
+   * @param deletions per fragment, the rows deleted because no source row matched them
+   * @param overlays per fragment, the matched rows' new cells
+   * @param newFragments the inserted rows
+   * @param readFieldIds key columns and every column a condition read
+   * @param readFragments fragments whose rows decided the outcome: every fragment holding a matched row, and
+   *     every fragment scanned when not-matched-by-source rows are deleted (a concurrent change to one of
+   *     them makes the merge retryable)
+   * @param insertedKeys the keys of the inserted rows (null keys are never recorded: they never match)
+   * @param deletesBySource whether rows not matched by the source are deleted (a concurrent insert of any row
+   *     then makes the merge retryable: serially, the merge would have deleted it)
+   * @param description the clauses in readable form, for history listings
+   */
+  record MergeInsert(List<Integer> keyFieldIds, List<FragmentDeletion> deletions, List<FragmentOverlays> overlays,
+      List<Fragment> newFragments, Set<Integer> readFieldIds, Set<Long> readFragments, MergeKeys insertedKeys,
+      boolean deletesBySource, String description) implements Operation {
+    public MergeInsert {
+      keyFieldIds = List.copyOf(keyFieldIds);
+      deletions = List.copyOf(deletions);
+      overlays = List.copyOf(overlays);
+      newFragments = List.copyOf(newFragments);
+      readFieldIds = Set.copyOf(new TreeSet<>(readFieldIds));
+      readFragments = Set.copyOf(new TreeSet<>(readFragments));
+      Objects.requireNonNull(insertedKeys, "insertedKeys");
+      Objects.requireNonNull(description, "description");
+      if (keyFieldIds.isEmpty()) {
+        throw new IllegalArgumentException("a merge-insert needs at least one key column");
+      }
+    }
+
+    @Override
+    public String name() {
+      return "merge-insert";
+    }
+
+    /** Fragments that get overlays or deletions. */
+    @Override
+    public Set<Long> touchedFragments() {
+      Set<Long> ids = new HashSet<>();
+      deletions.forEach(d -> ids.add(d.fragmentId()));
+      overlays.forEach(o -> ids.add(o.fragmentId()));
+      return ids;
+    }
+
+    /** Fragments read or touched: what a concurrent change must not meet. */
+    public Set<Long> usedFragments() {
+      Set<Long> ids = new HashSet<>(touchedFragments());
+      ids.addAll(readFragments);
+      return ids;
+    }
+
+    @Override
+    public Set<Integer> writtenFieldIds() {
+      Set<Integer> ids = new TreeSet<>(storedFieldIds(newFragments));
+      ids.addAll(overlayFieldIds(overlays));
+      return ids;
+    }
+
+    /** Whether the merge inserts any row. */
+    public boolean inserts() {
+      return !newFragments.isEmpty();
     }
   }
 }

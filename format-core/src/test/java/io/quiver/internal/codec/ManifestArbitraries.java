@@ -102,6 +102,30 @@ public final class ManifestArbitraries {
       case REWRITE -> new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(any.id()), fragments)));
       case RESTORE -> new Operation.Restore(1 + random.nextInt(5), schema, fragments, config);
       case UPDATE_CONFIG -> new Operation.UpdateConfig(config, Set.of("gone-" + random.nextInt(3)));
+      case MERGE_INSERT -> {
+        MutableRoaringBitmap added = bitmap(any.physicalRows(), random).toMutableRoaringBitmap();
+        List<Integer> keys = List.of(atomic.get(random.nextInt(atomic.size())));
+        io.quiver.internal.txn.MergeKeys inserted;
+        byte[] lo = io.quiver.internal.txn.MergeKeys.encode(List.of(new io.quiver.manifest.StatValue.Int(-3)));
+        byte[] hi = io.quiver.internal.txn.MergeKeys.encode(List.of(new io.quiver.manifest.StatValue.Bytes(new byte[] {1, 2})));
+        if (random.nextBoolean()) {
+          List<byte[]> exact = new ArrayList<>();
+          for (int i = random.nextInt(4); i >= 0; i--) {
+            exact.add(io.quiver.internal.txn.MergeKeys.encode(List.of(new io.quiver.manifest.StatValue.Int(random.nextLong()))));
+          }
+          inserted = io.quiver.internal.txn.MergeKeys.of(exact);
+        } else {
+          inserted = io.quiver.internal.txn.MergeKeys.decoded(20_000, List.of(), new long[] {random.nextLong(), -1L},
+              1 + random.nextInt(7), lo, hi);
+        }
+        yield new Operation.MergeInsert(keys,
+            List.of(new Operation.FragmentDeletion(any.id(), any.deletionFile(),
+                new DeletionFile("_deletions/" + any.id() + "-2-y.bin", added.getCardinality(), 40),
+                added.toImmutableRoaringBitmap())),
+            List.of(new Operation.FragmentOverlays(any.id(), any.overlays())),
+            fragments.isEmpty() ? List.of() : List.of(fragments.get(0).withId(0)), someFields, Set.of(any.id()),
+            inserted, random.nextBoolean(), "on [k]: when matched update all");
+      }
       case WRITE_COLUMNS -> {
         // A staged write of the fragment's first file's fields, witnessed against the fragment itself.
         DataFile file = any.files().get(0);

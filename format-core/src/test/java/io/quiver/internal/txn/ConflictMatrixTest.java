@@ -43,20 +43,25 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  */
 class ConflictMatrixTest {
   // theirs: APPEND OVERWRITE DELETE UPDATE ADD_COLUMNS PROJECT REPLACE_DATA REWRITE RESTORE UPDATE_CONFIG WRITE_COLUMNS
+  //         MERGE_INSERT
   private static final Map<Kind, String> EXPECTED =
       Map.ofEntries(
-          Map.entry(Kind.APPEND, "CXCCRrCCXCR"),
-          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkR"),
-          Map.entry(Kind.DELETE, "CXBrCrrrXCr"),
-          Map.entry(Kind.UPDATE, "CXCrCrrrXCr"),
-          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCR"),
-          Map.entry(Kind.PROJECT, "rXCrRRrCXCR"),
-          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCr"),
-          Map.entry(Kind.REWRITE, "CXrrRrrrXCR"),
-          Map.entry(Kind.RESTORE, "RRRRRRRRRRR"),
-          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkC"),
+          Map.entry(Kind.APPEND, "CXCCRrCCXCRC"),
+          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkRR"),
+          Map.entry(Kind.DELETE, "CXBrCrrrXCrr"),
+          Map.entry(Kind.UPDATE, "CXCrCrrrXCrr"),
+          // The hot merge-insert sample inserts rows, so an add-columns after it is always retryable.
+          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCRR"),
+          Map.entry(Kind.PROJECT, "rXCrRRrCXCRr"),
+          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCrr"),
+          Map.entry(Kind.REWRITE, "CXrrRrrrXCRr"),
+          Map.entry(Kind.RESTORE, "RRRRRRRRRRRR"),
+          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkCC"),
           // Staged column writes: the witness check in the manifest builder decides, not the matrix.
-          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCC"));
+          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCCC"),
+          // The hot sample inserts key 5 (an appended file without statistics may hold it); the cold one
+          // inserts nothing, uses fragment 2 and keys on field 2.
+          Map.entry(Kind.MERGE_INSERT, "rXrrrrrrXCrr"));
 
   private static final Schema SCHEMA =
       Schema.fromArrow(
@@ -192,6 +197,7 @@ class ConflictMatrixTest {
           new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(fragment), List.of(fragment(0, field)))));
       case RESTORE -> new Operation.Restore(1, SCHEMA, List.of(fragment(fragment, field)), Map.of(key, "1"));
       case UPDATE_CONFIG -> new Operation.UpdateConfig(Map.of(key, "1"), Set.of());
+      case MERGE_INSERT -> mergeInsert(fragment, field, hot);
       case WRITE_COLUMNS -> {
         ArrowType int64 = new ArrowType.Int(64, true);
         Schema contract = new Schema(List.of(io.quiver.schema.Field.of(field, -1, "f" + field, int64, true),
@@ -202,5 +208,19 @@ class ConflictMatrixTest {
                 new FieldBacking(10, Optional.empty(), List.of())))));
       }
     };
+  }
+
+  /**
+   * A merge-insert keyed on {@code field}: overlays on {@code fragment} (field {@code field}), and when hot one
+   * new fragment holding inserted key 5.
+   */
+  static Operation.MergeInsert mergeInsert(long fragment, int field, boolean hot) {
+    MutableRoaringBitmap offsets = MutableRoaringBitmap.bitmapOf(3, 4);
+    List<Operation.FragmentOverlays> overlays = List.of(new Operation.FragmentOverlays(fragment,
+        List.of(new Overlay(file(field), new Coverage.Shared(offsets.toImmutableRoaringBitmap()), 0))));
+    MergeKeys keys = hot ? MergeKeys.of(List.of(MergeKeys.encode(List.of(new io.quiver.manifest.StatValue.Int(5)))))
+        : MergeKeys.none();
+    return new Operation.MergeInsert(List.of(field), List.of(), overlays, hot ? List.of(fragment(0, field)) : List.of(),
+        Set.of(field), Set.of(fragment), keys, false, "on [f" + field + "]");
   }
 }
