@@ -170,6 +170,8 @@ public final class MergeInserter {
      */
     private final long[] sortedIntKeys;
     private final int[] sortedIntRows;
+    /** The same keys as a set, which answers the common "not in the source" without a search. */
+    private final org.roaringbitmap.longlong.Roaring64Bitmap intKeySet;
 
     private Source(org.apache.arrow.vector.types.pojo.Schema schema, List<VectorSchemaRoot> batches, int[] starts,
         Map<ByteBuffer, Integer> byKey, byte[][] keys, int rows, long[] sortedIntKeys, int[] sortedIntRows) {
@@ -181,6 +183,12 @@ public final class MergeInserter {
       this.rows = rows;
       this.sortedIntKeys = sortedIntKeys;
       this.sortedIntRows = sortedIntRows;
+      if (sortedIntKeys == null) {
+        this.intKeySet = null;
+      } else {
+        this.intKeySet = new org.roaringbitmap.longlong.Roaring64Bitmap();
+        this.intKeySet.add(sortedIntKeys);
+      }
     }
 
     /** The source row holding the key of {@code row} of a target batch (its key chains), or -1. */
@@ -190,7 +198,11 @@ public final class MergeInserter {
         if (isNull(chains.get(0), row)) {
           return -1;
         }
-        int k = java.util.Arrays.binarySearch(sortedIntKeys, v.getValueAsLong(row));
+        long value = v.getValueAsLong(row);
+        if (!intKeySet.contains(value)) {
+          return -1;
+        }
+        int k = java.util.Arrays.binarySearch(sortedIntKeys, value);
         return k < 0 ? -1 : sortedIntRows[k];
       }
       byte[] key = key(chains, row);
