@@ -107,6 +107,11 @@ final class CsvSource implements ImportSource {
     handler.columns = header.size();
   }
 
+  /** The file's column names (its header, or column1… / the table's with --no-header). */
+  List<String> header() {
+    return header;
+  }
+
   @Override
   public Schema schema() {
     return schema;

@@ -435,7 +435,7 @@ final class ImportCommand extends TableCommand {
    * has), given to the readers explicitly rather than found by Arrow's service lookup; a buffer that does
    * not decompress is reported as such, with its codec.
    */
-  private static final class Decompression implements CompressionCodec.Factory {
+  static final class Decompression implements CompressionCodec.Factory {
     static final Decompression INSTANCE = new Decompression();
 
     /** A compressed buffer that does not decompress (the file is damaged). */

@@ -55,6 +55,7 @@ import picocli.CommandLine;
         Commands.Diff.class,
         Commands.Delete.class,
         Commands.Update.class,
+        MergeCommand.class,
         Commands.AddColumn.class,
         Commands.DropColumn.class,
         Commands.RenameColumn.class,

@@ -492,6 +492,52 @@ class MergeInsertTest {
     }
   }
 
+  /** Keys other than one integer column (a string; two columns) take the encoded-key path. */
+  @Test
+  void stringAndCompositeKeys() throws Exception {
+    Schema nested = new Schema(List.of(
+        new Field("k", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
+            new Field("id", FieldType.nullable(new ArrowType.Int(32, true)), null),
+            new Field("tag", FieldType.nullable(new ArrowType.Utf8()), null))),
+        new Field("v", FieldType.nullable(new ArrowType.Int(64, true)), null)));
+    try (VectorSchemaRoot b = nestedBatch(nested, new Integer[] {1, 2, 3}, new String[] {"a", "b", "c"},
+        new long[] {10, 20, 30});
+        Dataset ds = Dataset.create(OverlayTestSupport.URI_, nested, List.of(b), options)) {
+      MergeInsertResult r;
+      try (VectorSchemaRoot s = nestedBatch(nested, new Integer[] {2, 9}, new String[] {"b", "c"}, new long[] {200, 900});
+          ArrowReader src = new ArrowStreamReader(new ByteArrayInputStream(streamOf(s)), allocator)) {
+        r = ds.mergeInsert("k.tag").whenMatchedUpdateAll().execute(src);
+      }
+      assertThat(r.rowsUpdated()).isEqualTo(2);
+      assertThat(r.rowsInserted()).isZero();
+      assertThat(nestedRows(ds)).containsExactlyInAnyOrder("1/a/10", "2/b/200", "9/c/900");
+      try (VectorSchemaRoot s = nestedBatch(nested, new Integer[] {2, 3}, new String[] {"b", "x"}, new long[] {222, 300});
+          ArrowReader src = new ArrowStreamReader(new ByteArrayInputStream(streamOf(s)), allocator)) {
+        r = ds.mergeInsert("k.id", "k.tag").whenMatchedUpdateAll().execute(src);
+      }
+      assertThat(r.rowsUpdated()).isEqualTo(1);
+      assertThat(r.rowsInserted()).isEqualTo(1);
+      assertThat(nestedRows(ds)).containsExactlyInAnyOrder("1/a/10", "2/b/222", "9/c/900", "3/x/300");
+    }
+  }
+
+  private static List<String> nestedRows(Dataset ds) throws IOException {
+    List<String> out = new java.util.ArrayList<>();
+    try (ArrowReader reader = ds.newScan().open()) {
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        StructVector k = (StructVector) root.getVector("k");
+        IntVector id = (IntVector) k.getChild("id");
+        VarCharVector tag = (VarCharVector) k.getChild("tag");
+        BigIntVector v = (BigIntVector) root.getVector("v");
+        for (int i = 0; i < root.getRowCount(); i++) {
+          out.add(id.get(i) + "/" + new String(tag.get(i), StandardCharsets.UTF_8) + "/" + v.get(i));
+        }
+      }
+    }
+    return out;
+  }
+
   private VectorSchemaRoot nestedBatch(Schema schema, Integer[] ids, String[] tags, long[] values) {
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
     root.allocateNew();

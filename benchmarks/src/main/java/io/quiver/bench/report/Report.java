@@ -48,6 +48,7 @@ public final class Report {
     TITLES.put("OverlayUpdateBench", "9. Overlay update, 1% of one column");
     TITLES.put("ParallelScanBench", "10. Parallel full scan (Scanner.parallelism)");
     TITLES.put("FilteredScanBench", "11. Filtered scan, 1% of a clustered int64 column (pruning)");
+    TITLES.put("MergeInsertBench", "12. Merge-insert, 1% of the rows by int64 key (half matched, half new)");
   }
 
   private Report() {}

@@ -164,15 +164,50 @@ public final class MergeInserter {
     private final Map<ByteBuffer, Integer> byKey;
     private final byte[][] keys;
     private final int rows;
+    /**
+     * For a key of one integer column: the source's non-null keys sorted, and their rows, so that a table row
+     * is looked up without encoding its key (the merge's cost per table row); null otherwise.
+     */
+    private final long[] sortedIntKeys;
+    private final int[] sortedIntRows;
+    /** The same keys as a set, which answers the common "not in the source" without a search. */
+    private final org.roaringbitmap.longlong.Roaring64Bitmap intKeySet;
 
     private Source(org.apache.arrow.vector.types.pojo.Schema schema, List<VectorSchemaRoot> batches, int[] starts,
-        Map<ByteBuffer, Integer> byKey, byte[][] keys, int rows) {
+        Map<ByteBuffer, Integer> byKey, byte[][] keys, int rows, long[] sortedIntKeys, int[] sortedIntRows) {
       this.schema = schema;
       this.batches = batches;
       this.starts = starts;
       this.byKey = byKey;
       this.keys = keys;
       this.rows = rows;
+      this.sortedIntKeys = sortedIntKeys;
+      this.sortedIntRows = sortedIntRows;
+      if (sortedIntKeys == null) {
+        this.intKeySet = null;
+      } else {
+        this.intKeySet = new org.roaringbitmap.longlong.Roaring64Bitmap();
+        this.intKeySet.add(sortedIntKeys);
+      }
+    }
+
+    /** The source row holding the key of {@code row} of a target batch (its key chains), or -1. */
+    int lookup(List<FieldVector[]> chains, int row) {
+      if (sortedIntKeys != null && chains.size() == 1
+          && chains.get(0)[chains.get(0).length - 1] instanceof org.apache.arrow.vector.BaseIntVector v) {
+        if (isNull(chains.get(0), row)) {
+          return -1;
+        }
+        long value = v.getValueAsLong(row);
+        if (!intKeySet.contains(value)) {
+          return -1;
+        }
+        int k = java.util.Arrays.binarySearch(sortedIntKeys, value);
+        return k < 0 ? -1 : sortedIntRows[k];
+      }
+      byte[] key = key(chains, row);
+      Integer src = key == null ? null : byKey.get(ByteBuffer.wrap(key));
+      return src == null ? -1 : src;
     }
 
     /**
@@ -245,7 +280,30 @@ public final class MergeInserter {
             }
           }
         }
-        return new Source(in.getSchema(), batches, starts, byKey, keys, rows);
+        long[] sortedIntKeys = null;
+        int[] sortedIntRows = null;
+        if (keyFields.size() == 1 && !batches.isEmpty() && batches.stream().allMatch(
+            b -> last(chains(b, table, keyFields).get(0)) instanceof org.apache.arrow.vector.BaseIntVector)) {
+          long[][] pairs = new long[byKey.size()][];
+          int i = 0;
+          for (int b = 0; b < batches.size(); b++) {
+            FieldVector[] chain = chains(batches.get(b), table, keyFields).get(0);
+            org.apache.arrow.vector.BaseIntVector v = (org.apache.arrow.vector.BaseIntVector) last(chain);
+            for (int r = 0; r < batches.get(b).getRowCount(); r++) {
+              if (!isNull(chain, r)) {
+                pairs[i++] = new long[] {v.getValueAsLong(r), starts[b] + r};
+              }
+            }
+          }
+          java.util.Arrays.sort(pairs, (x, y) -> Long.compare(x[0], y[0]));
+          sortedIntKeys = new long[pairs.length];
+          sortedIntRows = new int[pairs.length];
+          for (int k = 0; k < pairs.length; k++) {
+            sortedIntKeys[k] = pairs[k][0];
+            sortedIntRows[k] = (int) pairs[k][1];
+          }
+        }
+        return new Source(in.getSchema(), batches, starts, byKey, keys, rows, sortedIntKeys, sortedIntRows);
       } catch (IOException e) {
         batches.forEach(VectorSchemaRoot::close);
         throw new StoreException("could not read the merge-insert source: " + e.getMessage(), e);
@@ -399,6 +457,10 @@ public final class MergeInserter {
     List<FieldVector[]> out = new ArrayList<>();
     fields.forEach(f -> out.add(chain(root, table, f)));
     return out;
+  }
+
+  private static FieldVector last(FieldVector[] chain) {
+    return chain[chain.length - 1];
   }
 
   private static boolean isNull(FieldVector[] chain, int row) {
@@ -623,9 +685,8 @@ public final class MergeInserter {
           int pending = 0;
           BitSet unmatched = new BitSet(n);
           for (int r = 0; r < n; r++) {
-            byte[] key = key(keyChains, r);
-            Integer src = key == null ? null : source.byKey.get(ByteBuffer.wrap(key));
-            if (src == null) {
+            int src = source.lookup(keyChains, r);
+            if (src < 0) {
               unmatched.set(r);
               continue;
             }
@@ -633,7 +694,7 @@ public final class MergeInserter {
             readFragments.add(RowAddress.fragmentId(address));
             matchedSource.set(src);
             if (clauses.matched() == Matched.FAIL) {
-              String described = MergeKeys.describe(key);
+              String described = MergeKeys.describe(key(keyChains, r));
               throw new MatchedRowException(
                   "the merge-insert source row " + src + " has key " + keyPaths(table, keys) + " = " + described
                       + ", which the table already holds (row address " + address + " at version " + base.version()

@@ -36,8 +36,14 @@ final class Filters {
       return new Node("and", null, null, null, null, children(a.children()));
     } else if (p instanceof Predicate.Or o) {
       return new Node("or", null, null, null, null, children(o.children()));
+    } else if (p instanceof Predicate.ColumnComparison c) {
+      return new Node("cols", c.left(), c.op(), c.right(), null, null);
+    } else if (p instanceof Predicate.True) {
+      return new Node("true", null, null, null, null, null);
     }
-    return new Node("true", null, null, null, null, null);
+    // Never widen a filter silently: a kind this encoding does not know would read every row.
+    throw new IllegalStateException("the Flink source cannot ship a " + p.getClass().getSimpleName()
+        + " predicate; this is a bug in Quiver, please report it");
   }
 
   static Predicate decode(Node n) {
@@ -48,7 +54,10 @@ final class Filters {
       case "not" -> new Predicate.Not(decode(n.children().get(0)));
       case "and" -> new Predicate.And(n.children().stream().map(Filters::decode).toList());
       case "or" -> new Predicate.Or(n.children().stream().map(Filters::decode).toList());
-      default -> Predicate.TRUE;
+      case "cols" -> new Predicate.ColumnComparison(n.column(), n.op(), (String) n.value());
+      case "true" -> Predicate.TRUE;
+      default -> throw new IllegalStateException("unknown filter node '" + n.kind() + "' in a serialized Quiver"
+          + " Flink source; this is a bug in Quiver, please report it");
     };
   }
 
