@@ -5,12 +5,17 @@ import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.support.StoreThreads;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.ArrowBuf;
@@ -69,8 +74,8 @@ public final class DataFileWriter implements AutoCloseable {
   public static final String COMPRESSION_THREADS_PROPERTY = "quiver.write.compressionThreads";
 
   /** The helper threads of writers compressing on more than one thread (daemon, idle ones end). */
-  private static final java.util.concurrent.ExecutorService POOL =
-      io.quiver.store.support.StoreThreads.elastic("quiver-compress");
+  private static final ExecutorService POOL =
+      StoreThreads.elastic("quiver-compress");
 
   private enum State {
     OPEN,
@@ -474,7 +479,11 @@ public final class DataFileWriter implements AutoCloseable {
         helperZstd[h] = new ZstdFrames.Compressor(compression.level());
       }
       ZstdFrames.Compressor ctx = helperZstd[h];
-      POOL.execute(() -> work.run(ctx));
+      try {
+        POOL.execute(() -> work.run(ctx));
+      } catch (RejectedExecutionException | OutOfMemoryError e) {
+        break; // no thread to be had: the caller's thread compresses the rest
+      }
     }
     work.run(zstd);
     work.await();
@@ -486,13 +495,13 @@ public final class DataFileWriter implements AutoCloseable {
    */
   private final class Compression {
     private final List<Unloaded> jobs;
-    private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.CountDownLatch done;
+    private final AtomicInteger next = new AtomicInteger();
+    private final CountDownLatch done;
     private volatile Throwable failure;
 
     Compression(List<Unloaded> jobs) {
       this.jobs = jobs;
-      this.done = new java.util.concurrent.CountDownLatch(jobs.size());
+      this.done = new CountDownLatch(jobs.size());
     }
 
     void run(ZstdFrames.Compressor ctx) {
