@@ -56,10 +56,11 @@ final class ImportCommand extends TableCommand {
   /** The data file writer's system property: threads compressing each record batch (format-core). */
   static final String COMPRESSION_THREADS = "quiver.write.compressionThreads";
   /**
-   * Batches in memory at once (being parsed, parsed, being written): a few, so that the parser runs ahead
-   * through the writer's pauses (a fragment's fsync) and the compressing threads' turns on a busy machine.
+   * Batches in memory at once (being parsed, parsed, being written): enough for the parser to run on while
+   * the writer waits for a finished fragment's fsync (tens of milliseconds), about a megabyte each at the
+   * default --batch-rows for a few columns.
    */
-  static final int ROOTS = 4;
+  static final int ROOTS = 16;
 
   @Parameters(index = "1..*", arity = "1..*", paramLabel = "<file>")
   List<Path> files;
