@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,6 +53,15 @@ import picocli.CommandLine.Parameters;
         + " with its file, line and column and the --type that would take it.",
         "%nExample: quiver import /tmp/t people.csv --type zip=string --null NA"})
 final class ImportCommand extends TableCommand {
+  /** The data file writer's system property: threads compressing each record batch (format-core). */
+  static final String COMPRESSION_THREADS = "quiver.write.compressionThreads";
+  /**
+   * Batches in memory at once (being parsed, parsed, being written): enough for the parser to run on while
+   * the writer waits for a finished fragment's fsync (tens of milliseconds), about a megabyte each at the
+   * default --batch-rows for a few columns.
+   */
+  static final int ROOTS = 16;
+
   @Parameters(index = "1..*", arity = "1..*", paramLabel = "<file>")
   List<Path> files;
 
@@ -117,6 +127,11 @@ final class ImportCommand extends TableCommand {
       totalBytes += Files.size(f);
     }
     DatasetOptions options = options().toBuilder().maxRowsPerFragment(fragmentRows).build();
+    if (System.getProperty(COMPRESSION_THREADS) == null) {
+      // the table writer's thread compresses only part of each batch: on two cores it is otherwise the import's
+      // bottleneck (about twice the parse thread's CPU for CSV)
+      System.setProperty(COMPRESSION_THREADS, Integer.toString(Runtime.getRuntime().availableProcessors()));
+    }
     Dataset ds = null;
     try {
       try {
@@ -192,12 +207,15 @@ final class ImportCommand extends TableCommand {
     }
     long committedRows = 0;
     long perCommit = commitEvery == 0 ? Long.MAX_VALUE : Math.multiplyExact(commitEvery, fragmentRows);
-    try (source; VectorSchemaRoot a = VectorSchemaRoot.create(source.schema(), allocator);
-        VectorSchemaRoot b = VectorSchemaRoot.create(source.schema(), allocator)) {
-      // both roots are bound here, so that a column the source cannot fill fails before anything starts
-      source.bind(a);
-      source.bind(b);
-      try (Batches batches = new Batches(source, List.of(a, b), progress, bytesBefore, size(f), perCommit, f)) {
+    List<VectorSchemaRoot> roots = new ArrayList<>();
+    try (source) {
+      for (int i = 0; i < ROOTS; i++) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(source.schema(), allocator);
+        roots.add(root);
+        // every root is bound here, so that a column the source cannot fill fails before anything starts
+        source.bind(root);
+      }
+      try (Batches batches = new Batches(source, roots, progress, bytesBefore, size(f), perCommit, f)) {
         boolean first = true;
         while (first || batches.peek()) {
           batches.startChunk(perCommit);
@@ -220,6 +238,8 @@ final class ImportCommand extends TableCommand {
         rows[0] = batches.rows;
         return ds;
       }
+    } finally {
+      roots.forEach(VectorSchemaRoot::close);
     }
   }
 
@@ -232,10 +252,10 @@ final class ImportCommand extends TableCommand {
   }
 
   /**
-   * The source's batches as the table writer reads them, parsed one batch ahead on a thread of their own:
-   * while the writer (on the caller's thread) copies batch N into its fragment, the parser fills batch N+1
-   * into the other root. Two roots circulate through two queues (free, filled), so at most two batches are
-   * in memory. A chunk ends after {@code perCommit} rows so that each commit holds whole fragments.
+   * The source's batches as the table writer reads them, parsed ahead on a thread of their own: while the
+   * writer (on the caller's thread) writes batch N into its fragment, the parser fills batch N+1 and on into
+   * the other roots. {@link #ROOTS} roots circulate through two queues (free, filled), so at most that many
+   * batches are in memory. A chunk ends after {@code perCommit} rows so that each commit holds whole fragments.
    *
    * <p>A failure of the parser reaches the writer in order, as the next batch would have (the same exception,
    * so the same message); the writer then fails as it did when parsing ran on its thread, and publishes

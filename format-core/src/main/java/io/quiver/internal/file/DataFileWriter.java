@@ -5,12 +5,17 @@ import io.quiver.exceptions.QuiverException;
 import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.store.ObjectStore;
+import io.quiver.store.support.StoreThreads;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.ArrowBuf;
@@ -60,6 +65,18 @@ public final class DataFileWriter implements AutoCloseable {
   /** Footer custom-metadata key holding the zone statistics (docs/format.md §5.2). */
   public static final String ZONE_STATS_KEY = "quiver.zone_stats";
 
+  /**
+   * System property: how many threads (the writer's own included) compress a record batch's buffers; 1 (the
+   * default) compresses on the writer's thread only. A writer reads it when it is created. Files are the same
+   * bytes whatever it is: each buffer is compressed alone, and laid out in order. {@code quiver import} sets
+   * it to the number of processors.
+   */
+  public static final String COMPRESSION_THREADS_PROPERTY = "quiver.write.compressionThreads";
+
+  /** The helper threads of writers compressing on more than one thread (daemon, idle ones end). */
+  private static final ExecutorService POOL =
+      StoreThreads.elastic("quiver-compress");
+
   private enum State {
     OPEN,
     FINISHED,
@@ -82,6 +99,10 @@ public final class DataFileWriter implements AutoCloseable {
   private final FileCompression compression;
   /** The ZSTD context of every compressed buffer of the file; null when nothing is compressed. */
   private final ZstdFrames.Compressor zstd;
+  /** Threads compressing a batch ({@link #COMPRESSION_THREADS_PROPERTY}), 1 to 64. */
+  private final int threads;
+  /** The ZSTD contexts of the helper threads, made when first needed; closed with {@link #zstd}. */
+  private final ZstdFrames.Compressor[] helperZstd;
   private final int formatMinor;
   private final SchemaLayout layout;
   private final StatsCollector stats;
@@ -130,6 +151,8 @@ public final class DataFileWriter implements AutoCloseable {
     }
     this.compressing = compress;
     this.zstd = compress ? new ZstdFrames.Compressor(compression.level()) : null;
+    this.threads = compress ? Math.max(1, Math.min(64, Integer.getInteger(COMPRESSION_THREADS_PROPERTY, 1))) : 1;
+    this.helperZstd = new ZstdFrames.Compressor[threads - 1];
     this.formatMinor = compress ? COMPRESSED_FORMAT_MINOR : FORMAT_MINOR;
     BufferAllocator child = allocator.newChildAllocator("DataFileWriter " + key, 0, Long.MAX_VALUE);
     VectorSchemaRoot root = null;
@@ -271,14 +294,38 @@ public final class DataFileWriter implements AutoCloseable {
    * The rows as a record batch with a compressed body: the field nodes and buffers Arrow's unloader
    * would produce, in preorder, each buffer compressed by the codec or stored raw behind the -1 length
    * marker: a plain column's, and any whose compressed form saves too little ({@link FileCompression#keeps}).
+   * The buffers are compressed first, on {@link #threads} threads when there are more than one
+   * ({@link #compressAll}), then laid out in preorder: the same bytes however many threads compressed them.
    */
   private ArrowRecordBatch compressedBatch(VectorSchemaRoot rows, long[] fieldBytes) {
     List<ArrowFieldNode> nodes = new ArrayList<>();
+    List<Unloaded> unloaded = new ArrayList<>();
     List<ArrowBuf> buffers = new ArrayList<>();
     try {
       int[] field = {0};
       for (FieldVector v : rows.getFieldVectors()) {
-        unload(v, field, nodes, buffers, fieldBytes);
+        unload(v, field, nodes, unloaded);
+      }
+      compressAll(unloaded);
+      for (Unloaded u : unloaded) {
+        ArrowBuf stored;
+        if (u.compressed) {
+          ZstdFrames.Packed packed = u.packed;
+          u.packed = null;
+          stored = packed.buf();
+          long raw = u.source.writerIndex();
+          if (raw > 0
+              && !compression.keeps(stored.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
+            stored.close(); // saves too little to be worth a decompression on every read
+            stored = CompressionUtil.packageRawBuffer(allocator, u.source);
+          } else {
+            frames.add(buffers.size(), packed);
+          }
+        } else {
+          stored = CompressionUtil.packageRawBuffer(allocator, u.source);
+        }
+        buffers.add(stored);
+        fieldBytes[u.field] += stored.writerIndex();
       }
       ArrowBodyCompression body = new ArrowBodyCompression(CompressionType.ZSTD, BodyCompressionMethod.BUFFER);
       ArrowRecordBatch batch =
@@ -287,6 +334,38 @@ public final class DataFileWriter implements AutoCloseable {
       return batch;
     } finally {
       buffers.forEach(ArrowBuf::close);
+      unloaded.forEach(Unloaded::close);
+    }
+  }
+
+  /**
+   * One buffer of a compressed body, in preorder: the buffer as written ({@code source}: the vector's own, or
+   * a zero-padded copy this writer closes), whether it is compressed, and once it is, its frames.
+   */
+  private static final class Unloaded implements AutoCloseable {
+    final ArrowBuf source;
+    final boolean ownsSource;
+    final boolean compressed;
+    final int field;
+    /** Set by whichever thread compressed it (read after {@link Compression#await}). */
+    ZstdFrames.Packed packed;
+
+    Unloaded(ArrowBuf source, boolean ownsSource, boolean compressed, int field) {
+      this.source = source;
+      this.ownsSource = ownsSource;
+      this.compressed = compressed;
+      this.field = field;
+    }
+
+    @Override
+    public void close() {
+      if (packed != null) {
+        packed.buf().close();
+        packed = null;
+      }
+      if (ownsSource) {
+        source.close();
+      }
     }
   }
 
@@ -361,46 +440,110 @@ public final class DataFileWriter implements AutoCloseable {
     }
   }
 
-  private void unload(FieldVector v, int[] field, List<ArrowFieldNode> nodes, List<ArrowBuf> buffers,
-      long[] fieldBytes) {
+  private void unload(FieldVector v, int[] field, List<ArrowFieldNode> nodes, List<Unloaded> out) {
     int me = field[0];
     boolean compressed = compressedFields[field[0]++];
     nodes.add(new ArrowFieldNode(v.getValueCount(), v.getNullCount()));
     for (ArrowBuf own : v.getFieldBuffers()) {
       ArrowBuf padded = paddedBitmap(v, own);
-      ArrowBuf buf = padded != null ? padded : own;
-      try {
-        unloadBuffer(buf, compressed, buffers, fieldBytes, me);
-      } finally {
-        if (padded != null) {
-          padded.close();
-        }
-      }
+      out.add(new Unloaded(padded != null ? padded : own, padded != null, compressed, me));
     }
     for (FieldVector child : v.getChildrenFromFields()) {
-      unload(child, field, nodes, buffers, fieldBytes);
+      unload(child, field, nodes, out);
     }
   }
 
-  /** Adds one buffer to a compressed body: ZSTD frames, or raw behind the -1 length marker. */
-  private void unloadBuffer(ArrowBuf buf, boolean compressed, List<ArrowBuf> buffers, long[] fieldBytes, int me) {
-    if (compressed) {
-      ZstdFrames.Packed packed = zstd.compress(allocator, buf);
-      ArrowBuf stored = packed.buf();
-      long raw = buf.writerIndex();
-      if (raw > 0
-          && !compression.keeps(stored.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
-        stored.close(); // saves too little to be worth a decompression on every read
-        stored = CompressionUtil.packageRawBuffer(allocator, buf);
-      } else {
-        frames.add(buffers.size(), packed);
+  /**
+   * Compresses the compressed buffers of a batch: on the caller's thread alone, or, with more than one
+   * {@link #threads}, on the caller's and up to {@code threads - 1} threads of {@link #POOL} taking the
+   * buffers one by one (each with a ZSTD context of its own) until none is left. Returns when every buffer
+   * is compressed; the first failure is rethrown then.
+   */
+  private void compressAll(List<Unloaded> unloaded) {
+    List<Unloaded> jobs = new ArrayList<>();
+    for (Unloaded u : unloaded) {
+      if (u.compressed) {
+        jobs.add(u);
       }
-      buffers.add(stored);
-      fieldBytes[me] += stored.writerIndex();
-    } else {
-      ArrowBuf raw = CompressionUtil.packageRawBuffer(allocator, buf);
-      buffers.add(raw);
-      fieldBytes[me] += raw.writerIndex();
+    }
+    int helpers = Math.min(threads - 1, jobs.size() - 1);
+    if (helpers <= 0) {
+      for (Unloaded u : jobs) {
+        u.packed = zstd.compress(allocator, u.source);
+      }
+      return;
+    }
+    Compression work = new Compression(jobs);
+    for (int h = 0; h < helpers; h++) {
+      if (helperZstd[h] == null) {
+        helperZstd[h] = new ZstdFrames.Compressor(compression.level());
+      }
+      ZstdFrames.Compressor ctx = helperZstd[h];
+      try {
+        POOL.execute(() -> work.run(ctx));
+      } catch (RejectedExecutionException | OutOfMemoryError e) {
+        break; // no thread to be had: the caller's thread compresses the rest
+      }
+    }
+    work.run(zstd);
+    work.await();
+  }
+
+  /**
+   * The buffers of one batch being compressed by several threads. A helper that starts after the last buffer
+   * was taken does nothing, so a batch never waits for a thread to start, only for the buffers taken.
+   */
+  private final class Compression {
+    private final List<Unloaded> jobs;
+    private final AtomicInteger next = new AtomicInteger();
+    private final CountDownLatch done;
+    private volatile Throwable failure;
+
+    Compression(List<Unloaded> jobs) {
+      this.jobs = jobs;
+      this.done = new CountDownLatch(jobs.size());
+    }
+
+    void run(ZstdFrames.Compressor ctx) {
+      int i;
+      while ((i = next.getAndIncrement()) < jobs.size()) {
+        try {
+          if (failure == null) {
+            Unloaded u = jobs.get(i);
+            u.packed = ctx.compress(allocator, u.source);
+          }
+        } catch (Throwable e) {
+          failure = e;
+        } finally {
+          done.countDown();
+        }
+      }
+    }
+
+    /** Waits for every buffer; rethrows the first failure. */
+    void await() {
+      boolean interrupted = false;
+      while (true) {
+        try {
+          done.await();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true; // the helpers finish the buffers they took: wait for them all the same
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      Throwable e = failure;
+      if (e instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e instanceof Error err) {
+        throw err;
+      }
+      if (e != null) {
+        throw new IllegalStateException(e);
+      }
     }
   }
 
@@ -503,6 +646,11 @@ public final class DataFileWriter implements AutoCloseable {
     allocator.close();
     if (zstd != null) {
       zstd.close();
+    }
+    for (ZstdFrames.Compressor helper : helperZstd) {
+      if (helper != null) {
+        helper.close();
+      }
     }
   }
 
