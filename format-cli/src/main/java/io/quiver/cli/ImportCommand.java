@@ -173,24 +173,7 @@ final class ImportCommand extends TableCommand {
   // ------------------------------------------------------------------ CSV and JSON lines
 
   private ImportSource.Settings settings(String name) {
-    char d;
-    if (delimiter == null) {
-      d = name.endsWith(".tsv") ? '\t' : ',';
-    } else if (delimiter.equals("\\t") || delimiter.equalsIgnoreCase("tab")) {
-      d = '\t';
-    } else if (delimiter.length() == 1) {
-      d = delimiter.charAt(0);
-    } else {
-      throw new UserException("--delimiter must be one character (or tab), got '" + delimiter + "'");
-    }
-    if (d == quote || d == '\n' || d == '\r') {
-      throw new UserException("--delimiter cannot be the quote character or a line break");
-    }
-    if (d > 0x7F || quote > 0x7F || quote == '\n' || quote == '\r') {
-      throw new UserException("--delimiter and --quote must be ASCII characters other than a line break, got '"
-          + d + "' and '" + quote + "'");
-    }
-    return new ImportSource.Settings(d, quote, nullString, !noHeader, sampleRows, typeOverrides);
+    return ImportSource.Settings.of(delimiter, quote, nullString, noHeader, sampleRows, typeOverrides, name);
   }
 
   private Dataset importText(Dataset ds, Path f, String name, long[] rows, DatasetOptions options,

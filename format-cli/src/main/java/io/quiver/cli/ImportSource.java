@@ -36,9 +36,39 @@ interface ImportSource extends AutoCloseable {
   @Override
   void close();
 
-  /** How CSV and JSON files are read (import's options). */
+  /** How CSV and JSON files are read (import's and merge's options). */
   record Settings(char delimiter, char quote, String nullString, boolean header, int sampleRows,
-      Map<String, String> types) {}
+      Map<String, String> types) {
+
+    /**
+     * The settings of the command-line options: {@code delimiter} as given (null: {@code ,}, or tab for a
+     * {@code .tsv} {@code fileName}; {@code tab} or {@code \t} for tab).
+     *
+     * @throws UserException for a delimiter of more than one character, or a delimiter or quote that is not
+     *     ASCII, is a line break, or is the other one
+     */
+    static Settings of(String delimiter, char quote, String nullString, boolean noHeader, int sampleRows,
+        Map<String, String> types, String fileName) {
+      char d;
+      if (delimiter == null) {
+        d = fileName.endsWith(".tsv") ? '\t' : ',';
+      } else if (delimiter.equals("\\t") || delimiter.equalsIgnoreCase("tab")) {
+        d = '\t';
+      } else if (delimiter.length() == 1) {
+        d = delimiter.charAt(0);
+      } else {
+        throw new UserException("--delimiter must be one character (or tab), got '" + delimiter + "'");
+      }
+      if (d == quote || d == '\n' || d == '\r') {
+        throw new UserException("--delimiter cannot be the quote character or a line break");
+      }
+      if (d > 0x7F || quote > 0x7F || quote == '\n' || quote == '\r') {
+        throw new UserException("--delimiter and --quote must be ASCII characters other than a line break, got '"
+            + d + "' and '" + quote + "'");
+      }
+      return new Settings(d, quote, nullString, !noHeader, sampleRows, types);
+    }
+  }
 
   // ------------------------------------------------------------------ helpers
 

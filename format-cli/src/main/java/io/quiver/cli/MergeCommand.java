@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -178,22 +177,7 @@ final class MergeCommand extends TableCommand {
   }
 
   private ImportSource.Settings settings(String name) {
-    char d;
-    if (delimiter == null) {
-      d = name.endsWith(".tsv") ? '\t' : ',';
-    } else if (delimiter.equals("\\t") || delimiter.equalsIgnoreCase("tab")) {
-      d = '\t';
-    } else if (delimiter.length() == 1) {
-      d = delimiter.charAt(0);
-    } else {
-      throw new UserException("--delimiter must be one character (or tab), got '" + delimiter + "'");
-    }
-    if (d == quote || d > 0x7F || quote > 0x7F || quote == '\n' || quote == '\r' || d == '\n' || d == '\r') {
-      throw new UserException("--delimiter and --quote must be two different ASCII characters other than a line"
-          + " break, got '" + d + "' and '" + quote + "'");
-    }
-    Map<String, String> noTypes = new LinkedHashMap<>();
-    return new ImportSource.Settings(d, quote, nullString, !noHeader, 1, noTypes);
+    return ImportSource.Settings.of(delimiter, quote, nullString, noHeader, 1, Map.of(), name);
   }
 
   /**

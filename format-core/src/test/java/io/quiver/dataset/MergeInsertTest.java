@@ -452,13 +452,16 @@ class MergeInsertTest {
     }
   }
 
+  /** k struct<id int32, tag utf8>, v int64. */
+  private static final Schema NESTED = new Schema(List.of(
+      new Field("k", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
+          new Field("id", FieldType.nullable(new ArrowType.Int(32, true)), null),
+          new Field("tag", FieldType.nullable(new ArrowType.Utf8()), null))),
+      new Field("v", FieldType.nullable(new ArrowType.Int(64, true)), null)));
+
   @Test
   void nestedStructMemberKey() throws Exception {
-    Schema nested = new Schema(List.of(
-        new Field("k", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
-            new Field("id", FieldType.nullable(new ArrowType.Int(32, true)), null),
-            new Field("tag", FieldType.nullable(new ArrowType.Utf8()), null))),
-        new Field("v", FieldType.nullable(new ArrowType.Int(64, true)), null)));
+    Schema nested = NESTED;
     try (VectorSchemaRoot b = nestedBatch(nested, new Integer[] {1, 2, 3}, new String[] {"a", "b", "c"},
         new long[] {10, 20, 30})) {
       try (Dataset ds = Dataset.create(OverlayTestSupport.URI_, nested, List.of(b), options)) {
@@ -495,11 +498,7 @@ class MergeInsertTest {
   /** Keys other than one integer column (a string; two columns) take the encoded-key path. */
   @Test
   void stringAndCompositeKeys() throws Exception {
-    Schema nested = new Schema(List.of(
-        new Field("k", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
-            new Field("id", FieldType.nullable(new ArrowType.Int(32, true)), null),
-            new Field("tag", FieldType.nullable(new ArrowType.Utf8()), null))),
-        new Field("v", FieldType.nullable(new ArrowType.Int(64, true)), null)));
+    Schema nested = NESTED;
     try (VectorSchemaRoot b = nestedBatch(nested, new Integer[] {1, 2, 3}, new String[] {"a", "b", "c"},
         new long[] {10, 20, 30});
         Dataset ds = Dataset.create(OverlayTestSupport.URI_, nested, List.of(b), options)) {
