@@ -46,6 +46,18 @@ public final class DistributedWrites {
   }
 
   /**
+   * A row-level change computed from {@code readVersion} (an engine's MERGE INTO, UPDATE or DELETE): rows
+   * deleted by address and rows added from workers' results, committed as one transaction checked against
+   * every commit since (see {@link RowDelta}). The workers write the added rows with {@link DistributedWriter}s
+   * opened at {@code readVersion}.
+   *
+   * @throws InvalidArgumentException for a negative version
+   */
+  public RowDelta newRowDelta(long readVersion) {
+    return new RowDelta(dataset, readVersion);
+  }
+
+  /**
    * Commits the fragments of every result as ONE transaction ({@code mode}: append, or overwrite keeping
    * the schema), read at the results' smallest read version, and moves this handle to the committed version
    * (never backwards).

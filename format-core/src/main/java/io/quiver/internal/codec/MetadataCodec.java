@@ -479,6 +479,16 @@ public final class MetadataCodec {
       mi.deletions().forEach(fd -> mb.addDeletions(encode(fd)));
       mi.overlays().forEach(fo -> mb.addOverlays(encode(fo)));
       b.setMergeInsert(mb);
+    } else if (op instanceof Operation.RowDelta rd) {
+      io.quiver.internal.proto.RowDelta.Builder rb =
+          io.quiver.internal.proto.RowDelta.newBuilder()
+              .addAllNewFragments(encodeFragments(rd.newFragments()))
+              .addAllReadFieldIds(rd.readFieldIds())
+              .addAllReadFragmentIds(rd.readFragments())
+              .setSerializable(rd.serializable())
+              .setDescription(rd.description());
+      rd.deletions().forEach(fd -> rb.addDeletions(encode(fd)));
+      b.setRowDelta(rb);
     } else if (op instanceof Operation.AddColumns a) {
       io.quiver.internal.proto.AddColumns.Builder ab =
           io.quiver.internal.proto.AddColumns.newBuilder()
@@ -564,6 +574,15 @@ public final class MetadataCodec {
                 decodeFragments(mi.getNewFragmentsList()), new TreeSet<>(mi.getReadFieldIdsList()),
                 new TreeSet<>(mi.getReadFragmentIdsList()), decode(mi.getInsertedKeys()), mi.getDeletesBySource(),
                 mi.getDescription());
+          }
+          case ROW_DELTA -> {
+            io.quiver.internal.proto.RowDelta rd = t.getRowDelta();
+            List<Operation.FragmentDeletion> deletions = new ArrayList<>();
+            rd.getDeletionsList().forEach(fd -> deletions.add(decode(fd)));
+            // The conflict filter is the committing side's only: it is not stored.
+            yield new Operation.RowDelta(deletions, decodeFragments(rd.getNewFragmentsList()),
+                new TreeSet<>(rd.getReadFieldIdsList()), new TreeSet<>(rd.getReadFragmentIdsList()),
+                rd.getSerializable(), Optional.empty(), rd.getDescription());
           }
           case ADD_COLUMNS -> {
             List<Operation.FragmentFile> files = new ArrayList<>();

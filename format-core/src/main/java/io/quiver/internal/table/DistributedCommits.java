@@ -79,21 +79,34 @@ final public class DistributedCommits {
       throw new InvalidArgumentException("write mode must not be null; use WriteMode.APPEND or WriteMode.OVERWRITE");
     }
     List<Fragment> fragments = fragments(results);
-    checkLocations(io, results);
     for (int i = 0; i < results.size(); i++) {
-      WriteResult r = results.get(i);
-      if (!r.schema().equals(base.schema())) {
-        throw new SchemaMismatchException(
-            "write result " + i + " (read at version " + r.readVersion() + ") was written with schema "
-                + r.schema().toArrow() + " but the table's schema at version " + base.version() + " is "
-                + base.schema().toArrow() + "; workers of one commit must write with the same schema contract."
-                + " Nothing was committed: rewrite the data with writers opened at one version.");
-      }
+      checkResult(io, i, results.get(i), base);
     }
     if (mode == WriteMode.APPEND) {
       return new Operation.Append(fragments);
     }
     return new Operation.Overwrite(base.schema(), fragments, Map.of());
+  }
+
+  /**
+   * Checks that result {@code i} belongs to this table and was written with {@code base}'s schema.
+   *
+   * @throws InvalidArgumentException for a result of another table
+   * @throws SchemaMismatchException for another schema contract
+   */
+  static public void checkResult(TableIo io, int i, WriteResult r, Manifest base) {
+    if (!r.tableLocation().equals(io.location())) {
+      throw new InvalidArgumentException(
+          "write result " + i + " belongs to table " + r.tableLocation() + ", not " + io.location()
+              + "; commit results on the table their workers wrote to");
+    }
+    if (!r.schema().equals(base.schema())) {
+      throw new SchemaMismatchException(
+          "write result " + i + " (read at version " + r.readVersion() + ") was written with schema "
+              + r.schema().toArrow() + " but the table's schema at version " + base.version() + " is "
+              + base.schema().toArrow() + "; workers of one commit must write with the same schema contract."
+              + " Nothing was committed: rewrite the data with writers opened at one version.");
+    }
   }
 
   private static void checkLocations(TableIo io, List<WriteResult> results) {

@@ -114,7 +114,34 @@ final public class Idempotence {
     Operation op = mode == WriteMode.OVERWRITE
         ? new Operation.Overwrite(results.get(0).schema(), fragments, Map.of())
         : new Operation.Append(fragments);
-    Transaction probe = tag(new Transaction("0", 0, op, properties), options, rowsDigest);
+    return inLedger(io, latest, op, options, rowsDigest, properties);
+  }
+
+  /**
+   * Whether a commit of {@code op} under {@code options}' key or sequence, with {@code contentDigest}, is
+   * already in the latest version's ledger; empty when there is no key or sequence, no ledger, or no entry.
+   *
+   * @throws IdempotenceKeyConflictException when the ledger holds the key with another digest
+   */
+  static public Optional<Already> inLatestLedger(TableIo io, Operation op, CommitOptions options,
+      Optional<String> contentDigest, Map<String, String> properties) {
+    if (options.idempotenceKey().isEmpty() && options.applicationSequence().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Long> latestVersion = io.commitStore().latestVersion();
+    if (latestVersion.isEmpty()) {
+      return Optional.empty();
+    }
+    Manifest latest = io.load(latestVersion.get()).manifest();
+    return inLedger(io, latest, op, options, contentDigest, properties);
+  }
+
+  private static Optional<Already> inLedger(TableIo io, Manifest latest, Operation op, CommitOptions options,
+      Optional<String> contentDigest, Map<String, String> properties) {
+    if (latest.ledger().isEmpty()) {
+      return Optional.empty();
+    }
+    Transaction probe = tag(new Transaction("0", 0, op, properties), options, contentDigest);
     return inLedger(probe, latest, io.location());
   }
 

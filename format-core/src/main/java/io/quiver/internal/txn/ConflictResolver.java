@@ -183,6 +183,49 @@ public final class ConflictResolver {
         || !intersection(a.usedFragments(), b.touchedFragments()).isEmpty();
   }
 
+  // ---- row-delta checks (ours is the row delta unless named otherwise)
+
+  /** They changed or removed a fragment whose rows we read or deleted. */
+  private static boolean touchesDeltaFragments(Operation ours, Operation theirs) {
+    return !intersection(((Operation.RowDelta) ours).usedFragments(), theirs.touchedFragments()).isEmpty();
+  }
+
+  /**
+   * They changed rows we read or deleted, or — under serializable isolation — wrote a column our read filtered
+   * on anywhere (a row we did not see may now match).
+   */
+  private static boolean changedDeltaInputs(Operation ours, Operation theirs) {
+    Operation.RowDelta d = (Operation.RowDelta) ours;
+    return touchesDeltaFragments(ours, theirs)
+        || (d.serializable() && !intersection(theirs.writtenFieldIds(), d.readFieldIds()).isEmpty());
+  }
+
+  /** The rows they added are rows our read would have seen (serializable isolation only). */
+  private static List<io.quiver.manifest.Fragment> addedFragments(Operation theirs) {
+    if (theirs instanceof Operation.Append a) {
+      return a.fragments();
+    }
+    if (theirs instanceof Operation.MergeInsert mi) {
+      return mi.newFragments();
+    }
+    if (theirs instanceof Operation.RowDelta rd) {
+      return rd.newFragments();
+    }
+    return List.of();
+  }
+
+  private static boolean deltaWouldHaveRead(Operation ours, Operation theirs) {
+    return ((Operation.RowDelta) ours).wouldHaveRead(addedFragments(theirs));
+  }
+
+  /** A merge-insert (ours) meets a committed row delta: as against an append plus a delete. */
+  private static boolean deltaMeetsMerge(Operation ours, Operation theirs) {
+    Operation.MergeInsert m = (Operation.MergeInsert) ours;
+    List<io.quiver.manifest.Fragment> added = ((Operation.RowDelta) theirs).newFragments();
+    return !intersection(m.usedFragments(), theirs.touchedFragments()).isEmpty()
+        || (m.deletesBySource() && !added.isEmpty()) || m.insertedKeys().mayBeIn(added, m.keyFieldIds());
+  }
+
   private static boolean configKeysCollide(Operation ours, Operation theirs) {
     return !intersection(configKeys(ours), configKeys(theirs)).isEmpty();
   }
@@ -412,6 +455,57 @@ public final class ConflictResolver {
         "replacing would hide or ignore its newer cells", retryIf(ConflictResolver::theyChangedWhatWeUse)));
     rewrite.put(Kind.MERGE_INSERT, new Cell("retryable on a shared fragment",
         "we would drop its cells or resurrect rows it deleted", retryIf(ConflictResolver::overlap)));
+
+    // ---- row delta (an engine's MERGE INTO / UPDATE / DELETE): the rows it read must not have changed
+    Map<Kind, Cell> delta = m.get(Kind.ROW_DELTA);
+    delta.put(Kind.APPEND, new Cell("retryable if serializable and its rows may match what we read",
+        "serially we would have read its rows (decided from its fragments' statistics against our conflict"
+            + " filter; missing statistics count as a match)", retryIf(ConflictResolver::deltaWouldHaveRead)));
+    delta.put(Kind.DELETE, new Cell("retryable on a fragment we read or touched",
+        "rows we read, updated or deleted may be gone", retryIf(ConflictResolver::touchesDeltaFragments)));
+    delta.put(Kind.UPDATE, new Cell("retryable on a fragment we read or touched, or if serializable and it wrote a column our filter read",
+        "rows we read changed (our rewritten rows would undo its cells), or a row we did not read may now match",
+        retryIf(ConflictResolver::changedDeltaInputs)));
+    delta.put(Kind.ADD_COLUMNS, new Cell("retryable if we add rows", "our new fragments would lack the columns just added",
+        retryIf((o, t) -> ((Operation.RowDelta) o).inserts())));
+    delta.put(Kind.PROJECT, new Cell("retryable if it dropped a field we read or write, or made non-nullable one we write",
+        "our filter or rows name a dropped field, or hold nulls in a non-nullable one",
+        retryIf(ConflictResolver::projectionHitsWrites)));
+    delta.put(Kind.REPLACE_DATA, new Cell("retryable on a fragment we read or touched, or if serializable and it replaced a column our filter read",
+        "rows we read changed, or a row we did not read may now match", retryIf(ConflictResolver::changedDeltaInputs)));
+    delta.put(Kind.REWRITE, new Cell("retryable on a fragment we read or touched",
+        "compaction moved the rows we address", retryIf(ConflictResolver::touchesDeltaFragments)));
+    delta.put(Kind.UPDATE_CONFIG, new Cell("compatible", "configuration is independent of data", OK));
+    delta.put(Kind.WRITE_COLUMNS, new Cell("retryable if it added columns while we add rows, or as against an update",
+        "our new fragments would lack its columns, or rows we read changed",
+        retryIf((o, t) -> (theyAddedColumns(o, t) && ((Operation.RowDelta) o).inserts()) || changedDeltaInputs(o, t))));
+    delta.put(Kind.MERGE_INSERT, new Cell("retryable on a fragment we read or touched, or if serializable and it inserted or wrote rows we would have read",
+        "rows we read changed, or serially we would have read its rows",
+        retryIf((o, t) -> changedDeltaInputs(o, t) || deltaWouldHaveRead(o, t))));
+    delta.put(Kind.ROW_DELTA, new Cell("retryable on a fragment we read or touched, or if serializable and its rows may match what we read",
+        "rows we read changed, or serially we would have read its rows",
+        retryIf((o, t) -> touchesDeltaFragments(o, t) || deltaWouldHaveRead(o, t))));
+    // ... and every other kind against a committed row delta, as against an append plus a delete.
+    append.put(Kind.ROW_DELTA, new Cell("compatible",
+        "an append decides nothing from existing rows; the delta's deletions only touch existing fragments", OK));
+    delete.put(Kind.ROW_DELTA, new Cell("retryable on a shared fragment",
+        "our deletion file is no longer the fragment's, or rows our predicate read were rewritten",
+        retryIf(ConflictResolver::overlap)));
+    update.put(Kind.ROW_DELTA, new Cell("retryable if it rewrote rows in a shared fragment",
+        "our cells would land on old versions of rows it rewrote", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    add.put(Kind.ROW_DELTA, new Cell("retryable if it added rows or wrote a field we read",
+        "the new fragments would lack our columns, or our values were computed from rows it rewrote",
+        retryIf((o, t) -> ((Operation.RowDelta) t).inserts()
+            || !intersection(t.writtenFieldIds(), o.readFieldIds()).isEmpty())));
+    project.put(Kind.ROW_DELTA, new Cell("retryable if we make non-nullable a field it wrote",
+        "it may have written nulls we did not check", retryIf(ConflictResolver::ourTighteningMeetsTheirWrites)));
+    replace.put(Kind.ROW_DELTA, new Cell("retryable if it rewrote rows in a shared fragment",
+        "our replacement would hold old values of rows it rewrote", retryIf(ConflictResolver::theyChangedWhatWeUse)));
+    rewrite.put(Kind.ROW_DELTA, new Cell("retryable on a shared fragment",
+        "we would resurrect rows it deleted", retryIf(ConflictResolver::overlap)));
+    merge.put(Kind.ROW_DELTA, new Cell("retryable if it touched a fragment we used, its rows may hold a key we insert, or we delete by source",
+        "rows we matched changed, both would insert the key, or serially we would have deleted its rows",
+        retryIf(ConflictResolver::deltaMeetsMerge)));
 
     // ---- update config
     Map<Kind, Cell> config = m.get(Kind.UPDATE_CONFIG);

@@ -108,6 +108,14 @@ public final class ManifestBuilder {
         addOverlays(s, s.require(fo.fragmentId(), txn), fo, version);
       }
       mi.newFragments().forEach(s::addNew);
+    } else if (op instanceof Operation.RowDelta rd) {
+      // Deletions as a delete applies them (never rebased: the resolver retries a delta whose fragments a
+      // concurrent commit touched), new fragments as an append.
+      checkAtomicFields(base.schema(), rd.writtenFieldIds(), txn);
+      for (Operation.FragmentDeletion fd : rd.deletions()) {
+        applyDeletion(s, fd, txn);
+      }
+      rd.newFragments().forEach(s::addNew);
     } else if (op instanceof Operation.AddColumns a) {
       return addColumns(base, s, txn, a, timestamp);
     } else if (op instanceof Operation.WriteColumns w) {

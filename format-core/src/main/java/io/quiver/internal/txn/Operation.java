@@ -31,7 +31,7 @@ public sealed interface Operation {
   /** Kinds of operation, in the order of the conflict matrix. */
   enum Kind {
     APPEND, OVERWRITE, DELETE, UPDATE, ADD_COLUMNS, PROJECT, REPLACE_DATA, REWRITE, RESTORE, UPDATE_CONFIG, WRITE_COLUMNS,
-    MERGE_INSERT;
+    MERGE_INSERT, ROW_DELTA;
 
     static Kind of(Operation op) {
       if (op instanceof Append) {
@@ -58,6 +58,8 @@ public sealed interface Operation {
         return WRITE_COLUMNS;
       } else if (op instanceof MergeInsert) {
         return MERGE_INSERT;
+      } else if (op instanceof RowDelta) {
+        return ROW_DELTA;
       }
       throw new IllegalStateException("unknown operation " + op);
     }
@@ -617,6 +619,88 @@ public sealed interface Operation {
     /** Whether the merge inserts any row. */
     public boolean inserts() {
       return !newFragments.isEmpty();
+    }
+  }
+  /**
+   * Which rows added by a concurrent commit an engine's read would have seen, judged from the added fragments'
+   * statistics (conservative: true whenever a row may match).
+   */
+  @FunctionalInterface
+  interface RowFilter {
+    boolean mayMatch(Fragment fragment);
+  }
+
+  /**
+   * An engine's row-level change ({@code DistributedWrites.newRowDelta}: Spark's MERGE INTO, UPDATE and
+   * DELETE): rows deleted by address, applied like {@link Delete} without rebase, and rows written by workers
+   * added as new fragments (placeholder ids, numbered like {@link Append}) — one transaction, computed from
+   * one version. An updated row is the deletion of its old version plus its new version among the new
+   * fragments.
+   *
+   * @param deletions per fragment, the rows deleted (updated rows included)
+   * @param newFragments the inserted rows and the new versions of updated rows
+   * @param readFieldIds the columns the engine's read filtered on
+   * @param readFragments fragments whose rows the engine read (a concurrent change to one makes the delta
+   *     retryable)
+   * @param serializable whether rows added concurrently that the read would have seen make the delta
+   *     retryable (snapshot isolation ignores them)
+   * @param conflictFilter which added rows the read would have seen (empty: every row). Only the committing
+   *     side uses it: it is not stored, so a delta decoded from a file has none
+   * @param description the command and its filter in readable form, for history listings
+   */
+  record RowDelta(List<FragmentDeletion> deletions, List<Fragment> newFragments, Set<Integer> readFieldIds,
+      Set<Long> readFragments, boolean serializable, Optional<RowFilter> conflictFilter, String description)
+      implements Operation {
+    public RowDelta {
+      deletions = List.copyOf(deletions);
+      newFragments = List.copyOf(newFragments);
+      readFieldIds = Set.copyOf(new TreeSet<>(readFieldIds));
+      readFragments = Set.copyOf(new TreeSet<>(readFragments));
+      Objects.requireNonNull(conflictFilter, "conflictFilter");
+      Objects.requireNonNull(description, "description");
+    }
+
+    @Override
+    public String name() {
+      return "row-delta";
+    }
+
+    /** Fragments that get deletions. */
+    @Override
+    public Set<Long> touchedFragments() {
+      Set<Long> ids = new HashSet<>();
+      deletions.forEach(d -> ids.add(d.fragmentId()));
+      return ids;
+    }
+
+    /** Fragments read or touched: what a concurrent change must not meet. */
+    public Set<Long> usedFragments() {
+      Set<Long> ids = new HashSet<>(touchedFragments());
+      ids.addAll(readFragments);
+      return ids;
+    }
+
+    @Override
+    public Set<Integer> writtenFieldIds() {
+      return storedFieldIds(newFragments);
+    }
+
+    /** Whether the delta adds any row. */
+    public boolean inserts() {
+      return !newFragments.isEmpty();
+    }
+
+    /** Whether, under serializable isolation, the engine's read would have seen a row of {@code added}. */
+    public boolean wouldHaveRead(List<Fragment> added) {
+      if (!serializable) {
+        return false;
+      }
+      for (Fragment f : added) {
+        if (f.physicalRows() > 0 && conflictFilter.map(c -> c.mayMatch(f)).orElse(true)) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 }

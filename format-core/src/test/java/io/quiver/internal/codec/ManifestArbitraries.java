@@ -126,6 +126,15 @@ public final class ManifestArbitraries {
             fragments.isEmpty() ? List.of() : List.of(fragments.get(0).withId(0)), someFields, Set.of(any.id()),
             inserted, random.nextBoolean(), "on [k]: when matched update all");
       }
+      case ROW_DELTA -> {
+        MutableRoaringBitmap added = bitmap(any.physicalRows(), random).toMutableRoaringBitmap();
+        yield new Operation.RowDelta(
+            List.of(new Operation.FragmentDeletion(any.id(), any.deletionFile(),
+                new DeletionFile("_deletions/" + any.id() + "-2-z.bin", added.getCardinality(), 40),
+                added.toImmutableRoaringBitmap())),
+            fragments.isEmpty() ? List.of() : List.of(fragments.get(0).withId(0)), someFields, Set.of(any.id()),
+            random.nextBoolean(), Optional.empty(), "spark MERGE where x < 3 (serializable)");
+      }
       case WRITE_COLUMNS -> {
         // A staged write of the fragment's first file's fields, witnessed against the fragment itself.
         DataFile file = any.files().get(0);

@@ -43,25 +43,28 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  */
 class ConflictMatrixTest {
   // theirs: APPEND OVERWRITE DELETE UPDATE ADD_COLUMNS PROJECT REPLACE_DATA REWRITE RESTORE UPDATE_CONFIG WRITE_COLUMNS
-  //         MERGE_INSERT
+  //         MERGE_INSERT ROW_DELTA
   private static final Map<Kind, String> EXPECTED =
       Map.ofEntries(
-          Map.entry(Kind.APPEND, "CXCCRrCCXCRC"),
-          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkRR"),
-          Map.entry(Kind.DELETE, "CXBrCrrrXCrr"),
-          Map.entry(Kind.UPDATE, "CXCrCrrrXCrr"),
+          Map.entry(Kind.APPEND, "CXCCRrCCXCRCC"),
+          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkRRR"),
+          Map.entry(Kind.DELETE, "CXBrCrrrXCrrr"),
+          Map.entry(Kind.UPDATE, "CXCrCrrrXCrrr"),
           // The hot merge-insert sample inserts rows, so an add-columns after it is always retryable.
-          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCRR"),
-          Map.entry(Kind.PROJECT, "rXCrRRrCXCRr"),
-          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCrr"),
-          Map.entry(Kind.REWRITE, "CXrrRrrrXCRr"),
-          Map.entry(Kind.RESTORE, "RRRRRRRRRRRR"),
-          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkCC"),
+          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCRRR"),
+          Map.entry(Kind.PROJECT, "rXCrRRrCXCRrr"),
+          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCrrr"),
+          Map.entry(Kind.REWRITE, "CXrrRrrrXCRrr"),
+          Map.entry(Kind.RESTORE, "RRRRRRRRRRRRR"),
+          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkCCC"),
           // Staged column writes: the witness check in the manifest builder decides, not the matrix.
-          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCCC"),
+          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCCCC"),
           // The hot sample inserts key 5 (an appended file without statistics may hold it); the cold one
           // inserts nothing, uses fragment 2 and keys on field 2.
-          Map.entry(Kind.MERGE_INSERT, "rXrrrrrrXCrr"));
+          Map.entry(Kind.MERGE_INSERT, "rXrrrrrrXCrrr"),
+          // The hot row delta deletes in fragment 1, adds a fragment and is serializable with no filter (every
+          // added row counts as read); the cold one deletes in fragment 2, adds nothing, under snapshot isolation.
+          Map.entry(Kind.ROW_DELTA, "rXrrrrrrXCrrr"));
 
   private static final Schema SCHEMA =
       Schema.fromArrow(
@@ -198,6 +201,11 @@ class ConflictMatrixTest {
       case RESTORE -> new Operation.Restore(1, SCHEMA, List.of(fragment(fragment, field)), Map.of(key, "1"));
       case UPDATE_CONFIG -> new Operation.UpdateConfig(Map.of(key, "1"), Set.of());
       case MERGE_INSERT -> mergeInsert(fragment, field, hot);
+      case ROW_DELTA -> new Operation.RowDelta(
+          List.of(new Operation.FragmentDeletion(fragment, Optional.empty(),
+              new DeletionFile("_deletions/" + fragment + "-1-y.bin", 2, 20), offsets.toImmutableRoaringBitmap())),
+          hot ? List.of(fragment(0, field)) : List.of(), Set.of(field), Set.of(fragment), hot, Optional.empty(),
+          "spark MERGE");
       case WRITE_COLUMNS -> {
         ArrowType int64 = new ArrowType.Int(64, true);
         Schema contract = new Schema(List.of(io.quiver.schema.Field.of(field, -1, "f" + field, int64, true),
