@@ -17,11 +17,14 @@ import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -34,7 +37,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * scan planned from it reads exactly that version — executors are handed tasks pinned to it, never "the
  * latest".
  */
-public final class QuiverTable implements SupportsRead, SupportsWrite, SupportsDeleteV2, SupportsMetadataColumns {
+public final class QuiverTable
+    implements SupportsRead, SupportsWrite, SupportsDeleteV2, SupportsMetadataColumns, SupportsRowLevelOperations {
   /** Metadata column: the row's address in its version ({@code fragment id << 32 | offset}). */
   public static final String ROW_ADDRESS = RowAddress.COLUMN;
   /** Metadata column: the id of the fragment holding the row. */
@@ -153,6 +157,21 @@ public final class QuiverTable implements SupportsRead, SupportsWrite, SupportsD
         return comment;
       }
     };
+  }
+
+  // ---------------------------------------------------------------- MERGE INTO, UPDATE, row-level DELETE
+
+  /**
+   * MERGE INTO, UPDATE and DELETE with a condition Quiver cannot evaluate: a row-level operation committed as
+   * one Quiver row delta at this table's version (docs/spark.md).
+   */
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    if (!latest) {
+      throw new io.quiver.exceptions.InvalidArgumentException("table " + name + " was loaded at version " + version
+          + " for time travel, which is read-only; " + info.command() + " the table without VERSION AS OF");
+    }
+    return () -> new io.quiver.spark.write.QuiverRowLevelOperation(this, info.command());
   }
 
   // ---------------------------------------------------------------- DELETE FROM … WHERE

@@ -26,7 +26,7 @@ import org.apache.spark.sql.types.StructType;
  * {@link ScanTask}, each pinned to the table's loaded version, read as columnar batches of the Arrow
  * vectors. Tasks are planned once, on the driver, the first time Spark asks for them or for statistics.
  */
-final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
+public final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   private final QuiverTable table;
   private final StructType readSchema;
   private final List<String> columns;
@@ -90,6 +90,18 @@ final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   /** The Quiver predicate the tasks filter by ({@code TRUE} for none). */
   io.quiver.predicate.Predicate filter() {
     return filter;
+  }
+
+  /** The Quiver predicate the tasks filter by ({@code TRUE} for none): a row-level write's conflict filter. */
+  public io.quiver.predicate.Predicate quiverFilter() {
+    return filter;
+  }
+
+  /** The fragments the planned tasks read (planning them if Spark has not yet): what a row-level write read. */
+  public java.util.Set<Long> fragmentIds() {
+    java.util.Set<Long> ids = new java.util.TreeSet<>();
+    tasks().forEach(t -> ids.add(t.fragmentId()));
+    return ids;
   }
 
   synchronized List<ScanTask> tasks() {

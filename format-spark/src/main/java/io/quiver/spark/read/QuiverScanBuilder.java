@@ -42,10 +42,19 @@ public final class QuiverScanBuilder
   private final List<io.quiver.predicate.Predicate> filters = new ArrayList<>();
   private OptionalLong limit = OptionalLong.empty();
 
+  private final java.util.function.Consumer<QuiverScan> onBuild;
+
   public QuiverScanBuilder(QuiverTable table, CaseInsensitiveStringMap options) {
+    this(table, options, scan -> { });
+  }
+
+  /** A builder that hands the scan it builds to {@code onBuild} (a row-level operation keeps what it read). */
+  public QuiverScanBuilder(QuiverTable table, CaseInsensitiveStringMap options,
+      java.util.function.Consumer<QuiverScan> onBuild) {
     this.table = table;
     this.options = options;
     this.required = table.schema();
+    this.onBuild = onBuild;
   }
 
   // ---------------------------------------------------------------- filters
@@ -133,9 +142,11 @@ public final class QuiverScanBuilder
       DataType type = prune(SparkPredicates.quote(t.name()), t.dataType(), f.dataType(), columns);
       read.add(new StructField(t.name(), type, t.nullable(), t.metadata()));
     }
-    return new QuiverScan(table, new StructType(read.toArray(new StructField[0])), columns,
+    QuiverScan scan = new QuiverScan(table, new StructType(read.toArray(new StructField[0])), columns,
         io.quiver.predicate.Predicate.and(filters), List.copyOf(pushed), rowAddress, limit,
         longOption(TARGET_TASK_BYTES, DEFAULT_TARGET_TASK_BYTES), (int) longOption(BATCH_SIZE, 0));
+    onBuild.accept(scan);
+    return scan;
   }
 
   /**

@@ -25,6 +25,15 @@ final class Commits {
    * that {@code Dataset.cleanup} removes after its safety window).
    */
   static List<WriteResult> toCommit(WriterCommitMessage[] messages) {
+    List<WriteResult> out = new ArrayList<>();
+    for (QuiverCommitMessage m : firstPerPartition(messages)) {
+      out.addAll(m.decode());
+    }
+    return out;
+  }
+
+  /** One message per partition, the first given (see {@link #toCommit}). */
+  static List<QuiverCommitMessage> firstPerPartition(WriterCommitMessage[] messages) {
     Map<Integer, QuiverCommitMessage> byPartition = new LinkedHashMap<>();
     for (QuiverCommitMessage m : quiverMessages(messages)) {
       QuiverCommitMessage first = byPartition.putIfAbsent(m.partitionId(), m);
@@ -33,11 +42,7 @@ final class Commits {
             first, m);
       }
     }
-    List<WriteResult> out = new ArrayList<>();
-    for (QuiverCommitMessage m : byPartition.values()) {
-      out.addAll(m.decode());
-    }
-    return out;
+    return new ArrayList<>(byPartition.values());
   }
 
   /** Every result of every message, duplicates included (what an abort may have to delete). */

@@ -18,13 +18,47 @@ final class QuiverCommitMessage implements WriterCommitMessage {
   private final int attemptNumber;
   private final long epochId;
   private final List<byte[]> results;
+  /** A row-level write's deleted row addresses (a portable Roaring64NavigableMap); empty otherwise. */
+  private final byte[] deletedRows;
 
   QuiverCommitMessage(int partitionId, long taskId, int attemptNumber, long epochId, List<byte[]> results) {
+    this(partitionId, taskId, attemptNumber, epochId, results, new byte[0]);
+  }
+
+  private QuiverCommitMessage(int partitionId, long taskId, int attemptNumber, long epochId, List<byte[]> results,
+      byte[] deletedRows) {
     this.partitionId = partitionId;
     this.taskId = taskId;
     this.attemptNumber = attemptNumber;
     this.epochId = epochId;
     this.results = List.copyOf(results);
+    this.deletedRows = deletedRows;
+  }
+
+  /** This message with the row addresses its task deleted. */
+  QuiverCommitMessage withDeletedRows(org.roaringbitmap.longlong.Roaring64NavigableMap rows) {
+    rows.runOptimize();
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+      rows.serializePortable(out);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return new QuiverCommitMessage(partitionId, taskId, attemptNumber, epochId, results, bytes.toByteArray());
+  }
+
+  /** The row addresses the task deleted (none for an append). */
+  long[] deletedRows() {
+    if (deletedRows.length == 0) {
+      return new long[0];
+    }
+    org.roaringbitmap.longlong.Roaring64NavigableMap rows = new org.roaringbitmap.longlong.Roaring64NavigableMap();
+    try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(deletedRows))) {
+      rows.deserializePortable(in);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return rows.toArray();
   }
 
   int partitionId() {
@@ -55,6 +89,7 @@ final class QuiverCommitMessage implements WriterCommitMessage {
   @Override
   public String toString() {
     return "QuiverCommitMessage[partition " + partitionId + ", task " + taskId + ", attempt " + attemptNumber
-        + (epochId >= 0 ? ", epoch " + epochId : "") + ", " + results.size() + " results]";
+        + (epochId >= 0 ? ", epoch " + epochId : "") + ", " + results.size() + " results"
+        + (deletedRows.length > 0 ? ", deleted rows" : "") + "]";
   }
 }
