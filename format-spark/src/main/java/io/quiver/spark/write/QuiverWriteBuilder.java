@@ -61,7 +61,8 @@ public final class QuiverWriteBuilder implements WriteBuilder, SupportsOverwrite
       if (!(p instanceof AlwaysTrue)) {
         throw new InvalidArgumentException("Quiver table " + table.name() + " can only be overwritten entirely;"
             + " an overwrite WHERE " + Arrays.toString(predicates) + " would delete the matching rows and append"
-            + " the new ones, which Quiver cannot commit as one atomic version. Overwrite the whole table, or"
+            + " the new ones, which this connector does not commit as one version yet. Overwrite the whole table,"
+            + " MERGE INTO the table (one version), or"
             + " DELETE FROM … WHERE and then append (two commits)");
       }
     }
