@@ -167,4 +167,51 @@ public abstract class UpdateStoreContract extends StoreJourney {
       assertThat(ds.versionInfo(2).operation()).isEqualTo("merge-insert");
     }
   }
+  @Test
+  void aRowDeltaCommitsOnceAndAStaleOneIsRefusedOnTheStore() {
+    String uri = newTableUri();
+    io.quiver.dataset.CommitOptions keyed =
+        io.quiver.dataset.CommitOptions.defaults().withIdempotenceKey("engine/q1/merge");
+    try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 100);
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+      try (VectorSchemaRoot more = SampleTable.batch(allocator, 100, 50)) {
+        ds.append(List.of(more)); // version 2: ids 100..149 in fragment 1
+      }
+      io.quiver.dataset.RowDelta stale = ds.distributed().newRowDelta(2).deleteRows(RowAddress.of(0, 11))
+          .readFragments(List.of(0L));
+      io.quiver.dataset.WriteResult rows;
+      try (io.quiver.dataset.DistributedWriter w = ds.distributed().newWriter();
+          VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 5)) {
+        rows = w.write(List.of(batch));
+      }
+      io.quiver.dataset.RowDeltaResult r = ds.distributed().newRowDelta(2)
+          .deleteRows(RowAddress.of(0, 10), RowAddress.of(1, 20)).addRows(List.of(rows)).commit(keyed);
+      assertThat(r).isEqualTo(new io.quiver.dataset.RowDeltaResult(3, 2, 5, false));
+      // The same commit from a re-opened handle (a restarted driver): found, nothing published.
+      try (Dataset again = Dataset.open(uri, options(), 2)) {
+        io.quiver.dataset.RowDeltaResult retry = again.distributed().newRowDelta(2)
+            .deleteRows(RowAddress.of(1, 20), RowAddress.of(0, 10)).addRows(List.of(rows)).commit(keyed);
+        assertThat(retry.alreadyCommitted()).isTrue();
+        assertThat(retry.version()).isEqualTo(3);
+      }
+      // A delta computed at version 2 from fragment 0, which version 3 changed: refused, nothing committed.
+      assertThatExceptionOfType(RetryableConflictException.class)
+          .isThrownBy(() -> stale.commit(io.quiver.dataset.CommitOptions.defaults()));
+      assertThat(ds.latestVersion()).isEqualTo(3);
+    }
+    Map<Long, List<Object>> want = new HashMap<>();
+    for (long id = 0; id < 150; id++) {
+      want.put(id, base(id));
+    }
+    want.remove(10L);
+    want.remove(120L);
+    for (long id = 1000; id < 1005; id++) {
+      want.put(id, base(id));
+    }
+    try (Dataset ds = Dataset.open(uri, options())) {
+      assertThat(cells(ds.newScan().open())).isEqualTo(want);
+      assertThat(ds.versionInfo(3).operation()).isEqualTo("row-delta");
+      assertThat(ds.validate().isValid()).isTrue();
+    }
+  }
 }
