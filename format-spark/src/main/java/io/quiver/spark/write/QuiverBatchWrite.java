@@ -33,16 +33,20 @@ final class QuiverBatchWrite implements BatchWrite {
   private final WriteSizes sizes;
   private final WriteMode mode;
   private final String key;
+  /** For an overwrite by a filter: the rows it replaces. */
+  private final java.util.Optional<io.quiver.predicate.Predicate> where;
   private volatile boolean outcomeUnknown;
   private volatile long committedVersion = -1;
 
-  QuiverBatchWrite(TableRef ref, long readVersion, Schema schema, WriteSizes sizes, WriteMode mode, String queryId) {
+  QuiverBatchWrite(TableRef ref, long readVersion, Schema schema, WriteSizes sizes, WriteMode mode, String queryId,
+      java.util.Optional<io.quiver.predicate.Predicate> where) {
     this.ref = ref;
     this.readVersion = readVersion;
     this.schema = schema;
     this.sizes = sizes;
     this.mode = mode;
-    this.key = "spark/" + queryId + "/" + mode.name().toLowerCase(Locale.ROOT);
+    this.where = where;
+    this.key = "spark/" + queryId + "/" + mode.name().toLowerCase(Locale.ROOT) + (where.isPresent() ? "-where" : "");
   }
 
   /** The idempotence key this write commits under. */
@@ -68,6 +72,10 @@ final class QuiverBatchWrite implements BatchWrite {
 
   @Override
   public void commit(WriterCommitMessage[] messages) {
+    if (where.isPresent()) {
+      commitOverwriteWhere(Commits.toCommit(messages), where.get());
+      return;
+    }
     List<WriteResult> results = Commits.toCommit(messages);
     boolean empty = results.stream().allMatch(r -> r.fragments().isEmpty());
     if (empty && mode == WriteMode.APPEND) {
@@ -85,6 +93,44 @@ final class QuiverBatchWrite implements BatchWrite {
       LOG.info("{} {} committed {} rows to {} as version {}", mode, key,
           results.stream().mapToLong(WriteResult::rows).sum(), ref, version);
       WriteHooks.current().afterTableCommit(key, version);
+    } catch (CommitStateUnknownException e) {
+      outcomeUnknown = true;
+      throw e;
+    }
+  }
+
+  /**
+   * An overwrite by a filter: the rows {@code filter} matches at the read version (their addresses, from a scan
+   * that reads the first column only) are deleted and the results' rows added, as one row delta bound to the
+   * read version — a commit since that changed a fragment holding matching rows, or (serializably) added rows
+   * the filter may match, fails it with a retryable conflict.
+   */
+  private void commitOverwriteWhere(List<WriteResult> results, io.quiver.predicate.Predicate filter) {
+    try (Dataset ds = ref.open(); Dataset at = new io.quiver.spark.VersionRef.Number(readVersion).open(ref)) {
+      io.quiver.dataset.Scanner scan = at.newScan().columns(at.schema().fields().get(0).name()).filter(filter)
+          .withRowAddress(true);
+      java.util.Set<Long> fragments = new java.util.TreeSet<>();
+      scan.planTasks().forEach(t -> fragments.add(t.fragmentId()));
+      org.roaringbitmap.longlong.Roaring64NavigableMap addresses = new org.roaringbitmap.longlong.Roaring64NavigableMap();
+      try (org.apache.arrow.vector.ipc.ArrowReader reader = scan.open()) {
+        while (reader.loadNextBatch()) {
+          var root = reader.getVectorSchemaRoot();
+          var column = (org.apache.arrow.vector.UInt8Vector) root.getVector(io.quiver.dataset.RowAddress.COLUMN);
+          for (int i = 0; i < root.getRowCount(); i++) {
+            addresses.addLong(column.get(i));
+          }
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      WriteHooks.current().beforeTableCommit(key, readVersion);
+      io.quiver.dataset.RowDeltaResult r = ds.distributed().newRowDelta(readVersion)
+          .deleteRows(addresses.toArray()).addRows(results).readFragments(fragments).conflictFilter(filter)
+          .description("spark OVERWRITE").commit(CommitOptions.defaults().withIdempotenceKey(key));
+      committedVersion = r.version();
+      LOG.info("Overwrite {} where {} of {}: {} rows deleted, {} rows written, version {}", key, filter, ref,
+          r.deletedRows(), r.addedRows(), r.version());
+      WriteHooks.current().afterTableCommit(key, r.version());
     } catch (CommitStateUnknownException e) {
       outcomeUnknown = true;
       throw e;

@@ -37,6 +37,7 @@ public final class QuiverWriteBuilder implements WriteBuilder, SupportsOverwrite
   private final QuiverTable table;
   private final LogicalWriteInfo info;
   private WriteMode mode = WriteMode.APPEND;
+  private java.util.Optional<io.quiver.predicate.Predicate> where = java.util.Optional.empty();
 
   public QuiverWriteBuilder(QuiverTable table, LogicalWriteInfo info) {
     this.table = table;
@@ -46,6 +47,7 @@ public final class QuiverWriteBuilder implements WriteBuilder, SupportsOverwrite
   @Override
   public WriteBuilder truncate() {
     mode = WriteMode.OVERWRITE;
+    where = java.util.Optional.empty();
     return this;
   }
 
@@ -55,18 +57,31 @@ public final class QuiverWriteBuilder implements WriteBuilder, SupportsOverwrite
     return true;
   }
 
+  /**
+   * An overwrite by a filter ({@code INSERT OVERWRITE … WHERE}, {@code overwrite(condition)}): the rows the
+   * filter matches at the loaded version are deleted and the written rows added, in ONE commit (a row delta,
+   * docs/spark.md). The filter must be one Quiver evaluates (comparisons, IN, IS NULL, AND, OR, NOT over
+   * columns); another is refused with the reason.
+   */
   @Override
   public WriteBuilder overwrite(Predicate[] predicates) {
+    List<io.quiver.predicate.Predicate> converted = new ArrayList<>();
     for (Predicate p : predicates) {
-      if (!(p instanceof AlwaysTrue)) {
-        throw new InvalidArgumentException("Quiver table " + table.name() + " can only be overwritten entirely;"
-            + " an overwrite WHERE " + Arrays.toString(predicates) + " would delete the matching rows and append"
-            + " the new ones, which this connector does not commit as one version yet. Overwrite the whole table,"
-            + " MERGE INTO the table (one version), or"
-            + " DELETE FROM … WHERE and then append (two commits)");
+      if (p instanceof AlwaysTrue) {
+        continue;
       }
+      converted.add(io.quiver.spark.read.SparkPredicates.toQuiver(p, table.schema(), table.arrowSchema())
+          .orElseThrow(() -> new InvalidArgumentException("Quiver table " + table.name() + " cannot be"
+              + " overwritten WHERE " + Arrays.toString(predicates) + ": the condition " + p + " is not one Quiver"
+              + " evaluates (comparisons, IN, IS NULL, AND, OR, NOT over columns and constants). Overwrite the"
+              + " whole table, MERGE INTO it, or DELETE FROM … WHERE and then append (two commits)")));
     }
-    return truncate();
+    if (converted.isEmpty()) {
+      return truncate();
+    }
+    where = java.util.Optional.of(converted.size() == 1 ? converted.get(0) : io.quiver.predicate.Predicate.and(converted));
+    mode = WriteMode.OVERWRITE;
+    return this;
   }
 
   @Override
@@ -79,6 +94,7 @@ public final class QuiverWriteBuilder implements WriteBuilder, SupportsOverwrite
     checkSchema(table, info.schema());
     WriteSizes sizes = WriteSizes.from(info.options());
     WriteMode writeMode = mode;
+    java.util.Optional<io.quiver.predicate.Predicate> overwriteWhere = where;
     return new Write() {
       @Override
       public String description() {
@@ -88,7 +104,7 @@ public final class QuiverWriteBuilder implements WriteBuilder, SupportsOverwrite
       @Override
       public BatchWrite toBatch() {
         return new QuiverBatchWrite(table.ref(), table.quiverVersion(), table.arrowSchema(), sizes, writeMode,
-            info.queryId());
+            info.queryId(), overwriteWhere);
       }
 
       @Override

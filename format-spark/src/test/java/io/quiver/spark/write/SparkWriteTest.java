@@ -366,13 +366,30 @@ class SparkWriteTest {
   }
 
   @Test
-  void anOverwriteByAFilterIsRefusedWithTheReason() throws Exception {
+  void anOverwriteByAFilterReplacesTheMatchingRowsInOneCommit() throws Exception {
     String t = newTable("id BIGINT");
     spark.spark().range(3).writeTo("quiver.db." + t).append();
-    assertThatThrownBy(() -> spark.spark().range(1).writeTo("quiver.db." + t).overwrite(col("id").gt(1)))
-        .hasStackTraceContaining("can only be overwritten entirely");
+    long before = version(t);
+    spark.spark().range(10, 12).writeTo("quiver.db." + t).overwrite(col("id").gt(1));
+    assertThat(ids(t)).containsExactly(0L, 1L, 10L, 11L);
+    assertThat(version(t)).isEqualTo(before + 1);
+    try (Dataset ds = Dataset.open(uri(t))) {
+      assertThat(ds.versionInfo(before + 1).operation()).isEqualTo("row-delta");
+    }
+    // INSERT OVERWRITE … WHERE-style filters over several columns are one commit too.
+    spark.spark().sql("INSERT INTO quiver.db." + t + " REPLACE WHERE id >= 10 SELECT 20L AS id");
+    assertThat(ids(t)).containsExactly(0L, 1L, 20L);
+  }
+
+  @Test
+  void anOverwriteByAFilterQuiverCannotEvaluateIsRefusedWithTheReason() throws Exception {
+    String t = newTable("id BIGINT");
+    spark.spark().range(3).writeTo("quiver.db." + t).append();
+    assertThatThrownBy(() -> spark.spark().range(1).writeTo("quiver.db." + t).overwrite(col("id").plus(1).gt(2)))
+        .hasStackTraceContaining("is not one Quiver evaluates");
     assertThat(ids(t)).containsExactly(0L, 1L, 2L);
   }
+
 
   @Test
   void aTimeTravelledTableIsReadOnly() throws Exception {
