@@ -102,19 +102,11 @@ final public class Idempotence {
     if (options.idempotenceKey().isEmpty() && options.applicationSequence().isEmpty()) {
       return Optional.empty();
     }
-    Optional<Long> latestVersion = io.commitStore().latestVersion();
-    if (latestVersion.isEmpty()) {
-      return Optional.empty();
-    }
-    Manifest latest = io.load(latestVersion.get()).manifest();
-    if (latest.ledger().isEmpty()) {
-      return Optional.empty();
-    }
     List<io.quiver.manifest.Fragment> fragments = DistributedCommits.fragments(results);
     Operation op = mode == WriteMode.OVERWRITE
         ? new Operation.Overwrite(results.get(0).schema(), fragments, Map.of())
         : new Operation.Append(fragments);
-    return inLedger(io, latest, op, options, rowsDigest, properties);
+    return inLatestLedger(io, op, options, rowsDigest, properties);
   }
 
   /**
@@ -133,11 +125,6 @@ final public class Idempotence {
       return Optional.empty();
     }
     Manifest latest = io.load(latestVersion.get()).manifest();
-    return inLedger(io, latest, op, options, contentDigest, properties);
-  }
-
-  private static Optional<Already> inLedger(TableIo io, Manifest latest, Operation op, CommitOptions options,
-      Optional<String> contentDigest, Map<String, String> properties) {
     if (latest.ledger().isEmpty()) {
       return Optional.empty();
     }

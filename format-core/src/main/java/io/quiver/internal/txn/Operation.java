@@ -106,6 +106,13 @@ public sealed interface Operation {
   }
 
   /** Live field ids stored by the data files of the given fragments. */
+  /** The ids of the fragments {@code deletions} delete from (a new, mutable set). */
+  static Set<Long> fragmentIds(List<FragmentDeletion> deletions) {
+    Set<Long> ids = new HashSet<>();
+    deletions.forEach(d -> ids.add(d.fragmentId()));
+    return ids;
+  }
+
   static Set<Integer> storedFieldIds(List<Fragment> fragments) {
     Set<Integer> ids = new TreeSet<>();
     for (Fragment f : fragments) {
@@ -668,14 +675,12 @@ public sealed interface Operation {
     /** Fragments that get deletions. */
     @Override
     public Set<Long> touchedFragments() {
-      Set<Long> ids = new HashSet<>();
-      deletions.forEach(d -> ids.add(d.fragmentId()));
-      return ids;
+      return fragmentIds(deletions);
     }
 
     /** Fragments read or touched: what a concurrent change must not meet. */
     public Set<Long> usedFragments() {
-      Set<Long> ids = new HashSet<>(touchedFragments());
+      Set<Long> ids = fragmentIds(deletions);
       ids.addAll(readFragments);
       return ids;
     }

@@ -25,9 +25,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Batch and streaming writes to a Quiver table: appends, and full overwrites ({@code INSERT OVERWRITE},
- * {@code mode("overwrite")}, {@code writeTo(...).overwrite(lit(true))}, truncate). An overwrite by any
- * other filter is refused: Quiver cannot delete-where and append in one commit, and two commits would not
- * be atomic. The write's rows must have the table's columns (Spark checks this for catalog tables too);
+ * {@code mode("overwrite")}, {@code writeTo(...).overwrite(lit(true))}, truncate), and overwrites by a filter
+ * Quiver evaluates (one row-delta commit; see {@link #overwrite}). The write's rows must have the table's columns (Spark checks this for catalog tables too);
  * otherwise {@link #build()} throws a {@link SchemaMismatchException} listing the expected and found columns.
  *
  * <p>Write options: {@value WriteSizes#ROWS_PER_BATCH}, {@value WriteSizes#ROWS_PER_FRAGMENT}, {@value

@@ -136,27 +136,8 @@ class SparkRowLevelTest {
     }
   }
 
-  /** Records every file every task attempt wrote, and runs {@code failing}'s driver hooks. */
   private static List<String> recordFiles(WriteHooks failing) {
-    List<String> written = Collections.synchronizedList(new ArrayList<>());
-    WriteHooks.set(new WriteHooks() {
-      @Override
-      public void afterFilesWritten(int partitionId, int attemptNumber, long epochId, List<String> files) {
-        written.addAll(files);
-        failing.afterFilesWritten(partitionId, attemptNumber, epochId, files);
-      }
-
-      @Override
-      public void beforeTableCommit(String key, long readVersion) {
-        failing.beforeTableCommit(key, readVersion);
-      }
-
-      @Override
-      public void afterTableCommit(String key, long version) {
-        failing.afterTableCommit(key, version);
-      }
-    });
-    return written;
+    return SparkWriteTest.recordFiles(failing);
   }
 
   // ---------------------------------------------------------------- the commands

@@ -462,13 +462,14 @@ class SparkWriteTest {
     assertThat(ids(t)).containsExactlyElementsOf(range(0, 25));
   }
 
-  /** Records every file written by every task attempt. */
-  private static List<String> recordFiles(WriteHooks failing) {
+  /** Records every file every task attempt wrote, and runs {@code failing}'s hooks (shared with SparkRowLevelTest). */
+  static List<String> recordFiles(WriteHooks failing) {
     List<String> written = Collections.synchronizedList(new ArrayList<>());
     WriteHooks.set(new WriteHooks() {
       @Override
       public void afterFilesWritten(int partitionId, int attemptNumber, long epochId, List<String> files) {
         written.addAll(files);
+        failing.afterFilesWritten(partitionId, attemptNumber, epochId, files);
       }
 
       @Override
