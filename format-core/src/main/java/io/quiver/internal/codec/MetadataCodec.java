@@ -544,6 +544,13 @@ public final class MetadataCodec {
     return b.build();
   }
 
+  /** The unknown field numbers of a transaction, as " (transaction field 112)", or "". */
+  private static String unknownFields(io.quiver.internal.proto.Transaction t) {
+    java.util.Set<Integer> fields = new java.util.TreeSet<>(t.getUnknownFields().asMap().keySet());
+    return fields.isEmpty() ? "" : " (transaction field " + fields.stream().map(String::valueOf)
+        .collect(java.util.stream.Collectors.joining(", ")) + ")";
+  }
+
   private static Transaction decode(io.quiver.internal.proto.Transaction t) {
     Operation op =
         switch (t.getOperationCase()) {
@@ -630,8 +637,9 @@ public final class MetadataCodec {
           }
           case OPERATION_NOT_SET ->
               throw new UnsupportedFormatException(
-                  "transaction " + t.getUuid() + " has an operation this version of Quiver does not know;"
-                      + " upgrade Quiver");
+                  "transaction " + t.getUuid() + " (read version " + t.getReadVersion() + ") has an operation"
+                      + " this version of Quiver does not know" + unknownFields(t) + "; it was written by a newer"
+                      + " Quiver (docs/format.md lists the operations by transaction field number): upgrade Quiver");
         };
     return new Transaction(t.getUuid(), t.getReadVersion(), op, t.getPropertiesMap());
   }

@@ -96,6 +96,20 @@ class MetadataCodecTest {
   }
 
   @Test
+  void anOperationOfANewerQuiverIsRefusedNamingItsFieldNumber() {
+    byte[] bytes = rewrite(b -> {
+      io.quiver.internal.proto.Transaction.Builder t = b.getTransactionBuilder().clearOperation();
+      t.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
+          .addField(199, com.google.protobuf.UnknownFieldSet.Field.newBuilder()
+              .addLengthDelimited(com.google.protobuf.ByteString.EMPTY).build())
+          .build());
+    });
+    UnsupportedFormatException e = assertThatExceptionOfType(UnsupportedFormatException.class)
+        .isThrownBy(() -> MetadataCodec.decodeManifest(bytes, PATH)).actual();
+    assertThat(e.getMessage()).contains("transaction field 199").contains("newer Quiver").contains("upgrade");
+  }
+
+  @Test
   void newerMinorVersionIsRead() {
     ManifestArbitraries.Committed c = ManifestArbitraries.committed().sample();
     byte[] bytes = rewrite(c, b -> b.getManifestBuilder().getFormatVersionBuilder().setMinor(9));
