@@ -214,4 +214,157 @@ public abstract class UpdateStoreContract extends StoreJourney {
       assertThat(ds.validate().isValid()).isTrue();
     }
   }
+  // ---------------------------------------------------------------- the merge-insert clause grid
+
+  private static final org.apache.arrow.vector.types.pojo.Schema KEYED = new org.apache.arrow.vector.types.pojo.Schema(
+      List.of(new org.apache.arrow.vector.types.pojo.Field("id",
+              org.apache.arrow.vector.types.pojo.FieldType.notNullable(new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)), null),
+          new org.apache.arrow.vector.types.pojo.Field("name",
+              org.apache.arrow.vector.types.pojo.FieldType.nullable(new org.apache.arrow.vector.types.pojo.ArrowType.Utf8()), null),
+          new org.apache.arrow.vector.types.pojo.Field("ts",
+              org.apache.arrow.vector.types.pojo.FieldType.nullable(new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)), null)));
+
+  /** One (id, name, ts) row. */
+  private record Keyed(long id, String name, long ts) {}
+
+  private void fill(VectorSchemaRoot root, List<Keyed> rows) {
+    root.allocateNew();
+    for (int i = 0; i < rows.size(); i++) {
+      ((BigIntVector) root.getVector("id")).setSafe(i, rows.get(i).id());
+      ((VarCharVector) root.getVector("name")).setSafe(i, rows.get(i).name().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ((BigIntVector) root.getVector("ts")).setSafe(i, rows.get(i).ts());
+    }
+    root.setRowCount(rows.size());
+  }
+
+  private ArrowReader keyedSource(List<Keyed> rows) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(KEYED, allocator);
+        org.apache.arrow.vector.ipc.ArrowStreamWriter writer = new org.apache.arrow.vector.ipc.ArrowStreamWriter(
+            root, null, java.nio.channels.Channels.newChannel(bytes))) {
+      writer.start();
+      for (int start = 0; start < rows.size(); start += 3) {
+        fill(root, rows.subList(start, Math.min(rows.size(), start + 3)));
+        writer.writeBatch();
+      }
+      writer.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new org.apache.arrow.vector.ipc.ArrowStreamReader(new java.io.ByteArrayInputStream(bytes.toByteArray()), allocator);
+  }
+
+  private static List<Keyed> keyedRows(Dataset ds) {
+    List<Keyed> out = new java.util.ArrayList<>();
+    try (ArrowReader reader = ds.newScan().open()) {
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        for (int i = 0; i < root.getRowCount(); i++) {
+          out.add(new Keyed(((BigIntVector) root.getVector("id")).get(i),
+              root.getVector("name").getObject(i).toString(), ((BigIntVector) root.getVector("ts")).get(i)));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    out.sort(java.util.Comparator.comparingLong(Keyed::id));
+    return out;
+  }
+
+  private static List<Keyed> keyed(long from, long to, String prefix, long tsBase) {
+    List<Keyed> out = new java.util.ArrayList<>();
+    for (long id = from; id < to; id++) {
+      out.add(new Keyed(id, prefix + id, tsBase + id));
+    }
+    return out;
+  }
+
+  /**
+   * Every combination of merge-insert clauses (when matched: update, update if newer, nothing, fail; when not
+   * matched: insert, nothing; by source: keep, delete, delete if id < 3), cell by cell against a row-by-row
+   * model, on this store: target ids 0..9 in two fragments, source ids 5..13 with id 7 older than the target's.
+   */
+  @Test
+  void everyMergeInsertClauseCombinationGivesTheModelsRows() throws IOException {
+    List<Keyed> source = new java.util.ArrayList<>(keyed(5, 14, "s", 100));
+    source.set(2, new Keyed(7, "s7", 1));
+    Predicate newer = Predicate.compareColumns("source.ts", Predicate.Op.GT, "target.ts");
+    for (String m : List.of("update", "update-if", "nothing", "fail")) {
+      for (String n : List.of("insert", "nothing")) {
+        for (String by : List.of("keep", "delete", "delete-if")) {
+          String combo = m + "/" + n + "/" + by;
+          List<Keyed> target = keyed(0, 10, "t", 0);
+          java.util.Map<Long, Keyed> bySource = new java.util.HashMap<>();
+          source.forEach(r -> bySource.put(r.id(), r));
+          List<Keyed> want = new java.util.ArrayList<>();
+          long inserted = 0;
+          long updated = 0;
+          long deleted = 0;
+          for (Keyed t : target) {
+            Keyed src = bySource.get(t.id());
+            if (src != null) {
+              boolean update = m.equals("update") || (m.equals("update-if") && src.ts() > t.ts());
+              want.add(update ? src : t);
+              updated += update ? 1 : 0;
+            } else if (by.equals("delete") || (by.equals("delete-if") && t.id() < 3)) {
+              deleted++;
+            } else {
+              want.add(t);
+            }
+          }
+          if (n.equals("insert")) {
+            for (Keyed r : source) {
+              if (r.id() >= 10) {
+                want.add(r);
+                inserted++;
+              }
+            }
+          }
+          want.sort(java.util.Comparator.comparingLong(Keyed::id));
+          String uri = newTableUri();
+          try (VectorSchemaRoot first = VectorSchemaRoot.create(KEYED, allocator)) {
+            fill(first, target.subList(0, 6));
+            try (Dataset ds = Dataset.create(uri, KEYED, List.of(first), options())) {
+              fill(first, target.subList(6, 10));
+              ds.append(List.of(first));
+              long before = ds.version();
+              io.quiver.dataset.MergeInsert merge = ds.mergeInsert("id");
+              switch (m) {
+                case "update" -> merge.whenMatchedUpdateAll();
+                case "update-if" -> merge.whenMatchedUpdateAll(newer);
+                case "nothing" -> merge.whenMatchedDoNothing();
+                default -> merge.whenMatchedFail();
+              }
+              if (n.equals("insert")) {
+                merge.whenNotMatchedInsertAll();
+              } else {
+                merge.whenNotMatchedDoNothing();
+              }
+              switch (by) {
+                case "keep" -> merge.whenNotMatchedBySourceKeep();
+                case "delete" -> merge.whenNotMatchedBySourceDelete();
+                default -> merge.whenNotMatchedBySourceDelete(Predicate.lt("target.id", 3L));
+              }
+              try (ArrowReader src = keyedSource(source)) {
+                if (m.equals("fail")) {
+                  assertThatExceptionOfType(io.quiver.exceptions.MatchedRowException.class).as(combo)
+                      .isThrownBy(() -> merge.execute(src));
+                  assertThat(ds.latestVersion()).as(combo).isEqualTo(before);
+                  assertThat(keyedRows(ds)).as(combo).isEqualTo(target);
+                  continue;
+                }
+                MergeInsertResult r = merge.execute(src);
+                boolean changed = inserted + updated + deleted > 0;
+                assertThat(r).as(combo).isEqualTo(
+                    new MergeInsertResult(changed ? before + 1 : before, inserted, updated, deleted, 1));
+              }
+            }
+          }
+          try (Dataset reopened = Dataset.open(uri, options())) {
+            assertThat(keyedRows(reopened)).as(combo).isEqualTo(want);
+          }
+        }
+      }
+    }
+  }
 }
