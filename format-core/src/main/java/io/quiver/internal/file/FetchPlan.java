@@ -118,6 +118,33 @@ public final class FetchPlan {
       return reads.isEmpty();
     }
 
+    /**
+     * Keeps a read out of its file's current span when the whole read would not fit in it (and does not
+     * overlap it): the read then starts a span of its own instead of being cut across two spans. A read cut
+     * across spans shares both with other reads and must copy its buffers out of them; on a local disk that
+     * copy, and the fresh memory it needs, made a compressed full scan of 4.6 MB batches in 8 MiB spans
+     * 3-4x slower than Arrow's own reader. Small reads still share spans (up to the target).
+     */
+    private static void startWholeReadInNewSpan(
+        Read read, long[][] wanted, List<long[]> open, Map<String, Integer> current, long target) {
+      Integer c = current.get(read.key());
+      if (c == null) {
+        return;
+      }
+      long[] cur = open.get(c);
+      long first = Long.MAX_VALUE;
+      long last = Long.MIN_VALUE;
+      for (long[] w : wanted) {
+        if (w[1] > 0) {
+          first = Math.min(first, w[0]);
+          last = Math.max(last, w[0] + w[1]);
+        }
+      }
+      if (first != Long.MAX_VALUE && first >= cur[1] && last - cur[0] > target) {
+        current.remove(read.key());
+      }
+    }
+
     public FetchPlan build() {
       long target = options.targetRequestBytes();
       int gap = options.coalesceGapBytes();
@@ -137,6 +164,7 @@ public final class FetchPlan {
           order[i] = i;
         }
         Arrays.sort(order, Comparator.comparingLong(i -> wanted[i][0]));
+        startWholeReadInNewSpan(read, wanted, open, current, target);
         for (int i : order) {
           long start = wanted[i][0];
           long end = start + wanted[i][1];

@@ -38,6 +38,33 @@ class FetchPlanTest {
   }
 
   @Test
+  void aReadThatDoesNotFitTheCurrentSpanStartsOneOfItsOwnInsteadOfBeingCutAcrossTwo() {
+    FetchPlan.Builder b = FetchPlan.builder(options(100, 1000));
+    // 4 batches of three buffers, 600 bytes each with 10-byte gaps between batches: two never fit in 1000
+    for (int batch = 0; batch < 4; batch++) {
+      long at = batch * 610L;
+      b.add("f", "mem://f", batch, ranges(at, 100, at + 100, 200, at + 300, 300));
+    }
+    FetchPlan plan = b.build();
+    // every batch is the only read of its span, so it decodes from slices of it (no copy)
+    assertThat(plan.spans()).extracting(FetchPlan.Span::start, FetchPlan.Span::end, FetchPlan.Span::reads)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0L, 600L, 1),
+            org.assertj.core.groups.Tuple.tuple(610L, 1210L, 1),
+            org.assertj.core.groups.Tuple.tuple(1220L, 1820L, 1),
+            org.assertj.core.groups.Tuple.tuple(1830L, 2430L, 1));
+    assertThat(plan.placement(2).span()).containsExactly(2, 2, 2);
+    assertThat(plan.placement(2).offset()).containsExactly(0, 100, 300);
+    // a read whose first buffer overlaps the current span still joins it (a buffer lives in one span); its
+    // next buffer, past the target, starts the next span as before
+    FetchPlan.Builder o = FetchPlan.builder(options(100, 1000));
+    o.add("f", "mem://f", 0, ranges(0, 600));
+    o.add("f", "mem://f", 1, ranges(500, 100, 600, 600));
+    assertThat(o.build().spans()).extracting(FetchPlan.Span::start, FetchPlan.Span::reads)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(0L, 2), org.assertj.core.groups.Tuple.tuple(600L, 1));
+  }
+
+  @Test
   void aGapWiderThanTheCoalescingGapStartsAnotherSpan() {
     FetchPlan.Builder b = FetchPlan.builder(options(10, 1 << 20));
     b.add("f", "mem://f", 0, ranges(0, 100, 105, 50)); // 5-byte gap: merged
