@@ -18,6 +18,8 @@ import java.util.List;
  * @param failed what could not be deleted (left in place; a later cleanup retries it): object keys, and for a
  *     version its {@link io.quiver.store.CommitStore#locationOf(long) location}
  * @param dryRun true when nothing was actually deleted
+ * @param segmentFilesRemoved root files under {@code _manifests/} and segment files under {@code _segments/}
+ *     removed (segmented manifests, format 1.2): those of removed versions and of commit attempts that lost
  */
 public record CleanupReport(
     List<Long> versionsRemoved,
@@ -29,11 +31,20 @@ public record CleanupReport(
     long temporaryFilesRemoved,
     long bytesFreed,
     List<String> failed,
-    boolean dryRun) {
+    boolean dryRun,
+    long segmentFilesRemoved) {
 
   public CleanupReport {
     versionsRemoved = List.copyOf(versionsRemoved);
     failed = List.copyOf(failed);
+  }
+
+  /** A report without root or segment files. */
+  public CleanupReport(List<Long> versionsRemoved, long manifestsRemoved, long transactionFilesRemoved,
+      long dataFilesRemoved, long deletionFilesRemoved, long stagingFilesRemoved, long temporaryFilesRemoved,
+      long bytesFreed, List<String> failed, boolean dryRun) {
+    this(versionsRemoved, manifestsRemoved, transactionFilesRemoved, dataFilesRemoved, deletionFilesRemoved,
+        stagingFilesRemoved, temporaryFilesRemoved, bytesFreed, failed, dryRun, 0);
   }
 
   /** A report without staging or temporary files. */
@@ -54,6 +65,6 @@ public record CleanupReport(
   /** Every file removed, of any kind. */
   public long filesRemoved() {
     return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved + stagingFilesRemoved
-        + temporaryFilesRemoved;
+        + temporaryFilesRemoved + segmentFilesRemoved;
   }
 }

@@ -213,7 +213,9 @@ public final class Scanner {
     List<FragmentRange> ranges = new ArrayList<>();
     ScanCounters counters = ScanMetrics.countersOf(metrics);
     counters.fragmentsConsidered(manifest.fragments().size());
-    for (Fragment f : manifest.fragments()) {
+    List<Fragment> candidates = ScanPlanner.candidates(manifest, spec);
+    counters.fragmentsPruned(manifest.fragments().size() - candidates.size()); // whole segments, by their bounds
+    for (Fragment f : candidates) {
       if (spec.mayMatch(f)) {
         ranges.add(FragmentRange.whole(f));
       } else {

@@ -47,8 +47,21 @@ public record Manifest(
   /** Format version this library writes. */
   public static final int FORMAT_MAJOR = 1;
 
-  /** 1.1 adds the idempotence ledger (and its writer feature); 1.0 tables are read and upgraded. */
-  public static final int FORMAT_MINOR = 1;
+  /**
+   * 1.1 adds the idempotence ledger (and its writer feature); 1.0 tables are read and upgraded. 1.2 adds
+   * segmented manifests ({@link #SEGMENTED_FEATURE}); a version in the single-file layout is still written as 1.1.
+   */
+  public static final int FORMAT_MINOR = 2;
+
+  /** Minor format version of a version in the single-file layout. */
+  public static final int SINGLE_FILE_MINOR = 1;
+
+  /**
+   * Reader and writer feature of a segmented version (format 1.2, docs/format.md section 11): its version file
+   * holds the transaction and a reference to a root file, which lists fragment segment files shared between
+   * versions. Readers that do not know it refuse the version instead of reading a table with no fragments.
+   */
+  public static final String SEGMENTED_FEATURE = "segmented-manifest";
 
   /**
    * Reader feature of a version that references a data file of format 1.1 or later (record batch bodies
@@ -58,7 +71,8 @@ public record Manifest(
   public static final String COMPRESSION_FEATURE = "compressed-data-files";
 
   /** Reader and writer features this library implements. */
-  public static final Set<String> KNOWN_FEATURES = Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE);
+  public static final Set<String> KNOWN_FEATURES =
+      Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE);
 
   /** A manifest without a ledger, as format 1.0 wrote them. */
   public Manifest(
@@ -74,7 +88,7 @@ public record Manifest(
       throw new IllegalArgumentException("manifest version must be >= 1, got " + version);
     }
     Objects.requireNonNull(schema, "schema");
-    fragments = List.copyOf(fragments);
+    fragments = fragments instanceof FragmentList ? fragments : List.copyOf(fragments);
     Objects.requireNonNull(maxFragmentId, "maxFragmentId");
     Objects.requireNonNull(timestamp, "timestamp");
     Objects.requireNonNull(writerVersion, "writerVersion");
@@ -89,7 +103,17 @@ public record Manifest(
           "manifest " + version + " carries a ledger but not the writer feature " + CommitLedger.WRITER_FEATURE);
     }
     long previous = -1;
-    for (Fragment f : fragments) {
+    if (fragments instanceof FragmentList segmented) {
+      // Order was checked when the list was built; a segment's own order when it is read.
+      long last = segmented.inline().isEmpty()
+          ? segmented.segments().isEmpty() ? -1 : segmented.segments().get(segmented.segments().size() - 1).lastFragmentId()
+          : segmented.inline().get(segmented.inline().size() - 1).id();
+      if (last >= 0 && (maxFragmentId.isEmpty() || last > maxFragmentId.getAsLong())) {
+        throw new IllegalArgumentException(
+            "manifest " + version + " has fragment " + last + " above max fragment id " + maxFragmentId);
+      }
+    }
+    for (Fragment f : fragments instanceof FragmentList segmented ? segmented.inline() : fragments) {
       if (f.id() <= previous) {
         throw new IllegalArgumentException(
             "manifest " + version + " lists fragment " + f.id() + " after " + previous
@@ -115,15 +139,40 @@ public record Manifest(
         transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger));
   }
 
+  /** This manifest with {@code features} as its writer features. */
+  public Manifest withWriterFeatures(Set<String> features) {
+    return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        transactionUuid, transactionPath, readerFeatures, features, ledger);
+  }
+
+  /** This manifest with {@code newFragments} (the same fragments, e.g. once a commit wrote its segments). */
+  public Manifest withFragments(List<Fragment> newFragments) {
+    return new Manifest(version, schema, newFragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        transactionUuid, transactionPath, readerFeatures, writerFeatures, ledger);
+  }
+
   /** This manifest with {@code features} as its reader features. */
   public Manifest withReaderFeatures(Set<String> features) {
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
         transactionUuid, transactionPath, features, writerFeatures, ledger);
   }
 
+  /** Whether this version is in the segmented layout (format 1.2): its fragments are a {@link FragmentList}. */
+  public boolean segmented() {
+    return fragments instanceof FragmentList;
+  }
+
+  /** The segments of a segmented version, in fragment-id order; empty in the single-file layout. */
+  public List<Segment> segments() {
+    return fragments instanceof FragmentList list ? list.segments() : List.of();
+  }
+
   /** Whether a data file or overlay of this version may have compressed record batch bodies (format 1.1). */
   public boolean referencesCompressedFiles() {
-    for (Fragment f : fragments) {
+    if (fragments instanceof FragmentList list && list.segments().stream().anyMatch(Segment::compressed)) {
+      return true;
+    }
+    for (Fragment f : fragments instanceof FragmentList list ? list.inline() : fragments) {
       if (f.files().stream().anyMatch(DataFile::mayBeCompressed)
           || f.overlays().stream().anyMatch(o -> o.dataFile().mayBeCompressed())) {
         return true;
@@ -134,6 +183,10 @@ public record Manifest(
 
   /** Rows visible at this version, from metadata alone. */
   public long liveRows() {
+    if (fragments instanceof FragmentList list) {
+      return list.segments().stream().mapToLong(Segment::liveRows).sum()
+          + list.inline().stream().mapToLong(Fragment::liveRows).sum();
+    }
     return fragments.stream().mapToLong(Fragment::liveRows).sum();
   }
 

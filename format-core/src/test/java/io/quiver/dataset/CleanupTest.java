@@ -174,15 +174,17 @@ class CleanupTest {
 
       Map<Long, String> dataOf = new java.util.HashMap<>();
       Map<Long, String> txnOf = new java.util.HashMap<>();
+      Map<Long, String> rootOf = new java.util.HashMap<>();
       for (long v = 1; v <= 5; v++) {
         try (Dataset h = ds.checkout(v)) {
           dataOf.put(v, h.manifest().fragments().get(h.manifest().fragments().size() - 1).files().get(0).path());
           txnOf.put(v, h.manifest().transactionPath());
+          rootOf.put(v, io.quiver.internal.codec.MetadataCodec.rootPath(v, h.manifest().transactionUuid()));
         }
       }
       long expectedBytes = size(dataOf.get(1L)) + size(dataOf.get(3L));
       for (long v : List.of(1L, 3L, 4L)) {
-        expectedBytes += size(txnOf.get(v)) + size(ObjectStoreCommitStore.manifestKey(v));
+        expectedBytes += size(txnOf.get(v)) + size(ObjectStoreCommitStore.manifestKey(v)) + size(rootOf.get(v));
       }
 
       CleanupReport report = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofDays(7)).build());
@@ -192,7 +194,8 @@ class CleanupTest {
       assertThat(report.transactionFilesRemoved()).isEqualTo(3);
       assertThat(report.dataFilesRemoved()).isEqualTo(2);
       assertThat(report.deletionFilesRemoved()).isEqualTo(0);
-      assertThat(report.filesRemoved()).isEqualTo(8);
+      assertThat(report.segmentFilesRemoved()).as("the removed versions' roots").isEqualTo(3);
+      assertThat(report.filesRemoved()).isEqualTo(11);
       assertThat(report.bytesFreed()).isEqualTo(expectedBytes);
       assertThat(report.failed()).isEqualTo(List.of());
       assertThat(report.dryRun()).isFalse();
@@ -249,7 +252,8 @@ class CleanupTest {
       String v1Data = afterDelete.fragments().get(0).files().get(0).path();
       long expectedBytes =
           size(v1Data) + size(deletionFile) + size(afterDelete.transactionPath())
-              + size(ObjectStoreCommitStore.manifestKey(2));
+              + size(ObjectStoreCommitStore.manifestKey(2))
+              + size(io.quiver.internal.codec.MetadataCodec.rootPath(2, afterDelete.transactionUuid()));
       ds.tags().delete("with-deletes");
       CleanupReport second = ds.cleanup(everything);
       assertThat(second.versionsRemoved()).isEqualTo(List.of(2L));

@@ -260,7 +260,8 @@ class CompressionTableTest {
           .contains("upgrade Quiver");
       store.write(key, original);
       io.quiver.internal.proto.ManifestFile file = ManifestBytes.decode(original);
-      assertThat(file.getManifest().getReaderFeaturesList()).containsExactly(Manifest.COMPRESSION_FEATURE);
+      assertThat(file.getManifest().getReaderFeaturesList())
+          .containsExactly(Manifest.COMPRESSION_FEATURE, Manifest.SEGMENTED_FEATURE);
     }
   }
 

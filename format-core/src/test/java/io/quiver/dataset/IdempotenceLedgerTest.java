@@ -83,7 +83,8 @@ class IdempotenceLedgerTest {
   void everyOperationCarriesTheLedgerForwardAndRestoreKeepsTheNewestOne() {
     try (Dataset ds = create()) {
       assertThat(ledger(ds)).isEqualTo(new CommitLedger(Map.of(), Map.of(), 1, 1));
-      assertThat(ds.manifest().writerFeatures()).containsExactly(CommitLedger.WRITER_FEATURE);
+      assertThat(ds.manifest().writerFeatures())
+          .containsExactlyInAnyOrder(CommitLedger.WRITER_FEATURE, io.quiver.manifest.Manifest.SEGMENTED_FEATURE);
       assertThat(keyed(ds, 10, 3, "k1")).isEqualTo(2);
       ds.delete(io.quiver.predicate.Predicate.eq("id", 1L));
       ds.update(io.quiver.predicate.Predicate.eq("id", 2L), Map.of("name", "two"));
@@ -211,10 +212,10 @@ class IdempotenceLedgerTest {
           m.timestamp(), m.writerVersion(), m.config(), m.transactionUuid(), m.transactionPath(), m.readerFeatures(),
           features, m.ledger());
       var txn = ds.checkoutLatest().manifest();
-      byte[] bytes = MetadataCodec.encodeManifest(future,
-          io.quiver.internal.codec.MetadataCodec.decodeManifest(store.read(ObjectStoreCommitStore.manifestKey(1)), "v1")
-              .transaction());
-      store.putIfAbsent(ObjectStoreCommitStore.manifestKey(2), bytes);
+      MetadataCodec.EncodedVersion encoded = MetadataCodec.encodeVersion(future,
+          MetadataCodec.decodeManifestTransaction(store.read(ObjectStoreCommitStore.manifestKey(1)), "v1"));
+      encoded.root().ifPresent(r -> store.write(r.path(), r.bytes()));
+      store.putIfAbsent(ObjectStoreCommitStore.manifestKey(2), encoded.versionFile());
       try (Dataset latest = Dataset.open(URI_, options)) {
         assertThat(latest.version()).as("readers need no writer feature").isEqualTo(2);
         UnsupportedFormatException e = assertThatExceptionOfType(UnsupportedFormatException.class).isThrownBy(() -> append(latest, 10, 1)).actual();

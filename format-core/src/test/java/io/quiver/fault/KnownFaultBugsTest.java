@@ -39,7 +39,18 @@ class KnownFaultBugsTest { // each test was a bug, fixed; kept so the schedule s
         ds.version();
       }
       FaultInjectingObjectStore store = new FaultInjectingObjectStore(memory);
-      store.schedule((i, op, key) -> i == 9 ? Fault.FAIL_BEFORE : null, () -> {});
+      // The shrunk schedule's call 9 was the first read after the version's put; name it by what it is, so
+      // that more writes before the claim (a segmented version's root) keep the fault where the bug was.
+      java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+      store.schedule((i, op, key) -> {
+        if (op == FaultInjectingObjectStore.Op.PUT_IF_ABSENT && key.startsWith("_versions/")) {
+          claimed.set(true);
+        } else if (claimed.get() && op == FaultInjectingObjectStore.Op.READ && failed.compareAndSet(false, true)) {
+          return Fault.FAIL_BEFORE;
+        }
+        return null;
+      }, () -> {});
       DatasetOptions faulty = clean.toBuilder().session(new Session(1 << 20))
           .registry(TestStores.registry("fault", store)).build();
       StoreException thrown = null;

@@ -230,7 +230,7 @@ public abstract class HostileInputContract {
 
   private void rewriteLatestManifest(Consumer<io.quiver.internal.proto.ManifestFile.Builder> edit) {
     String key = ObjectStoreCommitStore.manifestKey(latest);
-    store.write(key, ManifestBytes.rewrite(store.read(key), edit));
+    ManifestBytes.rewrite(store, key, edit);
   }
 
   /** Absolute ranges {offset, length} of every buffer of every record batch of a data file. */
@@ -459,7 +459,7 @@ public abstract class HostileInputContract {
     byte[] original = store.read(key);
     for (String hostile : new String[] {"../outside.arrow", "/etc/passwd", "s3://other/x.arrow", "data/../../x.arrow",
         "file:///etc/passwd", "data//x.arrow"}) {
-      store.write(key, ManifestBytes.rewrite(original, b -> b.getManifestBuilder().getFragmentsBuilder(0)
+      store.write(key, ManifestBytes.rewrite(ManifestBytes.flatten(store, original), b -> b.getManifestBuilder().getFragmentsBuilder(0)
           .getFilesBuilder(0).setPath(hostile)));
       CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class).as(hostile).isThrownBy(() -> readLatest(allocator)).actual();
       assertThat(e.getMessage()).contains(hostile);
@@ -479,7 +479,7 @@ public abstract class HostileInputContract {
     // file's footer, before any buffer of that size is allocated (the reading allocator is capped at 64 MiB).
     List<String> named = List.of(key, fragment(0).files().get(0).path());
     for (long rows : new long[] {-1L, Long.MAX_VALUE, Fragment.MAX_ROWS + 1, Integer.MAX_VALUE, Fragment.MAX_ROWS}) {
-      store.write(key, ManifestBytes.rewrite(original, b -> b.getManifestBuilder().getFragmentsBuilder(0)
+      store.write(key, ManifestBytes.rewrite(ManifestBytes.flatten(store, original), b -> b.getManifestBuilder().getFragmentsBuilder(0)
           .setPhysicalRows(rows)));
       expectTypedError(named, new Damage("physical rows " + rows, null), false, this::readLatest);
     }

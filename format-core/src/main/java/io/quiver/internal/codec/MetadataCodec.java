@@ -47,6 +47,11 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
 public final class MetadataCodec {
   private static final byte[] MANIFEST_MAGIC = "QVM1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] TRANSACTION_MAGIC = "QVT1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] ROOT_MAGIC = "QVR1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] SEGMENT_MAGIC = "QVS1".getBytes(StandardCharsets.US_ASCII);
+
+  /** Prefix under which the root files of segmented versions live. */
+  public static final String ROOTS_PREFIX = "_manifests/";
   private static final int HEADER = 8;
 
   private MetadataCodec() {}
@@ -54,7 +59,273 @@ public final class MetadataCodec {
   /** A decoded manifest file: the table state and the transaction committed as it. */
   public record ManifestAndTransaction(Manifest manifest, Transaction transaction) {}
 
+  /**
+   * A version's files: the version file a commit claims, and for a segmented version the root file it names
+   * (written before the claim; its segments' files too, from {@link io.quiver.manifest.FragmentList#unwritten()}).
+   */
+  public record EncodedVersion(byte[] versionFile, Optional<RootFile> root) {}
+
+  /** A root file's relative path and bytes. */
+  public record RootFile(String path, byte[] bytes) {}
+
+  /** The relative path of the root of {@code version} committed by transaction {@code uuid}. */
+  public static String rootPath(long version, String uuid) {
+    return ROOTS_PREFIX + version + "-" + uuid + ".root";
+  }
+
+  /** The files of a version in its layout: single-file, or segmented (version file, root). */
+  public static EncodedVersion encodeVersion(Manifest manifest, Transaction transaction) {
+    if (!manifest.segmented()) {
+      return new EncodedVersion(encodeManifest(manifest, transaction), Optional.empty());
+    }
+    if (!manifest.transactionUuid().equals(transaction.uuid())) {
+      throw new IllegalArgumentException(
+          "manifest records transaction " + manifest.transactionUuid() + " but " + transaction.uuid() + " was given");
+    }
+    byte[] root = envelope(ROOT_MAGIC, deterministic(encode(manifest)));
+    String path = rootPath(manifest.version(), transaction.uuid());
+    io.quiver.internal.proto.Manifest.Builder stub = io.quiver.internal.proto.Manifest.newBuilder()
+        .setFormatVersion(FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(Manifest.FORMAT_MINOR))
+        .addAllReaderFeatures(new TreeSet<>(manifest.readerFeatures()))
+        .addAllWriterFeatures(new TreeSet<>(manifest.writerFeatures()))
+        .setVersion(manifest.version())
+        .setTimestampMillis(manifest.timestamp().toEpochMilli())
+        .setWriterVersion(manifest.writerVersion())
+        .setTransactionUuid(manifest.transactionUuid())
+        .setTransactionPath(manifest.transactionPath());
+    ManifestFile file = ManifestFile.newBuilder()
+        .setManifest(stub)
+        .setTransaction(encode(transaction))
+        .setRoot(io.quiver.internal.proto.RootRef.newBuilder().setPath(path).setSizeBytes(root.length))
+        .build();
+    return new EncodedVersion(envelope(MANIFEST_MAGIC, deterministic(file)), Optional.of(new RootFile(path, root)));
+  }
+
+  /**
+   * A version file, decoded as far as it can be alone: a single-file version is whole; a segmented one is
+   * its transaction and where its root is ({@link #decodeRoot} completes it).
+   */
+  public sealed interface VersionFile permits Whole, Rooted {
+    Transaction transaction();
+  }
+
+  /** A single-file version. */
+  public record Whole(ManifestAndTransaction decoded) implements VersionFile {
+    @Override
+    public Transaction transaction() {
+      return decoded.transaction();
+    }
+  }
+
+  /**
+   * A segmented version's version file.
+   *
+   * @param version the version its stub records
+   * @param timestamp the commit time its stub records
+   * @param rootPath the root file's relative path
+   * @param rootSize the root file's size in bytes
+   */
+  public record Rooted(long version, Instant timestamp, Transaction transaction, String rootPath, long rootSize)
+      implements VersionFile {}
+
+  /** Decodes a version file of either layout; errors as for {@link #decodeManifest}. */
+  public static VersionFile decodeVersionFile(byte[] bytes, String location) {
+    byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
+    ManifestFile file;
+    try {
+      file = ManifestFile.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    if (!file.hasRoot()) {
+      return new Whole(decodeManifestFile(file, location));
+    }
+    if (!file.hasManifest() || !file.hasTransaction()) {
+      throw new CorruptFileException(location, "manifest file lacks its manifest or its transaction");
+    }
+    checkFormat(file.getManifest(), location);
+    io.quiver.internal.proto.Manifest stub = file.getManifest();
+    if (!stub.getReaderFeaturesList().contains(Manifest.SEGMENTED_FEATURE)) {
+      throw new CorruptFileException(location, "manifest file names a root file but not the reader feature '"
+          + Manifest.SEGMENTED_FEATURE + "'");
+    }
+    String rootPath = file.getRoot().getPath();
+    if (!rootPath.equals(rootPath(stub.getVersion(), stub.getTransactionUuid()))) {
+      throw new CorruptFileException(location, "manifest file names root file '" + rootPath + "'; a version "
+          + stub.getVersion() + " committed by transaction " + stub.getTransactionUuid() + " has its root at "
+          + rootPath(stub.getVersion(), stub.getTransactionUuid()));
+    }
+    try {
+      Transaction transaction = decode(file.getTransaction());
+      if (!stub.getTransactionUuid().equals(transaction.uuid())) {
+        throw new IllegalArgumentException(
+            "manifest names transaction " + stub.getTransactionUuid() + " but carries " + transaction.uuid());
+      }
+      return new Rooted(stub.getVersion(), Instant.ofEpochMilli(stub.getTimestampMillis()), transaction, rootPath,
+          file.getRoot().getSizeBytes());
+    } catch (IllegalArgumentException | QuiverException e) {
+      if (e instanceof UnsupportedFormatException u) {
+        throw u;
+      }
+      throw new CorruptFileException(location, "invalid manifest content: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Decodes the root file of a segmented version into its manifest, whose fragments read their segments
+   * through {@code loader}.
+   *
+   * @param version the version file's decoding, which the root must agree with
+   * @param location the root file's store location, named in errors
+   */
+  public static ManifestAndTransaction decodeRoot(byte[] bytes, String location, Rooted version,
+      io.quiver.manifest.FragmentList.Loader loader) {
+    if (bytes.length != version.rootSize()) {
+      throw new CorruptFileException(location, "root file is " + bytes.length + " bytes but its version file says "
+          + version.rootSize() + "; the file is truncated, replaced or damaged");
+    }
+    byte[] payload = open(ROOT_MAGIC, bytes, location, "root");
+    io.quiver.internal.proto.Manifest m;
+    try {
+      m = io.quiver.internal.proto.Manifest.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "root payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    checkFormat(m, location);
+    try {
+      if (m.getVersion() != version.version() || !m.getTransactionUuid().equals(version.transaction().uuid())) {
+        throw new IllegalArgumentException("root is of version " + m.getVersion() + " by transaction "
+            + m.getTransactionUuid() + " but its version file is version " + version.version() + " by "
+            + version.transaction().uuid());
+      }
+      if (!m.getReaderFeaturesList().contains(Manifest.SEGMENTED_FEATURE)) {
+        throw new IllegalArgumentException("root lacks the reader feature '" + Manifest.SEGMENTED_FEATURE + "'");
+      }
+      List<io.quiver.manifest.Segment> segments = new ArrayList<>(m.getSegmentsCount());
+      for (io.quiver.internal.proto.SegmentRef ref : m.getSegmentsList()) {
+        segments.add(decode(ref));
+      }
+      List<Fragment> inline = decodeFragments(m.getFragmentsList());
+      io.quiver.manifest.FragmentList fragments =
+          new io.quiver.manifest.FragmentList(segments, inline, loader, Map.of());
+      return new ManifestAndTransaction(decode(m, fragments), version.transaction());
+    } catch (IllegalArgumentException | QuiverException e) {
+      if (e instanceof UnsupportedFormatException u) {
+        throw u;
+      }
+      throw new CorruptFileException(location, "invalid root content: " + e.getMessage(), e);
+    }
+  }
+
+  /** A segment file's bytes. */
+  public static byte[] encodeSegment(List<Fragment> fragments) {
+    io.quiver.internal.proto.ManifestSegment.Builder b = io.quiver.internal.proto.ManifestSegment.newBuilder();
+    for (Fragment f : fragments) {
+      b.addFragments(encode(f));
+    }
+    return envelope(SEGMENT_MAGIC, deterministic(b.build()));
+  }
+
+  /**
+   * Decodes a segment file and checks it against what the root says of it (size, ids, count, rows): a
+   * segment that does not match is corrupt, never a silently different table.
+   *
+   * @param location the segment file's store location, named in errors
+   */
+  public static List<Fragment> decodeSegment(byte[] bytes, String location, io.quiver.manifest.Segment ref) {
+    if (bytes.length != ref.sizeBytes()) {
+      throw new CorruptFileException(location, "segment file is " + bytes.length + " bytes but the root says "
+          + ref.sizeBytes() + "; the file is truncated, replaced or damaged");
+    }
+    byte[] payload = open(SEGMENT_MAGIC, bytes, location, "segment");
+    io.quiver.internal.proto.ManifestSegment m;
+    try {
+      m = io.quiver.internal.proto.ManifestSegment.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "segment payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    List<Fragment> fragments;
+    try {
+      fragments = decodeFragments(m.getFragmentsList());
+    } catch (IllegalArgumentException | QuiverException e) {
+      throw new CorruptFileException(location, "invalid segment content: " + e.getMessage(), e);
+    }
+    long previous = -1;
+    long physical = 0;
+    long live = 0;
+    for (Fragment f : fragments) {
+      if (f.id() <= previous) {
+        throw new CorruptFileException(location, "segment lists fragment " + f.id() + " after " + previous
+            + "; fragments must be in ascending, distinct id order");
+      }
+      previous = f.id();
+      physical += f.physicalRows();
+      live += f.liveRows();
+    }
+    if (fragments.size() != ref.fragmentCount() || fragments.get(0).id() != ref.firstFragmentId()
+        || previous != ref.lastFragmentId() || physical != ref.physicalRows() || live != ref.liveRows()) {
+      throw new CorruptFileException(location, "segment holds " + fragments.size() + " fragments "
+          + (fragments.isEmpty() ? "" : fragments.get(0).id() + ".." + previous) + " with " + live + " live of "
+          + physical + " rows, but the root says " + ref.fragmentCount() + " fragments " + ref.firstFragmentId()
+          + ".." + ref.lastFragmentId() + " with " + ref.liveRows() + " live of " + ref.physicalRows() + " rows");
+    }
+    return fragments;
+  }
+
+  private static io.quiver.internal.proto.SegmentRef encode(io.quiver.manifest.Segment s) {
+    io.quiver.internal.proto.SegmentRef.Builder b = io.quiver.internal.proto.SegmentRef.newBuilder()
+        .setPath(s.path())
+        .setSizeBytes(s.sizeBytes())
+        .setFirstFragmentId(s.firstFragmentId())
+        .setLastFragmentId(s.lastFragmentId())
+        .setFragmentCount(s.fragmentCount())
+        .setPhysicalRows(s.physicalRows())
+        .setLiveRows(s.liveRows())
+        .setCompressed(s.compressed());
+    for (io.quiver.manifest.FieldBounds fb : s.bounds().values()) {
+      io.quiver.internal.proto.SegmentBounds.Builder bb = io.quiver.internal.proto.SegmentBounds.newBuilder()
+          .setFieldId(fb.fieldId())
+          .setMayHaveNulls(fb.mayHaveNulls())
+          .setMayHaveValues(fb.mayHaveValues())
+          .setMayHaveNan(fb.mayHaveNan());
+      fb.lower().ifPresent(v -> bb.setLower(StatsCodec.encode(v)));
+      fb.upper().ifPresent(v -> bb.setUpper(StatsCodec.encode(v)));
+      b.addBounds(bb);
+    }
+    return b.build();
+  }
+
+  private static io.quiver.manifest.Segment decode(io.quiver.internal.proto.SegmentRef r) {
+    Map<Integer, io.quiver.manifest.FieldBounds> bounds = new java.util.TreeMap<>();
+    for (io.quiver.internal.proto.SegmentBounds b : r.getBoundsList()) {
+      if (bounds.containsKey(b.getFieldId())) {
+        throw new IllegalArgumentException("segment " + r.getPath() + " lists bounds of field " + b.getFieldId()
+            + " twice");
+      }
+      bounds.put(b.getFieldId(), new io.quiver.manifest.FieldBounds(b.getFieldId(), b.getMayHaveNulls(),
+          b.getMayHaveValues(), OptionalLong.empty(), OptionalLong.empty(), b.getMayHaveNan(),
+          b.hasLower() ? StatsCodec.decode(b.getLower()) : Optional.empty(),
+          b.hasUpper() ? StatsCodec.decode(b.getUpper()) : Optional.empty(), false));
+    }
+    return new io.quiver.manifest.Segment(r.getPath(), r.getSizeBytes(), r.getFirstFragmentId(),
+        r.getLastFragmentId(), r.getFragmentCount(), r.getPhysicalRows(), r.getLiveRows(), r.getCompressed(), bounds);
+  }
+
+  /**
+   * A version file in the single-file layout (format 1.1), whatever {@code manifest}'s layout: a segmented
+   * manifest's fragments are written inline and its segmented feature dropped. Commits use {@link #encodeVersion}.
+   */
   public static byte[] encodeManifest(Manifest manifest, Transaction transaction) {
+    if (manifest.segmented() || manifest.readerFeatures().contains(Manifest.SEGMENTED_FEATURE)
+        || manifest.writerFeatures().contains(Manifest.SEGMENTED_FEATURE)) {
+      java.util.Set<String> reader = new TreeSet<>(manifest.readerFeatures());
+      java.util.Set<String> writer = new TreeSet<>(manifest.writerFeatures());
+      reader.remove(Manifest.SEGMENTED_FEATURE);
+      writer.remove(Manifest.SEGMENTED_FEATURE);
+      List<Fragment> all = manifest.fragments() instanceof io.quiver.manifest.FragmentList list
+          ? list.materialize() : manifest.fragments();
+      manifest = manifest.withFragments(all).withReaderFeatures(reader).withWriterFeatures(writer);
+    }
     if (!manifest.transactionUuid().equals(transaction.uuid())) {
       throw new IllegalArgumentException(
           "manifest records transaction " + manifest.transactionUuid() + " but " + transaction.uuid() + " was given");
@@ -82,10 +353,21 @@ public final class MetadataCodec {
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
     }
+    if (file.hasRoot()) {
+      throw new IllegalStateException(location + " is a segmented version; decode it with decodeVersionFile");
+    }
+    return decodeManifestFile(file, location);
+  }
+
+  private static ManifestAndTransaction decodeManifestFile(ManifestFile file, String location) {
     if (!file.hasManifest() || !file.hasTransaction()) {
       throw new CorruptFileException(location, "manifest file lacks its manifest or its transaction");
     }
     checkFormat(file.getManifest(), location);
+    if (file.getManifest().getReaderFeaturesList().contains(Manifest.SEGMENTED_FEATURE)) {
+      throw new CorruptFileException(location, "manifest requires reader feature '" + Manifest.SEGMENTED_FEATURE
+          + "' but names no root file");
+    }
     try {
       Manifest manifest = decode(file.getManifest());
       Transaction transaction = decode(file.getTransaction());
@@ -237,7 +519,8 @@ public final class MetadataCodec {
     io.quiver.internal.proto.Manifest.Builder b =
         io.quiver.internal.proto.Manifest.newBuilder()
             .setFormatVersion(
-                FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(Manifest.FORMAT_MINOR))
+                FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR)
+                    .setMinor(m.segmented() ? Manifest.FORMAT_MINOR : Manifest.SINGLE_FILE_MINOR))
             .addAllReaderFeatures(new TreeSet<>(m.readerFeatures()))
             .addAllWriterFeatures(new TreeSet<>(m.writerFeatures()))
             .setVersion(m.version())
@@ -249,8 +532,17 @@ public final class MetadataCodec {
             .setTransactionUuid(m.transactionUuid())
             .setTransactionPath(m.transactionPath());
     m.maxFragmentId().ifPresent(b::setMaxFragmentId);
-    for (Fragment f : m.fragments()) {
-      b.addFragments(encode(f));
+    if (m.fragments() instanceof io.quiver.manifest.FragmentList segmented) {
+      for (io.quiver.manifest.Segment seg : segmented.segments()) {
+        b.addSegments(encode(seg));
+      }
+      for (Fragment f : segmented.inline()) {
+        b.addFragments(encode(f));
+      }
+    } else {
+      for (Fragment f : m.fragments()) {
+        b.addFragments(encode(f));
+      }
     }
     m.ledger().ifPresent(l -> b.setLedger(encode(l)));
     return b.build();
@@ -308,10 +600,17 @@ public final class MetadataCodec {
   }
 
   private static Manifest decode(io.quiver.internal.proto.Manifest m) {
+    if (m.getSegmentsCount() > 0) {
+      throw new IllegalArgumentException("a manifest file lists segments; only a root file may");
+    }
     List<Fragment> fragments = new ArrayList<>();
     for (io.quiver.internal.proto.Fragment f : m.getFragmentsList()) {
       fragments.add(decode(f));
     }
+    return decode(m, fragments);
+  }
+
+  private static Manifest decode(io.quiver.internal.proto.Manifest m, List<Fragment> fragments) {
     return new Manifest(
         m.getVersion(),
         SchemaCodec.decode(m.getSchema()),

@@ -13,6 +13,8 @@ import io.quiver.internal.table.TagStore;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.FragmentList;
+import io.quiver.manifest.Segment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.store.ObjectInfo;
@@ -59,19 +61,42 @@ final public class Cleaner {
   /** Every file a version references: data, overlay and deletion files, and its transaction file. */
   static public Set<String> referencedBy(Manifest m) {
     Set<String> out = new HashSet<>();
-    for (Fragment f : m.fragments()) {
-      for (DataFile d : f.files()) {
-        out.add(d.path());
+    addReferences(m, out, new HashSet<>());
+    return out;
+  }
+
+  /**
+   * Adds what {@code m} references to {@code out}: data, overlay and deletion files, its transaction file, and
+   * for a segmented version its root and segment files. A segment in {@code seen} was added already (its
+   * fragments are shared by every version that lists it, so each is read once per cleanup).
+   */
+  static void addReferences(Manifest m, Set<String> out, Set<String> seen) {
+    List<Fragment> own = m.fragments();
+    if (m.fragments() instanceof FragmentList segmented) {
+      out.add(MetadataCodec.rootPath(m.version(), m.transactionUuid()));
+      for (int i = 0; i < segmented.segments().size(); i++) {
+        Segment s = segmented.segments().get(i);
+        out.add(s.path());
+        if (seen.add(s.path())) {
+          segmented.fragmentsOf(i).forEach(f -> addReferences(f, out));
+        }
       }
-      f.deletionFile().map(DeletionFile::path).ifPresent(out::add);
-      for (Overlay o : f.overlays()) {
-        out.add(o.dataFile().path());
-      }
+      own = segmented.inline();
     }
+    own.forEach(f -> addReferences(f, out));
     if (!m.transactionPath().isEmpty()) {
       out.add(m.transactionPath());
     }
-    return out;
+  }
+
+  private static void addReferences(Fragment f, Set<String> out) {
+    for (DataFile d : f.files()) {
+      out.add(d.path());
+    }
+    f.deletionFile().map(DeletionFile::path).ifPresent(out::add);
+    for (Overlay o : f.overlays()) {
+      out.add(o.dataFile().path());
+    }
   }
 
   public CleanupReport run(CleanupOptions options) {
@@ -89,6 +114,7 @@ final public class Cleaner {
 
     // 1. Read every manifest; decide which versions go.
     Set<String> referenced = new HashSet<>();
+    Set<String> keptSegments = new HashSet<>();
     Map<Long, Set<String>> referencesOfExpired = new HashMap<>();
     Map<Long, Long> manifestBytes = new HashMap<>();
     List<Long> expired = new ArrayList<>();
@@ -98,7 +124,7 @@ final public class Cleaner {
       if (bytes.isEmpty()) {
         continue; // removed since the listing (another cleanup)
       }
-      ManifestAndTransaction decoded = MetadataCodec.decodeManifest(bytes.get(), location);
+      ManifestAndTransaction decoded = io.decodeVersion(v, bytes.get());
       Manifest m = decoded.manifest();
       if (m.version() != v) {
         throw new CorruptFileException(
@@ -107,10 +133,13 @@ final public class Cleaner {
       }
       boolean keep = v == latest || tagged.contains(v) || !m.timestamp().isBefore(cutoff);
       if (keep) {
-        referenced.addAll(referencedBy(m));
+        addReferences(m, referenced, keptSegments);
       } else {
         expired.add(v);
-        referencesOfExpired.put(v, referencedBy(m));
+        // Only what kept versions do not reference matters here (it is kept if this version's removal fails).
+        Set<String> own = new HashSet<>();
+        addReferences(m, own, new HashSet<>(keptSegments));
+        referencesOfExpired.put(v, own);
         manifestBytes.put(v, (long) bytes.get().length);
       }
     }
@@ -141,7 +170,8 @@ final public class Cleaner {
     // 3. Remove unreferenced files that are older than the safety window.
     List<String> candidates = new ArrayList<>();
     Map<String, Long> sizes = new HashMap<>();
-    for (String prefix : List.of(DataFile.DATA_PREFIX, DeletionFile.DELETIONS_PREFIX, TRANSACTIONS_PREFIX)) {
+    for (String prefix : List.of(DataFile.DATA_PREFIX, DeletionFile.DELETIONS_PREFIX, TRANSACTIONS_PREFIX,
+        MetadataCodec.ROOTS_PREFIX, Segment.PREFIX)) {
       for (ObjectInfo info : io.store().listAll(prefix)) {
         if (referenced.contains(info.key()) || !info.lastModified().isBefore(youngAfter)) {
           continue;
@@ -182,6 +212,7 @@ final public class Cleaner {
     long data = 0;
     long deletions = 0;
     long transactions = 0;
+    long segmentFiles = 0;
     for (String key : candidates) {
       if (notDeleted.contains(key)) {
         failed.add(key);
@@ -192,13 +223,15 @@ final public class Cleaner {
         data++;
       } else if (key.startsWith(DeletionFile.DELETIONS_PREFIX)) {
         deletions++;
+      } else if (key.startsWith(MetadataCodec.ROOTS_PREFIX) || key.startsWith(Segment.PREFIX)) {
+        segmentFiles++;
       } else {
         transactions++;
       }
     }
     CleanupReport report =
         new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, temporaries.size(),
-            bytesFreed, failed, options.dryRun());
+            bytesFreed, failed, options.dryRun(), segmentFiles);
     LOG.debug("cleanup of {} with {}: {}", io.location(), options, report);
     return report;
   }

@@ -163,7 +163,7 @@ public final class FragmentBounds {
   }
 
   /** Bounds of the union of two sets of values. */
-  static FieldBounds union(FieldBounds a, FieldBounds b) {
+  public static FieldBounds union(FieldBounds a, FieldBounds b) {
     boolean aBounded = a.mayHaveValues();
     boolean bBounded = b.mayHaveValues();
     Optional<StatValue> lower = StatValues.union(a.lower(), b.lower(), aBounded, bBounded, -1);

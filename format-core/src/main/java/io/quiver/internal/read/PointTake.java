@@ -51,8 +51,18 @@ final class PointTake {
   static VectorSchemaRoot take(TableIo io, Manifest manifest, Schema projected, long[] addresses,
       BufferAllocator allocator, int threads) {
     Map<Long, Fragment> fragments = new HashMap<>();
-    for (Fragment f : manifest.fragments()) {
-      fragments.put(f.id(), f);
+    if (manifest.fragments() instanceof io.quiver.manifest.FragmentList list) {
+      // A segmented version: read only the segments holding the addressed fragments.
+      for (long address : addresses) {
+        long id = RowAddress.fragmentId(address);
+        if (!fragments.containsKey(id)) {
+          list.find(id).ifPresent(f -> fragments.put(id, f));
+        }
+      }
+    } else {
+      for (Fragment f : manifest.fragments()) {
+        fragments.put(f.id(), f);
+      }
     }
     for (long address : addresses) {
       Take.check(io, fragments, address);

@@ -4,6 +4,7 @@ import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.FragmentList;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ public final class ScanPlanner {
   public static List<Planned> plan(TableIo io, Manifest manifest, ScanSpec spec, long targetBytes) {
     Set<Integer> read = spec.readFieldIds();
     List<Planned> out = new ArrayList<>();
-    for (Fragment fragment : manifest.fragments()) {
+    for (Fragment fragment : candidates(manifest, spec)) {
       // Pruning: no live row, or column statistics show no row can match the filter.
       if (fragment.liveRows() == 0 || !spec.mayMatch(fragment)) {
         continue;
@@ -56,6 +57,25 @@ public final class ScanPlanner {
         }
       }
     }
+    return out;
+  }
+
+  /**
+   * The fragments worth considering: all of them, except that a segmented version's segments whose bounds rule
+   * the filter out are skipped unread.
+   */
+  public static List<Fragment> candidates(Manifest manifest, ScanSpec spec) {
+    if (!(manifest.fragments() instanceof FragmentList list)) {
+      return manifest.fragments();
+    }
+    List<Fragment> out = new ArrayList<>();
+    for (int i = 0; i < list.segments().size(); i++) {
+      io.quiver.manifest.Segment s = list.segments().get(i);
+      if (s.liveRows() > 0 && spec.mayMatch(s)) {
+        out.addAll(list.fragmentsOf(i));
+      }
+    }
+    out.addAll(list.inline());
     return out;
   }
 

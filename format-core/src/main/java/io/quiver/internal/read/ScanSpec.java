@@ -168,6 +168,14 @@ public final class ScanSpec {
     return pruner == null || pruner.mayMatch(FragmentBounds.lookup(fragment, table));
   }
 
+  /**
+   * False only when the bounds a segmented root records for {@code segment} show that no row of any of its
+   * fragments can match the filter: the planner then never reads the segment.
+   */
+  public boolean mayMatch(io.quiver.manifest.Segment segment) {
+    return pruner == null || pruner.mayMatch(segment::boundsOf);
+  }
+
   /** The filter's pruner, or null when there is none. */
   StatsPruner pruner() {
     return pruner;

@@ -15,7 +15,9 @@ import io.quiver.internal.txn.LedgerUpdate;
 import io.quiver.internal.txn.ManifestBuilder;
 import io.quiver.internal.txn.Transaction;
 import io.quiver.internal.txn.TransactionRebaser;
+import io.quiver.manifest.FragmentList;
 import io.quiver.manifest.Manifest;
+import java.util.Map;
 import io.quiver.store.CommitStore.ClaimResult;
 import io.quiver.store.support.Backoff;
 import java.time.Clock;
@@ -52,7 +54,7 @@ final public class CommitLoop {
   private final Clock clock;
   private final Optional<String> contentDigest;
   private final ConflictResolver resolver = new ConflictResolver();
-  private final ManifestBuilder builder = new ManifestBuilder(WRITER_VERSION);
+  private final ManifestBuilder builder;
   private volatile boolean claimInDoubt;
   /** Jittered exponential waits between lost races, so that contenders spread out instead of colliding again. */
   private final Backoff backoff;
@@ -71,6 +73,7 @@ final public class CommitLoop {
     this.clock = clock;
     this.contentDigest = contentDigest;
     this.backoff = Backoff.of(options.initialBackoff(), options.maxBackoff());
+    this.builder = new ManifestBuilder(WRITER_VERSION, io::loadSegment);
   }
 
   /**
@@ -182,17 +185,31 @@ final public class CommitLoop {
       }
 
       Manifest next = builder.build(latest, txn, clock.instant());
-      byte[] bytes = MetadataCodec.encodeManifest(next, txn);
+      MetadataCodec.EncodedVersion encoded = MetadataCodec.encodeVersion(next, txn);
+      // A segmented version's segments and root are written before the claim: once the version file exists,
+      // everything it names does.
+      List<String> attemptFiles = writeSegmentsAndRoot(next, encoded);
       ClaimResult result;
+      boolean settled = false;
       claimInDoubt = true;
       try {
-        result = io.commitStore().claim(next.version(), bytes);
+        result = io.commitStore().claim(next.version(), encoded.versionFile());
       } catch (StoreException e) {
+        settled = true;
         result = settleAmbiguousClaim(next.version(), txn, e);
       }
       claimInDoubt = false;
       if (result == ClaimResult.CLAIMED) {
+        if (next.fragments() instanceof FragmentList list) {
+          io.cacheWritten(list.unwritten());
+          next = next.withFragments(list.written());
+        }
         return new Committed(next, txn, next.version(), false);
+      }
+      if (!settled) {
+        // Another writer holds the version: this attempt's segments and root are referenced by nothing. (After
+        // an ambiguous claim they are kept: a put that seemed not to happen may still land.)
+        deleteQuietly(attemptFiles);
       }
       if (attempt >= options.maxAttempts() || clock.instant().isAfter(deadline)) {
         throw new CommitRetriesExhaustedException(
@@ -263,12 +280,41 @@ final public class CommitLoop {
       return ClaimResult.ALREADY_CLAIMED;
     }
     String location = io.commitStore().locationOf(version);
-    ManifestAndTransaction found = MetadataCodec.decodeManifest(back.get(), location);
-    if (found.transaction().uuid().equals(txn.uuid())) {
+    Transaction found = MetadataCodec.decodeManifestTransaction(back.get(), location);
+    if (found.uuid().equals(txn.uuid())) {
       LOG.debug("ambiguous claim of version {} was ours", version);
       return ClaimResult.CLAIMED;
     }
     return ClaimResult.ALREADY_CLAIMED;
+  }
+
+  /** Writes the segments a segmented version built and its root; returns their keys (none for a single file). */
+  private List<String> writeSegmentsAndRoot(Manifest next, MetadataCodec.EncodedVersion encoded) {
+    if (encoded.root().isEmpty()) {
+      return List.of();
+    }
+    List<String> written = new ArrayList<>();
+    for (Map.Entry<String, FragmentList.Unwritten> e : ((FragmentList) next.fragments()).unwritten().entrySet()) {
+      io.store().write(e.getKey(), e.getValue().encoded());
+      written.add(e.getKey());
+    }
+    io.store().write(encoded.root().get().path(), encoded.root().get().bytes());
+    written.add(encoded.root().get().path());
+    return written;
+  }
+
+  private void deleteQuietly(List<String> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    try {
+      List<String> left = io.store().deleteAll(keys);
+      if (!left.isEmpty()) {
+        LOG.debug("could not delete {} files of a lost commit attempt; cleanup removes them", left.size());
+      }
+    } catch (QuiverException e) {
+      LOG.debug("could not delete the files of a lost commit attempt ({}); cleanup removes them", e.getMessage());
+    }
   }
 
   private void backoff(int attempt) {

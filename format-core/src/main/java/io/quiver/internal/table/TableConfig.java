@@ -36,6 +36,7 @@ final public class TableConfig {
     }
     io.quiver.internal.txn.LedgerUpdate.Policy.check(set);
     io.quiver.internal.write.CompressionConfig.check(set);
+    io.quiver.internal.txn.Segmenter.Policy.check(set);
     io.quiver.dataset.RowDelta.Isolation.of(set);
     return new Operation.UpdateConfig(set, removed);
   }

@@ -11,6 +11,12 @@ import io.quiver.internal.file.MetadataCache;
 import io.quiver.internal.file.ReadOptions;
 import io.quiver.store.CommitStore;
 import io.quiver.store.ObjectStore;
+import io.quiver.exceptions.ObjectNotFoundException;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.FragmentList;
+import io.quiver.manifest.Segment;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The table's storage: its object store, how versions are claimed, and cached metadata reads. */
@@ -80,15 +86,77 @@ final public class TableIo {
 
   private CachedVersion decode(long version, String location) {
     Optional<byte[]> bytes = commitStore.read(version);
-    if (bytes.isEmpty()) {
-      return null;
+    return bytes.isEmpty() ? null : decode(version, location, bytes);
+  }
+
+  /**
+   * Decodes the version file {@code bytes} of {@code version} (and reads its root when it is segmented), without
+   * caching the result: for tools that read every version once (cleanup, validation).
+   */
+  public ManifestAndTransaction decodeVersion(long version, byte[] bytes) {
+    return decode(version, commitStore.locationOf(version), Optional.of(bytes)).value();
+  }
+
+  private CachedVersion decode(long version, String location, Optional<byte[]> bytes) {
+    MetadataCodec.VersionFile file = MetadataCodec.decodeVersionFile(bytes.get(), location);
+    if (file instanceof MetadataCodec.Whole whole) {
+      ManifestAndTransaction decoded = whole.decoded();
+      if (decoded.manifest().version() != version) {
+        throw new CorruptFileException(location,
+            "file name says version " + version + " but the manifest says " + decoded.manifest().version());
+      }
+      return new CachedVersion(decoded, bytes.get().length);
     }
-    ManifestAndTransaction decoded = MetadataCodec.decodeManifest(bytes.get(), location);
-    if (decoded.manifest().version() != version) {
+    MetadataCodec.Rooted rooted = (MetadataCodec.Rooted) file;
+    if (rooted.version() != version) {
       throw new CorruptFileException(
-          location, "file name says version " + version + " but the manifest says " + decoded.manifest().version());
+          location, "file name says version " + version + " but the manifest says " + rooted.version());
     }
-    return new CachedVersion(decoded, bytes.get().length);
+    String rootLocation = store.locationOf(rooted.rootPath());
+    byte[] root;
+    try {
+      root = store.read(rooted.rootPath());
+    } catch (ObjectNotFoundException e) {
+      throw new CorruptFileException(rootLocation, "the root file of version " + version + " (named by " + location
+          + ") is missing; the table is damaged: restore the file from a backup, or check out another version", e);
+    }
+    ManifestAndTransaction decoded = MetadataCodec.decodeRoot(root, rootLocation, rooted, this::loadSegment);
+    return new CachedVersion(decoded, bytes.get().length + root.length);
+  }
+
+  /** A segment's decoded fragments in the cache; weighed by the encoded size, as versions are. */
+  private record CachedSegment(List<Fragment> fragments, long bytes) implements MetadataCache.Weighable {
+    @Override
+    public long estimatedBytes() {
+      return bytes * 4 + 256;
+    }
+  }
+
+  /**
+   * The fragments of a segment a root names, read once per session (segments are immutable and shared by
+   * every version that lists them) and checked against what the root says of them.
+   */
+  public List<Fragment> loadSegment(Segment segment) {
+    String location = store.locationOf(segment.path());
+    return cache.get(location, ignored -> {
+      byte[] bytes;
+      try {
+        bytes = store.read(segment.path());
+      } catch (ObjectNotFoundException e) {
+        throw new CorruptFileException(location, "segment file " + segment.path() + " (fragments "
+            + segment.firstFragmentId() + ".." + segment.lastFragmentId() + ") is missing; the table is damaged, or"
+            + " a cleanup removed a version this handle still reads: re-open the latest version", e);
+      }
+      return new CachedSegment(MetadataCodec.decodeSegment(bytes, location, segment), bytes.length);
+    }).fragments();
+  }
+
+  /** Puts segments this process just wrote into the cache, so that nothing reads them back. */
+  public void cacheWritten(Map<String, FragmentList.Unwritten> written) {
+    for (Map.Entry<String, FragmentList.Unwritten> e : written.entrySet()) {
+      CachedSegment value = new CachedSegment(e.getValue().fragments(), e.getValue().encoded().length);
+      cache.get(store.locationOf(e.getKey()), ignored -> value);
+    }
   }
 
   /**

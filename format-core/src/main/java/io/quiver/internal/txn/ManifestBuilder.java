@@ -5,6 +5,7 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.FragmentList;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.schema.Field;
@@ -32,9 +33,19 @@ import java.util.TreeMap;
  */
 public final class ManifestBuilder {
   private final String writerVersion;
+  private final FragmentList.Loader loader;
 
+  /** A builder for tests and tools: segments it lays out are read back only from the manifests it built. */
   public ManifestBuilder(String writerVersion) {
+    this(writerVersion, segment -> {
+      throw new IllegalStateException("segment " + segment.path() + " cannot be read: this builder has no store");
+    });
+  }
+
+  /** @param loader reads a table's written segments (for laying out a table that was not segmented before) */
+  public ManifestBuilder(String writerVersion, FragmentList.Loader loader) {
     this.writerVersion = writerVersion;
+    this.loader = loader;
   }
 
   /**
@@ -45,10 +56,37 @@ public final class ManifestBuilder {
    * @param timestamp the commit time to record
    */
   public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
-    Manifest built = withDerivedReaderFeatures(buildContent(current, txn, timestamp));
+    Manifest built = withDerivedReaderFeatures(
+        withLayout(buildContent(current, txn, timestamp), current.map(Manifest::segmented).orElse(true)));
     // Every operation carries the ledger forward: a restore or overwrite replaces the content, never the
     // record of what was committed.
     return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp));
+  }
+
+  /**
+   * {@code built} in the layout its configuration asks for ({@link Segmenter}), with {@link
+   * Manifest#SEGMENTED_FEATURE} among its reader and writer features exactly when it is segmented. A creation,
+   * an overwrite, a restore or a change of layout lays the fragments out afresh; other commits on a segmented
+   * version reuse its segments (the {@code State} does).
+   */
+  private Manifest withLayout(Manifest built, boolean baseSegmented) {
+    Segmenter.Policy policy = Segmenter.Policy.of(built.config(), baseSegmented);
+    Manifest laidOut = built;
+    if (policy.segmented() && !built.segmented()) {
+      laidOut = built.withFragments(Segmenter.layOut(built.fragments(), policy, built.schema(), loader));
+    } else if (!policy.segmented() && built.segmented()) {
+      laidOut = built.withFragments(((FragmentList) built.fragments()).materialize());
+    }
+    Set<String> reader = new java.util.TreeSet<>(laidOut.readerFeatures());
+    Set<String> writer = new java.util.TreeSet<>(laidOut.writerFeatures());
+    if (policy.segmented()) {
+      reader.add(Manifest.SEGMENTED_FEATURE);
+      writer.add(Manifest.SEGMENTED_FEATURE);
+    } else {
+      reader.remove(Manifest.SEGMENTED_FEATURE);
+      writer.remove(Manifest.SEGMENTED_FEATURE);
+    }
+    return laidOut.withReaderFeatures(reader).withWriterFeatures(writer);
   }
 
   /**
@@ -146,6 +184,14 @@ public final class ManifestBuilder {
       long maxFragment = Math.max(restored.maxFragmentId().orElse(-1),
           r.fragments().stream().mapToLong(Fragment::id).max().orElse(-1));
       Map<String, String> config = new HashMap<>(r.config());
+      // A restore brings back content, not an older layout: the table keeps the layout it has now.
+      for (String key : List.of(Segmenter.LAYOUT_KEY, Segmenter.MAX_FRAGMENTS_KEY, Segmenter.MERGE_FACTOR_KEY)) {
+        if (base.config().containsKey(key)) {
+          config.put(key, base.config().get(key));
+        } else {
+          config.remove(key);
+        }
+      }
       return new Manifest(version, r.schema(), r.fragments(),
           maxFragment < 0 ? OptionalLong.empty() : OptionalLong.of(maxFragment), restored.maxFieldId(), timestamp,
           writerVersion, config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
@@ -331,20 +377,38 @@ public final class ManifestBuilder {
     }
   }
 
-  /** The fragment list being transformed, kept in id order. */
+  /**
+   * The fragment list being transformed: the base's fragments (read from its segments only where asked for)
+   * and the changes to them, in id order. A segmented base stays segmented: {@link #build} reuses every segment
+   * the changes do not touch.
+   */
   private final class State {
-    private final Map<Long, Fragment> fragments = new TreeMap<>();
     private final Manifest base;
+    private final FragmentList segmented;
+    private TreeMap<Long, Fragment> all;
+    /** Changed fragments by id; null marks a removed one. */
+    private final TreeMap<Long, Fragment> changes = new TreeMap<>();
     private long nextId;
 
     State(Manifest base) {
       this.base = base;
-      base.fragments().forEach(f -> fragments.put(f.id(), f));
+      this.segmented = base.fragments() instanceof FragmentList list ? list : null;
       nextId = base.nextFragmentId();
     }
 
+    private Fragment baseFragment(long id) {
+      if (segmented != null) {
+        return segmented.find(id).orElse(null);
+      }
+      if (all == null) {
+        all = new TreeMap<>();
+        base.fragments().forEach(f -> all.put(f.id(), f));
+      }
+      return all.get(id);
+    }
+
     Fragment require(long id, Transaction txn) {
-      Fragment f = fragments.get(id);
+      Fragment f = get(id);
       if (f == null) {
         throw new RetryableConflictException(
             txn.operation().name() + " " + txn.uuid() + " targets fragment " + id
@@ -355,34 +419,68 @@ public final class ManifestBuilder {
     }
 
     Fragment get(long id) {
-      return fragments.get(id);
+      return changes.containsKey(id) ? changes.get(id) : baseFragment(id);
     }
 
     void put(Fragment f) {
-      fragments.put(f.id(), f);
+      if (!changes.containsKey(f.id()) && baseFragment(f.id()) == f) {
+        return; // unchanged: keeps its segment as it is
+      }
+      changes.put(f.id(), f);
     }
 
     void remove(long id) {
-      fragments.remove(id);
+      changes.put(id, null);
     }
 
     void addNew(Fragment f) {
-      fragments.put(nextId, f.withId(nextId));
+      changes.put(nextId, f.withId(nextId));
       nextId++;
     }
 
     List<Fragment> fragments() {
-      return new ArrayList<>(fragments.values());
+      List<Fragment> out = new ArrayList<>();
+      java.util.Iterator<Map.Entry<Long, Fragment>> pending = changes.entrySet().iterator();
+      Map.Entry<Long, Fragment> next = pending.hasNext() ? pending.next() : null;
+      for (Fragment f : base.fragments()) {
+        while (next != null && next.getKey() < f.id()) {
+          if (next.getValue() != null) {
+            out.add(next.getValue());
+          }
+          next = pending.hasNext() ? pending.next() : null;
+        }
+        if (next != null && next.getKey() == f.id()) {
+          if (next.getValue() != null) {
+            out.add(next.getValue());
+          }
+          next = pending.hasNext() ? pending.next() : null;
+        } else {
+          out.add(f);
+        }
+      }
+      while (next != null) {
+        if (next.getValue() != null) {
+          out.add(next.getValue());
+        }
+        next = pending.hasNext() ? pending.next() : null;
+      }
+      return out;
     }
 
     Map<Long, Fragment> fragmentMap() {
-      return new TreeMap<>(fragments);
+      TreeMap<Long, Fragment> map = new TreeMap<>();
+      fragments().forEach(f -> map.put(f.id(), f));
+      return map;
     }
 
     Manifest build(long version, Schema schema, int maxFieldId, Map<String, String> config, Transaction txn,
         Instant timestamp) {
       OptionalLong maxFragmentId = nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
-      return new Manifest(version, schema, fragments(), maxFragmentId, maxFieldId, timestamp, writerVersion,
+      Segmenter.Policy policy = Segmenter.Policy.of(config, segmented != null);
+      List<Fragment> fragments = segmented != null && policy.segmented()
+          ? Segmenter.update(segmented, changes, policy, schema)
+          : fragments();
+      return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion,
           config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
     }
   }

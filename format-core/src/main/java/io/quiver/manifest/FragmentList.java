@@ -1,0 +1,222 @@
+package io.quiver.manifest;
+
+import java.util.AbstractList;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.RandomAccess;
+
+/**
+ * The fragments of a segmented manifest (docs/format.md, section 11): the fragments of its {@link #segments()}
+ * in order, then its {@link #inline()} tail. A segment's fragments are loaded only when asked for, through the
+ * {@link Loader} (which caches them, shared across versions); {@link #size()}, {@link Manifest#liveRows()} and
+ * scan planning with a filter need only what the root says about each segment.
+ *
+ * <p>Immutable. Reading an element may read a segment file, so any list operation can throw what the loader
+ * throws (a {@link io.quiver.exceptions.StoreException} or a {@link io.quiver.exceptions.CorruptFileException}
+ * naming the segment).
+ */
+public final class FragmentList extends AbstractList<Fragment> implements RandomAccess {
+  /** Reads a segment's fragments (the implementation checks them against the segment and caches them). */
+  @FunctionalInterface
+  public interface Loader {
+    List<Fragment> load(Segment segment);
+  }
+
+  /**
+   * A segment built by a commit in progress and not yet written, kept with its encoding.
+   *
+   * @param fragments its fragments
+   * @param encoded the segment file's bytes
+   */
+  public record Unwritten(List<Fragment> fragments, byte[] encoded) {
+    public Unwritten {
+      fragments = List.copyOf(fragments);
+      Objects.requireNonNull(encoded, "encoded");
+    }
+  }
+
+  private final List<Segment> segments;
+  private final List<Fragment> inline;
+  private final long[] starts;
+  private final int size;
+  private final Loader loader;
+  private final Map<String, Unwritten> unwritten;
+
+  /**
+   * @param segments in ascending, disjoint id order
+   * @param inline fragments after the last segment's, in ascending id order
+   * @param loader reads a written segment
+   * @param unwritten segments among {@code segments} not written yet, by path
+   * @throws IllegalArgumentException if the order is broken
+   */
+  public FragmentList(List<Segment> segments, List<Fragment> inline, Loader loader, Map<String, Unwritten> unwritten) {
+    this.segments = List.copyOf(segments);
+    this.inline = List.copyOf(inline);
+    this.loader = Objects.requireNonNull(loader, "loader");
+    this.unwritten = Map.copyOf(unwritten);
+    this.starts = new long[this.segments.size() + 1];
+    long previous = -1;
+    long count = 0;
+    for (int i = 0; i < this.segments.size(); i++) {
+      Segment s = this.segments.get(i);
+      if (s.firstFragmentId() <= previous) {
+        throw new IllegalArgumentException("segment " + s.path() + " starts at fragment " + s.firstFragmentId()
+            + ", not after the previous segment's last fragment " + previous);
+      }
+      previous = s.lastFragmentId();
+      starts[i] = count;
+      count += s.fragmentCount();
+    }
+    starts[this.segments.size()] = count;
+    for (Fragment f : this.inline) {
+      if (f.id() <= previous) {
+        throw new IllegalArgumentException("inline fragment " + f.id() + " is not after fragment " + previous);
+      }
+      previous = f.id();
+    }
+    count += this.inline.size();
+    if (count > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("a manifest holds at most " + Integer.MAX_VALUE + " fragments, found " + count);
+    }
+    this.size = (int) count;
+  }
+
+  public List<Segment> segments() {
+    return segments;
+  }
+
+  public List<Fragment> inline() {
+    return inline;
+  }
+
+  /** Segments built by the commit that made this list and not written yet, by path. */
+  public Map<String, Unwritten> unwritten() {
+    return unwritten;
+  }
+
+  /** This list once its unwritten segments are written: they are read through the loader from now on. */
+  public FragmentList written() {
+    return unwritten.isEmpty() ? this : new FragmentList(segments, inline, loader, Map.of());
+  }
+
+  public Loader loader() {
+    return loader;
+  }
+
+  /** The fragments of segment {@code index}. */
+  public List<Fragment> fragmentsOf(int index) {
+    Segment s = segments.get(index);
+    Unwritten pending = unwritten.get(s.path());
+    return pending != null ? pending.fragments() : loader.load(s);
+  }
+
+  /** The fragment with {@code id}, reading at most one segment. */
+  public Optional<Fragment> find(long id) {
+    if (!inline.isEmpty() && id >= inline.get(0).id()) {
+      return search(inline, id);
+    }
+    int lo = 0;
+    int hi = segments.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      Segment s = segments.get(mid);
+      if (id < s.firstFragmentId()) {
+        hi = mid - 1;
+      } else if (id > s.lastFragmentId()) {
+        lo = mid + 1;
+      } else {
+        return search(fragmentsOf(mid), id);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<Fragment> search(List<Fragment> fragments, long id) {
+    int lo = 0;
+    int hi = fragments.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      long at = fragments.get(mid).id();
+      if (at < id) {
+        lo = mid + 1;
+      } else if (at > id) {
+        hi = mid - 1;
+      } else {
+        return Optional.of(fragments.get(mid));
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public Fragment get(int index) {
+    if (index < 0 || index >= size) {
+      throw new IndexOutOfBoundsException("index " + index + " of " + size + " fragments");
+    }
+    int segmentCount = segments.size();
+    if (index >= starts[segmentCount]) {
+      return inline.get((int) (index - starts[segmentCount]));
+    }
+    int lo = 0;
+    int hi = segmentCount - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (starts[mid] <= index) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return fragmentsOf(lo).get((int) (index - starts[lo]));
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public Iterator<Fragment> iterator() {
+    return new Iterator<>() {
+      private int segment = 0;
+      private Iterator<Fragment> current = null;
+
+      @Override
+      public boolean hasNext() {
+        while (current == null || !current.hasNext()) {
+          if (segment < segments.size()) {
+            current = fragmentsOf(segment++).iterator();
+          } else if (segment == segments.size()) {
+            segment++;
+            current = inline.iterator();
+          } else {
+            return false;
+          }
+        }
+        return true;
+      }
+
+      @Override
+      public Fragment next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return current.next();
+      }
+    };
+  }
+
+  /** Every fragment, read into memory. */
+  public List<Fragment> materialize() {
+    List<Fragment> out = new ArrayList<>(size);
+    for (Fragment f : this) {
+      out.add(f);
+    }
+    return out;
+  }
+}
