@@ -61,7 +61,7 @@ public abstract class ColumnEvolutionContract extends StoreJourney {
   void addedNestedColumnDroppedAndRenamedColumnsRoundTripThroughScanAndTake() {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 40);
-        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
       ds.columns().add(List.of(T), List.of("id"), COMPUTE_T);
       ds.columns().rename("t.neg", "minus");
       ds.columns().drop("name");

@@ -55,7 +55,7 @@ public abstract class ConcurrentAppendsContract extends StoreSuite {
                       .withTimeout(Duration.ofMinutes(5))
                       .withBackoff(Duration.ofMillis(1), Duration.ofMillis(50)))
               .build();
-      try (Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(), options)) {
+      try (Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(), options, io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
         assertThat(ds.version()).isEqualTo(1);
       }
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);

@@ -41,7 +41,7 @@ public abstract class DatasetStoreContract extends StoreJourney {
   void everyVersionScansToExactlyWhatItHeld() {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 10);
-        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
       for (int v = 2; v <= 6; v++) {
         assertThat(append(ds, (v - 1) * 10L, 10)).isEqualTo(v);
       }
@@ -64,7 +64,7 @@ public abstract class DatasetStoreContract extends StoreJourney {
   void b2_ambiguousAcknowledgementCommitsExactlyOnce() {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 10);
-        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
       assertThat(ds.version()).isEqualTo(1);
     }
     // Wrap the real adapter: the manifest put for version 2 happens, then the client sees an error.

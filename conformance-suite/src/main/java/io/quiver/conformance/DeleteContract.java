@@ -42,7 +42,7 @@ public abstract class DeleteContract extends StoreJourney {
   /** ids 0..99 in fragments 0 [0, 40), 1 [40, 80), 2 [80, 100). */
   private Dataset create(String uri) {
     try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 100)) {
-      return Dataset.create(uri, SampleTable.SCHEMA, List.of(b), options());
+      return Dataset.create(uri, SampleTable.SCHEMA, List.of(b), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS);
     }
   }
 

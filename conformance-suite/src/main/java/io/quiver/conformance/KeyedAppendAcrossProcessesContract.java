@@ -60,7 +60,7 @@ public abstract class KeyedAppendAcrossProcessesContract extends StoreSuite {
       DatasetOptions options = DatasetOptions.builder().allocator(allocator).storeOptions(fixture().storeOptions())
           .build();
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 0, 10)) {
-        Dataset.create(uri, SampleTable.SCHEMA, List.of(b), options).close();
+        Dataset.create(uri, SampleTable.SCHEMA, List.of(b), options, io.quiver.model.ModelWorld.SMALL_SEGMENTS).close();
       }
       assertThat(child(uri, 10, 12, "job-x/1")).isEqualTo("VERSION 2");
       assertThat(child(uri, 10, 12, "job-x/1")).as("the retry from a new process is recognised").isEqualTo("VERSION 2");

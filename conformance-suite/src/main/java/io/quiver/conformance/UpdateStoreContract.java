@@ -70,7 +70,7 @@ public abstract class UpdateStoreContract extends StoreJourney {
   void updatesRoundTripThroughScanTakeReopenAndCompaction() {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 200);
-        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
       try (VectorSchemaRoot more = SampleTable.batch(allocator, 200, 100)) {
         ds.append(List.of(more));
       }
@@ -138,7 +138,7 @@ public abstract class UpdateStoreContract extends StoreJourney {
   void mergeInsertUpdatesInsertsAndRetriesAStaleHandleOnTheStore() throws IOException {
     String uri = newTableUri();
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 100);
-        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options());
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS);
         Dataset stale = Dataset.open(uri, options())) {
       MergeInsertResult r;
       try (ArrowReader source = names(90, 110, "m")) {
@@ -173,7 +173,7 @@ public abstract class UpdateStoreContract extends StoreJourney {
     io.quiver.dataset.CommitOptions keyed =
         io.quiver.dataset.CommitOptions.defaults().withIdempotenceKey("engine/q1/merge");
     try (VectorSchemaRoot first = SampleTable.batch(allocator, 0, 100);
-        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options())) {
+        Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
       try (VectorSchemaRoot more = SampleTable.batch(allocator, 100, 50)) {
         ds.append(List.of(more)); // version 2: ids 100..149 in fragment 1
       }
@@ -324,7 +324,7 @@ public abstract class UpdateStoreContract extends StoreJourney {
           String uri = newTableUri();
           try (VectorSchemaRoot first = VectorSchemaRoot.create(KEYED, allocator)) {
             fill(first, target.subList(0, 6));
-            try (Dataset ds = Dataset.create(uri, KEYED, List.of(first), options())) {
+            try (Dataset ds = Dataset.create(uri, KEYED, List.of(first), options(), io.quiver.model.ModelWorld.SMALL_SEGMENTS)) {
               fill(first, target.subList(6, 10));
               ds.append(List.of(first));
               long before = ds.version();

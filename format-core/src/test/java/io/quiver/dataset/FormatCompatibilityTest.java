@@ -448,6 +448,31 @@ class FormatCompatibilityTest {
   }
 
   @Test
+  void aFormat11TableStaysSingleFileUntilAskedThenUpgradesToSegmentsAndReadsTheSame() {
+    MemoryObjectStore store = copy("history");
+    try (Dataset ds = Dataset.open(store.location(), options(store))) {
+      Table before = read(ds);
+      // A commit by this build keeps a 1.1 table readable by 1.1 readers: single file, no new feature.
+      ds.updateConfig(java.util.Map.of("owner", "compat"), java.util.Set.of());
+      assertThat(ds.manifest().segmented()).isFalse();
+      assertThat(ds.manifest().readerFeatures()).doesNotContain(io.quiver.manifest.Manifest.SEGMENTED_FEATURE);
+      ds.updateConfig(java.util.Map.of("manifest.layout", "segmented", "manifest.segment.merge-factor", "2",
+          "manifest.segment.max-fragments", "4"), java.util.Set.of());
+      assertThat(ds.manifest().segmented()).isTrue();
+      assertThat(ds.manifest().readerFeatures()).contains(io.quiver.manifest.Manifest.SEGMENTED_FEATURE);
+      try (Dataset reopened = Dataset.open(store.location(), options(store))) {
+        assertThat(read(reopened)).isEqualTo(before);
+        assertThat(reopened.validate().isValid()).isTrue();
+        // Older versions keep their single-file layout and read as they did.
+        try (Dataset v18 = reopened.checkout(18)) {
+          assertThat(v18.manifest().segmented()).isFalse();
+          assertThat(read(v18)).isEqualTo(before);
+        }
+      }
+    }
+  }
+
+  @Test
   void aCommitOnTopOfTheHistoryTableWorksAndKeepsItsLedger() {
     MemoryObjectStore store = copy("history");
     try (Dataset ds = Dataset.open(store.location(), options(store))) {

@@ -451,6 +451,37 @@ public abstract class HostileInputContract {
     return store.listAll(ObjectStoreCommitStore.VERSIONS_PREFIX).stream().map(ObjectInfo::key).toList();
   }
 
+  /**
+   * D1 for segmented manifests (format 1.2): the latest version's root and one of its segments, flipped and
+   * truncated byte by byte, and missing, are each a typed error naming that file; the table reads again once
+   * the file is back.
+   */
+  @Test
+  void d1_damagedOrMissingRootsAndSegmentsAreCorruptFilesNamingThem() {
+    String root;
+    String segment;
+    try (Dataset ds = Dataset.open(URI_, options(allocator))) {
+      ds.updateConfig(java.util.Map.of("manifest.segment.merge-factor", "2", "manifest.segment.max-fragments", "4"),
+          java.util.Set.of());
+      for (int i = 0; i < 5; i++) {
+        try (VectorSchemaRoot b = SampleTable.batch(allocator, 100 + 10L * i, 3)) {
+          ds.append(List.of(b));
+        }
+      }
+      assertThat(ds.manifest().segments()).isNotEmpty();
+      root = MetadataCodec.rootPath(ds.version(), ds.manifest().transactionUuid());
+      segment = ds.manifest().segments().get(0).path();
+    }
+    for (String key : List.of(root, segment)) {
+      eachDamage(key, false, this::readLatest);
+      byte[] original = store.read(key);
+      store.delete(key);
+      expectTypedError(store.locationOf(key), new Damage("missing", null), false, this::readLatest);
+      store.write(key, original);
+    }
+    readLatest(allocator);
+  }
+
   // ---------------------------------------------------------------------------------------------- D2
 
   @Test

@@ -122,13 +122,18 @@ public final class ModelWorld implements AutoCloseable {
    * Creates the table at {@code uri} (where none exists) with {@value #INITIAL_ROWS} rows and opens the
    * handles. {@code options} builds the dataset options around the world's leak-checking allocator.
    */
+  /** Table configuration that makes segmented manifests merge and split within a short history. */
+  public static final Map<String, String> SMALL_SEGMENTS =
+      Map.of("manifest.segment.merge-factor", "2", "manifest.segment.max-fragments", "4");
+
   public ModelWorld(String uri, Function<BufferAllocator, DatasetOptions> options) {
     this.uri = uri;
     this.opts = options.apply(allocator).toBuilder().clock(clock).build();
     try {
       Map<Long, Map<String, Object>> rows = newRows(INITIAL_ROWS, List.of("id", "a"));
       try (VectorSchemaRoot batch = batch(SCHEMA, rows)) {
-        roots[0] = Dataset.create(uri, SCHEMA, List.of(batch), opts);
+        // Segments of at most 4 fragments, merged 2 by 2: most commits of a history merge or split one.
+        roots[0] = Dataset.create(uri, SCHEMA, List.of(batch), opts, SMALL_SEGMENTS);
       }
       for (int h = 1; h < HANDLES; h++) {
         roots[h] = Dataset.open(uri, opts);
