@@ -51,7 +51,8 @@ public class ConflictCostBench {
   public void setup() {
     allocator = new RootAllocator();
     batch = BenchData.batch(allocator, BenchData.smallSchema(), 0, 1);
-    Path template = Bench.cached("quiver-history-" + HISTORY, t -> {
+    // "-seg": written with segmented manifests (format 1.2); the history cached before them was single-file.
+    Path template = Bench.cached("quiver-history-" + HISTORY + "-seg", t -> {
       try (BufferAllocator a = new RootAllocator();
           VectorSchemaRoot one = BenchData.batch(a, BenchData.smallSchema(), 0, 1);
           Dataset ds = Dataset.create(t.toString(), BenchData.smallSchema(), List.of(one), Bench.quiverOptions(a))) {

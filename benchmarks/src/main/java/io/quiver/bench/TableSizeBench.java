@@ -47,7 +47,8 @@ public class TableSizeBench {
   @Setup(Level.Trial)
   public void setup() {
     allocator = new RootAllocator();
-    quiverTemplate = Tables.quiver("quiver-fragments-" + fragments, BenchData.smallSchema(),
+    // "-seg": segmented manifests (format 1.2, the default for new tables); earlier caches were single-file.
+    quiverTemplate = Tables.quiver("quiver-fragments-" + fragments + "-seg", BenchData.smallSchema(),
         (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
     lanceTemplate = Tables.lance("lance-fragments-" + fragments, BenchData.smallSchema(),
         (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
@@ -129,12 +130,49 @@ public class TableSizeBench {
       batch = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, ROWS_PER_FRAGMENT);
     }
 
+    long firstVersion;
+    long metadataBytesBefore;
+
+    @Setup(Level.Iteration)
+    public void mark() {
+      firstVersion = ds.latestVersion();
+      metadataBytesBefore = metadataBytes(dir);
+    }
+
+    /** Metadata bytes (version files, roots, segments, transactions) written per commit this iteration. */
+    @TearDown(Level.Iteration)
+    public void measure(TableSizeBench shared) {
+      long commits = ds.latestVersion() - firstVersion;
+      if (commits > 0) {
+        Bench.record("TableSizeBench", "metadata bytes per commit" + (fsync() ? "" : ", fsync off"),
+            "quiver fragments=" + shared.fragments, (double) (metadataBytes(dir) - metadataBytesBefore) / commits,
+            "bytes");
+      }
+    }
+
     @TearDown(Level.Trial)
     public void delete() {
       batch.close();
       ds.close();
       Bench.deleteTree(dir);
     }
+  }
+
+  /** Total size of the files under the table's metadata prefixes. */
+  static long metadataBytes(Path table) {
+    long total = 0;
+    for (String prefix : List.of("_versions", "_manifests", "_segments", "_transactions")) {
+      Path d = table.resolve(prefix);
+      if (!java.nio.file.Files.isDirectory(d)) {
+        continue;
+      }
+      try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(d)) {
+        total += files.mapToLong(f -> f.toFile().length()).sum();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return total;
   }
 
   /** The same without fsync, as Lance's local store writes. */

@@ -95,20 +95,13 @@ class SegmentedManifestTest {
     }
   }
 
-  private static long append(Dataset ds, long from, int rows) {
-    try (VectorSchemaRoot b = SampleTable.batch(allocator(ds), from, rows)) {
+  private long append(Dataset ds, long from, int rows) {
+    try (VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
       return ds.append(List.of(b));
     }
   }
 
-  private static RootAllocator sharedAllocator;
-
-  private static RootAllocator allocator(Dataset ignored) {
-    return sharedAllocator;
-  }
-
   private Dataset smallSegments() {
-    sharedAllocator = allocator;
     Dataset ds = create(0, 10);
     ds.updateConfig(SMALL, Set.of());
     return ds;

@@ -180,17 +180,8 @@ public final class MetadataCodec {
    */
   public static ManifestAndTransaction decodeRoot(byte[] bytes, String location, Rooted version,
       io.quiver.manifest.FragmentList.Loader loader) {
-    if (bytes.length != version.rootSize()) {
-      throw new CorruptFileException(location, "root file is " + bytes.length + " bytes but its version file says "
-          + version.rootSize() + "; the file is truncated, replaced or damaged");
-    }
-    byte[] payload = open(ROOT_MAGIC, bytes, location, "root");
-    io.quiver.internal.proto.Manifest m;
-    try {
-      m = io.quiver.internal.proto.Manifest.parseFrom(payload);
-    } catch (InvalidProtocolBufferException e) {
-      throw new CorruptFileException(location, "root payload is not valid protobuf: " + e.getMessage(), e);
-    }
+    io.quiver.internal.proto.Manifest m = parseSized(ROOT_MAGIC, bytes, version.rootSize(), "its version file",
+        location, "root", io.quiver.internal.proto.Manifest.parser());
     checkFormat(m, location);
     try {
       if (m.getVersion() != version.version() || !m.getTransactionUuid().equals(version.transaction().uuid())) {
@@ -233,17 +224,8 @@ public final class MetadataCodec {
    * @param location the segment file's store location, named in errors
    */
   public static List<Fragment> decodeSegment(byte[] bytes, String location, io.quiver.manifest.Segment ref) {
-    if (bytes.length != ref.sizeBytes()) {
-      throw new CorruptFileException(location, "segment file is " + bytes.length + " bytes but the root says "
-          + ref.sizeBytes() + "; the file is truncated, replaced or damaged");
-    }
-    byte[] payload = open(SEGMENT_MAGIC, bytes, location, "segment");
-    io.quiver.internal.proto.ManifestSegment m;
-    try {
-      m = io.quiver.internal.proto.ManifestSegment.parseFrom(payload);
-    } catch (InvalidProtocolBufferException e) {
-      throw new CorruptFileException(location, "segment payload is not valid protobuf: " + e.getMessage(), e);
-    }
+    io.quiver.internal.proto.ManifestSegment m = parseSized(SEGMENT_MAGIC, bytes, ref.sizeBytes(), "the root",
+        location, "segment", io.quiver.internal.proto.ManifestSegment.parser());
     List<Fragment> fragments;
     try {
       fragments = decodeFragments(m.getFragmentsList());
@@ -270,6 +252,21 @@ public final class MetadataCodec {
           + ".." + ref.lastFragmentId() + " with " + ref.liveRows() + " live of " + ref.physicalRows() + " rows");
     }
     return fragments;
+  }
+
+  /** The payload of a file whose size another file records, parsed: a size, checksum or parse failure is corrupt. */
+  private static <T> T parseSized(byte[] magic, byte[] bytes, long expectedSize, String recordedBy, String location,
+      String what, com.google.protobuf.Parser<T> parser) {
+    if (bytes.length != expectedSize) {
+      throw new CorruptFileException(location, what + " file is " + bytes.length + " bytes but " + recordedBy
+          + " says " + expectedSize + "; the file is truncated, replaced or damaged");
+    }
+    byte[] payload = open(magic, bytes, location, what);
+    try {
+      return parser.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, what + " payload is not valid protobuf: " + e.getMessage(), e);
+    }
   }
 
   private static io.quiver.internal.proto.SegmentRef encode(io.quiver.manifest.Segment s) {
