@@ -68,7 +68,13 @@ public record ValidationReport(long version, List<Problem> problems, long filesC
      * do not start. Readers ignore what they can tell is wrong; a table that lies consistently can make a
      * point read fail, or read another frame's values.
      */
-    FRAME_TABLE_MISMATCH
+    FRAME_TABLE_MISMATCH,
+    /**
+     * What a segmented manifest's root says of a segment (docs/format.md §11) does not hold for the fragments
+     * the segment file holds: the compression flag, or the per-field bounds a filtered scan trusts to skip the
+     * segment. (A segment whose ids or row counts differ from the root's does not load: {@link #CORRUPT_FILE}.)
+     */
+    SEGMENT_MISMATCH
   }
 
   /**

@@ -96,13 +96,20 @@ public final class Keys {
     if (colon >= 0 && (slash < 0 || colon < slash)) {
       return "it looks like a URI with a scheme";
     }
-    for (String segment : key.split("/", -1)) {
-      if (segment.isEmpty()) {
+    // Segment by segment without splitting: every data-file path of a loaded segment passes here.
+    for (int start = 0; start <= key.length(); ) {
+      int end = key.indexOf('/', start);
+      if (end < 0) {
+        end = key.length();
+      }
+      int n = end - start;
+      if (n == 0) {
         return "it has an empty path segment";
       }
-      if (segment.equals(".") || segment.equals("..")) {
-        return "it has a '" + segment + "' segment";
+      if (key.charAt(start) == '.' && (n == 1 || (n == 2 && key.charAt(start + 1) == '.'))) {
+        return "it has a '" + key.substring(start, end) + "' segment";
       }
+      start = end + 1;
     }
     return null;
   }

@@ -335,6 +335,112 @@ class SegmentedManifestTest {
     }
   }
 
+  /** Rewrites the latest version's root with {@code edit}, and the size of it the version file records. */
+  private void rewriteRoot(Dataset ds, java.util.function.Consumer<io.quiver.internal.proto.Manifest.Builder> edit) {
+    String key = ObjectStoreCommitStore.manifestKey(ds.version());
+    String root = MetadataCodec.rootPath(ds.version(), ds.manifest().transactionUuid());
+    byte[] bytes = memory.read(root);
+    try {
+      io.quiver.internal.proto.Manifest.Builder b = io.quiver.internal.proto.Manifest
+          .parseFrom(java.util.Arrays.copyOfRange(bytes, 8, bytes.length)).toBuilder();
+      edit.accept(b);
+      byte[] payload = b.build().toByteArray();
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(payload);
+      byte[] rewritten = java.nio.ByteBuffer.allocate(8 + payload.length).put(bytes, 0, 4)
+          .putInt((int) crc.getValue()).put(payload).array();
+      memory.write(root, rewritten);
+      memory.write(key, ManifestBytes.rewrite(memory.read(key), f -> f.getRootBuilder().setSizeBytes(rewritten.length)));
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private ValidationReport validateFresh() {
+    try (Dataset fresh = Dataset.open(URI_, options.toBuilder().session(new Session(1 << 20)).build())) {
+      return fresh.validate();
+    }
+  }
+
+  @Test
+  void validateReadsEverySegmentAndReportsASegmentTheRootMisdescribes() {
+    try (Dataset ds = damagedTable()) {
+      assertThat(ds.validate().problems()).isEmpty();
+      Segment first = ds.manifest().segments().get(0);
+      assertThat(first.compressed()).as("default ZSTD: the first segment's files are format 1.1").isTrue();
+      // Bounds narrower than the values: every int bound of the first segment collapsed to its lower bound.
+      rewriteRoot(ds, b -> {
+        io.quiver.internal.proto.SegmentRef.Builder seg = b.getSegmentsBuilder(0);
+        for (io.quiver.internal.proto.SegmentBounds.Builder bb : seg.getBoundsBuilderList()) {
+          if (bb.hasLower() && bb.getLower().hasIntValue()) {
+            bb.setUpper(bb.getLower());
+          }
+        }
+      });
+      ValidationReport narrowed = validateFresh();
+      assertThat(narrowed.problems()).isNotEmpty().allSatisfy(p -> {
+        assertThat(p.kind()).isEqualTo(ValidationReport.Kind.SEGMENT_MISMATCH);
+        assertThat(p.location()).isEqualTo(first.path());
+        assertThat(p.message()).contains("do not hold for fragment").contains("a filtered scan could skip rows");
+      });
+      rewriteRoot(ds, b -> b.getSegmentsBuilder(0).setCompressed(false));
+      assertThat(validateFresh().problems()).anySatisfy(p -> {
+        assertThat(p.kind()).isEqualTo(ValidationReport.Kind.SEGMENT_MISMATCH);
+        assertThat(p.message()).contains("compressed");
+      });
+    }
+  }
+
+  @Test
+  void validateReportsAMissingOrDamagedSegmentAndChecksTheOthers() {
+    try (Dataset ds = damagedTable()) {
+      for (int i = 0; i < 8; i++) {
+        append(ds, 300 + i * 10L, 2);
+      }
+      List<Segment> segments = ds.manifest().segments();
+      assertThat(segments).hasSizeGreaterThan(2);
+      String missing = segments.get(0).path();
+      String damaged = segments.get(1).path();
+      memory.delete(missing);
+      byte[] flipped = memory.read(damaged).clone();
+      flipped[flipped.length - 2] ^= 0x10;
+      memory.write(damaged, flipped);
+      ValidationReport report = validateFresh();
+      assertThat(report.problems()).extracting(ValidationReport.Problem::kind, ValidationReport.Problem::location)
+          .containsExactlyInAnyOrder(
+              org.assertj.core.groups.Tuple.tuple(ValidationReport.Kind.MISSING_FILE, missing),
+              org.assertj.core.groups.Tuple.tuple(ValidationReport.Kind.CORRUPT_FILE, damaged));
+      assertThat(report.filesChecked()).isGreaterThan(segments.size());
+    }
+  }
+
+  @Test
+  void aDamagedTransactionInAVersionFileStopsCommitsAndValidateButNotReads() {
+    try (Dataset ds = damagedTable()) {
+      List<Long> expected = scanIds(ds.newScan().open());
+      long latest = ds.version();
+      String key = ObjectStoreCommitStore.manifestKey(latest);
+      byte[] original = memory.read(key);
+      memory.write(key, ManifestBytes.rewrite(original, f -> f.getTransactionBuilder().setUuid("someone-else")));
+      try (Dataset fresh = Dataset.open(URI_, options.toBuilder().session(new Session(1 << 20)).build())) {
+        // The table state is in the root: a reader never decodes the version's transaction.
+        assertThat(scanIds(fresh.newScan().open())).isEqualTo(expected);
+        assertThat(fresh.validate().problems()).singleElement().satisfies(p -> {
+          assertThat(p.kind()).isEqualTo(ValidationReport.Kind.CORRUPT_FILE);
+          assertThat(p.message()).contains("someone-else");
+        });
+        // A committer catching up over that version must check its transaction: it refuses, and publishes nothing.
+        try (Dataset stale = fresh.checkout(latest - 1)) {
+          CorruptFileException e = assertThatExceptionOfType(CorruptFileException.class)
+              .isThrownBy(() -> append(stale, 900, 1)).actual();
+          assertThat(e.path()).contains(key);
+        }
+      }
+      assertThat(ds.latestVersion()).isEqualTo(latest);
+      memory.write(key, original);
+    }
+  }
+
   @Test
   void theVersionFileHoldsNoTableStateOnlyItsTransactionAndRoot() {
     try (Dataset ds = damagedTable()) {

@@ -27,6 +27,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -56,8 +57,38 @@ public final class MetadataCodec {
 
   private MetadataCodec() {}
 
-  /** A decoded manifest file: the table state and the transaction committed as it. */
-  public record ManifestAndTransaction(Manifest manifest, Transaction transaction) {}
+  /**
+   * A decoded manifest file: the table state and the transaction committed as it. The transaction of a
+   * segmented version is decoded when first asked for (a reader of the table state never needs it, and the
+   * transaction of a commit that wrote a million fragments is as large as their segments).
+   */
+  public static final class ManifestAndTransaction {
+    private final Manifest manifest;
+    private final java.util.function.Supplier<Transaction> transaction;
+
+    public ManifestAndTransaction(Manifest manifest, Transaction transaction) {
+      this(manifest, () -> transaction);
+      Objects.requireNonNull(transaction, "transaction");
+    }
+
+    private ManifestAndTransaction(Manifest manifest, java.util.function.Supplier<Transaction> transaction) {
+      this.manifest = Objects.requireNonNull(manifest, "manifest");
+      this.transaction = transaction;
+    }
+
+    public Manifest manifest() {
+      return manifest;
+    }
+
+    /**
+     * The transaction committed as this version.
+     *
+     * @throws CorruptFileException if it is a segmented version's and its encoding is invalid
+     */
+    public Transaction transaction() {
+      return transaction.get();
+    }
+  }
 
   /**
    * A version's files: the version file a commit claims, and for a segmented version the root file it names
@@ -118,57 +149,124 @@ public final class MetadataCodec {
   }
 
   /**
-   * A segmented version's version file.
+   * A segmented version's version file, its transaction decoded on first use (and then kept).
    *
    * @param version the version its stub records
    * @param timestamp the commit time its stub records
+   * @param transactionUuid the uuid of the transaction its stub records
    * @param rootPath the root file's relative path
    * @param rootSize the root file's size in bytes
    */
-  public record Rooted(long version, Instant timestamp, Transaction transaction, String rootPath, long rootSize)
-      implements VersionFile {}
+  public record Rooted(long version, Instant timestamp, String transactionUuid, String rootPath, long rootSize,
+      java.util.function.Supplier<Transaction> transactionDecoder) implements VersionFile {
+    @Override
+    public Transaction transaction() {
+      return transactionDecoder.get();
+    }
+  }
 
   /** Decodes a version file of either layout; errors as for {@link #decodeManifest}. */
   public static VersionFile decodeVersionFile(byte[] bytes, String location) {
     byte[] payload = open(MANIFEST_MAGIC, bytes, location, "manifest");
-    ManifestFile file;
+    // Field by field, so that a segmented version's transaction is kept as bytes instead of parsed.
+    io.quiver.internal.proto.Manifest.Builder stubBuilder = null;
+    io.quiver.internal.proto.RootRef.Builder rootBuilder = null;
+    com.google.protobuf.ByteString transactionBytes = null;
     try {
-      file = ManifestFile.parseFrom(payload);
+      com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(payload);
+      in.enableAliasing(true);
+      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+        int field = com.google.protobuf.WireFormat.getTagFieldNumber(tag);
+        boolean delimited = com.google.protobuf.WireFormat.getTagWireType(tag)
+            == com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED;
+        if (delimited && field == ManifestFile.MANIFEST_FIELD_NUMBER) {
+          // A message field met twice merges, as protobuf's own parser does.
+          stubBuilder = stubBuilder == null ? io.quiver.internal.proto.Manifest.newBuilder() : stubBuilder;
+          stubBuilder.mergeFrom(in.readBytes());
+        } else if (delimited && field == ManifestFile.ROOT_FIELD_NUMBER) {
+          rootBuilder = rootBuilder == null ? io.quiver.internal.proto.RootRef.newBuilder() : rootBuilder;
+          rootBuilder.mergeFrom(in.readBytes());
+        } else if (delimited && field == ManifestFile.TRANSACTION_FIELD_NUMBER) {
+          com.google.protobuf.ByteString b = in.readBytes();
+          transactionBytes = transactionBytes == null ? b : transactionBytes.concat(b);
+        } else if (!in.skipField(tag)) {
+          break;
+        }
+      }
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    } catch (java.io.IOException e) {
+      throw new CorruptFileException(location, "manifest payload cannot be read: " + e.getMessage(), e);
     }
-    if (!file.hasRoot()) {
+    if (rootBuilder == null) {
+      ManifestFile file;
+      try {
+        file = ManifestFile.parseFrom(payload);
+      } catch (InvalidProtocolBufferException e) {
+        throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+      }
       return new Whole(decodeManifestFile(file, location));
     }
-    if (!file.hasManifest() || !file.hasTransaction()) {
+    if (stubBuilder == null || transactionBytes == null) {
       throw new CorruptFileException(location, "manifest file lacks its manifest or its transaction");
     }
-    checkFormat(file.getManifest(), location);
-    io.quiver.internal.proto.Manifest stub = file.getManifest();
+    io.quiver.internal.proto.Manifest stub = stubBuilder.build();
+    checkFormat(stub, location);
     if (!stub.getReaderFeaturesList().contains(Manifest.SEGMENTED_FEATURE)) {
       throw new CorruptFileException(location, "manifest file names a root file but not the reader feature '"
           + Manifest.SEGMENTED_FEATURE + "'");
     }
-    String rootPath = file.getRoot().getPath();
+    String rootPath = rootBuilder.getPath();
     if (!rootPath.equals(rootPath(stub.getVersion(), stub.getTransactionUuid()))) {
       throw new CorruptFileException(location, "manifest file names root file '" + rootPath + "'; a version "
           + stub.getVersion() + " committed by transaction " + stub.getTransactionUuid() + " has its root at "
           + rootPath(stub.getVersion(), stub.getTransactionUuid()));
     }
+    String uuid = stub.getTransactionUuid();
+    com.google.protobuf.ByteString encoded = transactionBytes;
+    return new Rooted(stub.getVersion(), Instant.ofEpochMilli(stub.getTimestampMillis()), uuid, rootPath,
+        rootBuilder.getSizeBytes(), memoize(() -> decodeStubTransaction(encoded, uuid, location)));
+  }
+
+  /** The transaction of a segmented version file, which must be the one its stub names. */
+  private static Transaction decodeStubTransaction(com.google.protobuf.ByteString bytes, String uuid,
+      String location) {
     try {
-      Transaction transaction = decode(file.getTransaction());
-      if (!stub.getTransactionUuid().equals(transaction.uuid())) {
-        throw new IllegalArgumentException(
-            "manifest names transaction " + stub.getTransactionUuid() + " but carries " + transaction.uuid());
+      Transaction transaction = decode(io.quiver.internal.proto.Transaction.parseFrom(bytes));
+      if (!uuid.equals(transaction.uuid())) {
+        throw new IllegalArgumentException("manifest names transaction " + uuid + " but carries " + transaction.uuid());
       }
-      return new Rooted(stub.getVersion(), Instant.ofEpochMilli(stub.getTimestampMillis()), transaction, rootPath,
-          file.getRoot().getSizeBytes());
+      return transaction;
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
     } catch (IllegalArgumentException | QuiverException e) {
       if (e instanceof UnsupportedFormatException u) {
         throw u;
       }
       throw new CorruptFileException(location, "invalid manifest content: " + e.getMessage(), e);
     }
+  }
+
+  /** {@code decoder}'s value, computed once (a failure is thrown again to every caller, not cached). */
+  private static <T> java.util.function.Supplier<T> memoize(java.util.function.Supplier<T> decoder) {
+    return new java.util.function.Supplier<>() {
+      private volatile T value;
+
+      @Override
+      public T get() {
+        T v = value;
+        if (v == null) {
+          synchronized (this) {
+            v = value;
+            if (v == null) {
+              v = decoder.get();
+              value = v;
+            }
+          }
+        }
+        return v;
+      }
+    };
   }
 
   /**
@@ -184,10 +282,10 @@ public final class MetadataCodec {
         location, "root", io.quiver.internal.proto.Manifest.parser());
     checkFormat(m, location);
     try {
-      if (m.getVersion() != version.version() || !m.getTransactionUuid().equals(version.transaction().uuid())) {
+      if (m.getVersion() != version.version() || !m.getTransactionUuid().equals(version.transactionUuid())) {
         throw new IllegalArgumentException("root is of version " + m.getVersion() + " by transaction "
             + m.getTransactionUuid() + " but its version file is version " + version.version() + " by "
-            + version.transaction().uuid());
+            + version.transactionUuid());
       }
       if (!m.getReaderFeaturesList().contains(Manifest.SEGMENTED_FEATURE)) {
         throw new IllegalArgumentException("root lacks the reader feature '" + Manifest.SEGMENTED_FEATURE + "'");
@@ -199,7 +297,7 @@ public final class MetadataCodec {
       List<Fragment> inline = decodeFragments(m.getFragmentsList());
       io.quiver.manifest.FragmentList fragments =
           new io.quiver.manifest.FragmentList(segments, inline, loader, Map.of());
-      return new ManifestAndTransaction(decode(m, fragments), version.transaction());
+      return new ManifestAndTransaction(decode(m, fragments), version.transactionDecoder());
     } catch (IllegalArgumentException | QuiverException e) {
       if (e instanceof UnsupportedFormatException u) {
         throw u;

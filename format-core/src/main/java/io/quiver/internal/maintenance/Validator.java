@@ -3,21 +3,26 @@ package io.quiver.internal.maintenance;
 import io.quiver.dataset.ValidationReport.Kind;
 import io.quiver.dataset.ValidationReport.Problem;
 import io.quiver.dataset.ValidationReport;
+import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.file.DataFileMetadata;
 import io.quiver.internal.file.ObservedStats;
 import io.quiver.internal.file.StatValues;
 import io.quiver.internal.file.FrameTableCheck;
+import io.quiver.internal.read.FragmentBounds;
 import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.ColumnStats;
 import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
+import io.quiver.manifest.FieldBounds;
 import io.quiver.manifest.FileStats;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.FragmentList;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
+import io.quiver.manifest.Segment;
 import io.quiver.manifest.StatValue;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
@@ -73,12 +78,90 @@ final public class Validator {
   }
 
   public ValidationReport run() {
-    checkIds();
+    List<Fragment> fragments = readFragments();
+    checkIds(fragments);
     checkTransactionFile();
-    for (Fragment fragment : manifest.fragments()) {
+    checkVersionTransaction();
+    for (Fragment fragment : fragments) {
       checkFragment(fragment);
     }
     return new ValidationReport(manifest.version(), problems, filesChecked);
+  }
+
+  /**
+   * The version's fragments. Of a segmented manifest (docs/format.md §11), each segment is read and checked
+   * against what the root says of it: a segment that is missing or does not decode, or whose fragments are not
+   * the ids and rows the root records, is a problem and its fragments are not checked further; a root whose
+   * summary of a segment (compression, bounds) does not hold for the segment's fragments is one too, since
+   * planning trusts that summary to skip the segment.
+   */
+  private List<Fragment> readFragments() {
+    if (!(manifest.fragments() instanceof FragmentList list)) {
+      return manifest.fragments();
+    }
+    List<Fragment> out = new ArrayList<>(list.size());
+    for (int i = 0; i < list.segments().size(); i++) {
+      Segment segment = list.segments().get(i);
+      filesChecked++;
+      List<Fragment> held;
+      try {
+        held = list.fragmentsOf(i);
+      } catch (CorruptFileException e) {
+        problem(e.getCause() instanceof ObjectNotFoundException ? Kind.MISSING_FILE : Kind.CORRUPT_FILE,
+            segment.path(), e.getMessage());
+        continue;
+      } catch (QuiverException e) {
+        problem(Kind.MISSING_FILE, segment.path(), "segment of fragments " + segment.firstFragmentId() + ".."
+            + segment.lastFragmentId() + " could not be read: " + e.getMessage());
+        continue;
+      }
+      checkSegmentSummary(segment, held);
+      out.addAll(held);
+    }
+    out.addAll(list.inline());
+    return out;
+  }
+
+  private void checkSegmentSummary(Segment segment, List<Fragment> fragments) {
+    boolean compressed = fragments.stream().anyMatch(f -> f.files().stream().anyMatch(DataFile::mayBeCompressed)
+        || f.overlays().stream().anyMatch(o -> o.dataFile().mayBeCompressed()));
+    if (compressed && !segment.compressed()) {
+      problem(Kind.SEGMENT_MISMATCH, segment.path(), "the root says no file of this segment is compressed, but"
+          + " some of its fragments' files are (file format 1.1); readers would refuse to decode them");
+    }
+    for (FieldBounds recorded : segment.bounds().values()) {
+      for (Fragment f : fragments) {
+        FieldBounds held = FragmentBounds.of(f, manifest.schema(), recorded.fieldId());
+        if (!covers(recorded, held)) {
+          problem(Kind.SEGMENT_MISMATCH, segment.path(), "the root's bounds of field " + recorded.fieldId()
+              + " over this segment (" + describe(recorded) + ") do not hold for fragment " + f.id() + " ("
+              + describe(held) + "); a filtered scan could skip rows it matches");
+          break;
+        }
+      }
+    }
+  }
+
+  /** Whether every value {@code inner} allows is one {@code outer} allows: their union is {@code outer}. */
+  private static boolean covers(FieldBounds outer, FieldBounds inner) {
+    FieldBounds u = FragmentBounds.union(outer, inner);
+    return u.mayHaveNulls() == outer.mayHaveNulls() && u.mayHaveValues() == outer.mayHaveValues()
+        && u.mayHaveNan() == outer.mayHaveNan() && u.lower().equals(outer.lower()) && u.upper().equals(outer.upper());
+  }
+
+  private static String describe(FieldBounds b) {
+    return (b.mayHaveValues() ? "values " + b.lower().map(Object::toString).orElse("unbounded") + ".."
+        + b.upper().map(Object::toString).orElse("unbounded") : "no values")
+        + (b.mayHaveNulls() ? ", nulls" : ", no nulls") + (b.mayHaveNan() ? ", NaN" : "");
+  }
+
+  /** The transaction a version file carries decodes (a reader of the table state does not need it; a committer does). */
+  private void checkVersionTransaction() {
+    try {
+      io.tryLoad(manifest.version()).ifPresent(v -> v.transaction());
+    } catch (CorruptFileException e) {
+      problem(Kind.CORRUPT_FILE, io.commitStore().locationOf(manifest.version()), e.getMessage());
+    }
   }
 
   private void problem(Kind kind, String location, String message) {
@@ -97,9 +180,9 @@ final public class Validator {
     }
   }
 
-  private void checkIds() {
+  private void checkIds(List<Fragment> fragments) {
     long previous = -1;
-    for (Fragment f : manifest.fragments()) {
+    for (Fragment f : fragments) {
       if (f.id() <= previous) {
         problem(Kind.ID_INCONSISTENT, "fragment " + f.id(),
             "fragment " + f.id() + " follows fragment " + previous + "; fragments must be in strictly ascending id order");

@@ -122,11 +122,11 @@ final public class CommitLoop {
     List<CommittedTransaction> committedSince = new ArrayList<>();
     long seededFor = -1;
     for (int attempt = 1; ; attempt++) {
-      // Catch up with everything committed since the newest version we know.
+      // Catch up with everything committed since the newest version we know. Versions are claimed one after
+      // another, so those after `known` are known+1 .. the newest; one listing page finds the newest.
       long known = latest.map(Manifest::version).orElse(0L);
-      List<Long> newer = io.commitStore().versionsAfter(known);
-      Optional<Manifest> newest = newer.isEmpty() ? Optional.empty()
-          : Optional.of(io.load(newer.get(newer.size() - 1)).manifest());
+      long head = io.commitStore().latestVersion().orElse(0L);
+      Optional<Manifest> newest = head > known ? Optional.of(io.load(head).manifest()) : Optional.empty();
       if (newest.isPresent()) {
         // The ledger of the version we would build on answers first: it knows the key's or the sequence's
         // commit (and the watermark's version) whatever the versions in between say or whether they exist.
@@ -135,22 +135,33 @@ final public class CommitLoop {
           return alreadyCommitted(txn, newest.get(), already.get());
         }
       }
-      if (!newer.isEmpty() && newer.get(0) != known + 1) {
+      // Only transactions are needed to check each version (read in parallel); only the newest manifest is
+      // built upon.
+      List<Optional<Transaction>> since = head > known + 1 ? io.loadTransactions(known + 1, head - 1) : List.of();
+      List<Long> removed = new ArrayList<>();
+      for (int i = 0; i < since.size(); i++) {
+        if (since.get(i).isEmpty()) {
+          removed.add(known + 1 + i);
+        }
+      }
+      if (!removed.isEmpty()) {
         // Cleanup removed versions we have not seen: their transactions cannot be checked against ours.
         throw new StaleReadVersionException(
-            known, newer.get(0),
+            known, removed.get(removed.size() - 1) + 1,
             "cannot commit " + txn.operation().name() + " " + txn.uuid() + " to " + io.location() + ": "
-                + (newer.get(0) - 1 == known + 1 ? "version " + (known + 1) + " was"
-                    : "versions " + (known + 1) + ".." + (newer.get(0) - 1) + " were")
-                + " committed after version " + known
+                + describe(removed) + " committed after version " + known
                 + " and removed by a cleanup, so conflicts with them cannot be checked. Nothing was committed;"
-                + " re-open the latest version (" + newest.get().version() + "), redo the change and commit again."
+                + " re-open the latest version (" + head + "), redo the change and commit again."
                 + (tracked(txn) ? " Its idempotence key or application sequence is not in the latest version's"
                     + " ledger; findCommit tells whether an earlier attempt may have committed." : ""));
       }
-      // Only transactions are needed to check each version; only the newest manifest is built upon.
-      for (long version : newer) {
-        Transaction committed = io.loadTransaction(version);
+      if (newest.isPresent()) {
+        since = new ArrayList<>(since);
+        since.add(Optional.of(io.loadTransaction(head)));
+      }
+      for (int i = 0; i < since.size(); i++) {
+        long version = known + 1 + i;
+        Transaction committed = since.get(i).orElseThrow();
         if (committed.uuid().equals(txn.uuid())) {
           LOG.debug("transaction {} found committed as version {}", txn.uuid(), version);
           return new Committed(io.load(version).manifest(), committed, version, false);
@@ -240,6 +251,21 @@ final public class CommitLoop {
     Transaction found = already.version() == latest.version() ? io.loadTransaction(latest.version())
         : io.tryLoad(already.version()).map(ManifestAndTransaction::transaction).orElse(txn);
     return new Committed(latest, found, already.version(), true);
+  }
+
+  /** "version 4 was", "versions 4..6 were" or "versions 4, 6..7 were" (ascending versions). */
+  private static String describe(List<Long> versions) {
+    List<String> runs = new ArrayList<>();
+    for (int i = 0; i < versions.size(); ) {
+      int j = i;
+      while (j + 1 < versions.size() && versions.get(j + 1) == versions.get(j) + 1) {
+        j++;
+      }
+      runs.add(i == j ? String.valueOf(versions.get(i)) : versions.get(i) + ".." + versions.get(j));
+      i = j + 1;
+    }
+    return (versions.size() == 1 ? "version " : "versions ") + String.join(", ", runs)
+        + (versions.size() == 1 ? " was" : " were");
   }
 
   private static boolean tracked(Transaction txn) {

@@ -175,6 +175,78 @@ final public class TableIo {
     return MetadataCodec.decodeManifestTransaction(bytes, location);
   }
 
+  /** Threads that read version files for {@link #loadTransactions} beside the caller (idle ones end). */
+  private static final java.util.concurrent.ExecutorService HISTORY_READERS =
+      io.quiver.store.support.StoreThreads.bounded("quiver-history", 8);
+
+  /** Versions read by the caller alone: below this, handing reads to other threads costs more than it saves. */
+  private static final int PARALLEL_FROM = 4;
+
+  /**
+   * The transactions committed as versions {@code from..to} (inclusive), in version order, each empty when
+   * that version is not there (a cleanup removed it), without decoding any manifest. Version files are read
+   * by the caller and, for more than a few versions, up to 8 threads beside it, so catching up on a long
+   * history costs about one store round trip per 9 versions instead of one per version; a thread of the
+   * shared pool that is busy elsewhere only leaves more of the reads to the caller.
+   *
+   * @throws io.quiver.exceptions.QuiverException the first failure of any read, after every read started
+   *     has ended
+   */
+  public List<Optional<io.quiver.internal.txn.Transaction>> loadTransactions(long from, long to) {
+    int count = Math.toIntExact(Math.max(0, to - from + 1));
+    @SuppressWarnings("unchecked")
+    Optional<io.quiver.internal.txn.Transaction>[] found = new Optional[count];
+    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<RuntimeException> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Runnable reader = () -> {
+      for (int i = next.getAndIncrement(); i < count && failure.get() == null; i = next.getAndIncrement()) {
+        try {
+          found[i] = tryLoadTransaction(from + i);
+        } catch (RuntimeException e) {
+          failure.compareAndSet(null, e);
+        }
+      }
+    };
+    int helpers = count < PARALLEL_FROM ? 0 : Math.min(8, count / 2);
+    List<java.util.concurrent.Future<?>> started = new java.util.ArrayList<>(helpers);
+    for (int h = 0; h < helpers; h++) {
+      started.add(HISTORY_READERS.submit(reader));
+    }
+    reader.run();
+    boolean interrupted = false;
+    for (java.util.concurrent.Future<?> f : started) {
+      // A helper the pool has not started yet finds nothing left to read, so waiting for it is short.
+      while (true) {
+        try {
+          f.get();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          failure.compareAndSet(null, new IllegalStateException("reading a version file failed", e.getCause()));
+          break;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+    return java.util.Arrays.asList(found);
+  }
+
+  private Optional<io.quiver.internal.txn.Transaction> tryLoadTransaction(long version) {
+    String location = commitStore.locationOf(version);
+    CachedVersion cached = cache.getIfPresent(location);
+    if (cached != null) {
+      return Optional.of(cached.value().transaction());
+    }
+    return commitStore.read(version).map(bytes -> MetadataCodec.decodeManifestTransaction(bytes, location));
+  }
+
   /** Like {@link #tryLoad} but a missing version is an error naming what exists. */
   public ManifestAndTransaction load(long version) {
     return tryLoad(version)
