@@ -34,8 +34,20 @@ else
 fi
 
 echo "== running JMH ($profile profile)"
-java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" org.openjdk.jmh.Main \
-  -rf json -rff "$out/jmh.json" -jvmArgsAppend "$jvm_flags" "${jmh_flags[@]}" "$@"
+if [ "$profile" = full ] && [ $# -eq 0 ]; then
+  # Benchmark 7 at 1M fragments for Quiver only (Lance stops at 100k: TableSizeBench's Javadoc), in a second
+  # JMH run whose results are merged into the first's.
+  java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" org.openjdk.jmh.Main \
+    -rf json -rff "$out/jmh.json" -jvmArgsAppend "$jvm_flags" "${jmh_flags[@]}" -p fragments=1000,10000,100000
+  java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" org.openjdk.jmh.Main \
+    -rf json -rff "$out/jmh-1m.json" -jvmArgsAppend "$jvm_flags" "${jmh_flags[@]}" -p fragments=1000000 \
+    'TableSizeBench\.(openQuiver|openWarmQuiver|appendQuiver|appendQuiverNoSync)$'
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); a+=json.load(open(sys.argv[2])); json.dump(a, open(sys.argv[1], "w"), indent=1)' \
+    "$out/jmh.json" "$out/jmh-1m.json"
+else
+  java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" org.openjdk.jmh.Main \
+    -rf json -rff "$out/jmh.json" -jvmArgsAppend "$jvm_flags" "${jmh_flags[@]}" "$@"
+fi
 
 echo "== writing RESULTS.md"
 java -cp "$cp" io.quiver.bench.report.Report "$out/jmh.json" "$out/measurements.tsv" \

@@ -25,9 +25,14 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Benchmark 7: does a table's size (1k, 10k, 100k fragments of {@value #ROWS_PER_FRAGMENT} rows) slow
- * down opening it and planning a scan (with no metadata cached: a new session per open), or committing
- * a one-fragment append? The append runs on a copy of the cached table, so the cached one keeps its size.
+ * Benchmark 7: does a table's size (1k, 10k, 100k, 1M fragments of {@value #ROWS_PER_FRAGMENT} rows) slow
+ * down opening it and planning a scan, or committing a one-fragment append? Opening is measured cold (a new
+ * session per open: nothing of the table in the process; the files in the OS page cache) and warm (one
+ * session across opens, as a service reopening the latest version keeps it). The append runs on a copy of the
+ * cached table (its data files hard-linked), so the cached one keeps its size. Lance is measured up to
+ * {@value #LANCE_MAX_FRAGMENTS} fragments: its 100k append already rewrites a 600 ms manifest, and a 1M table
+ * takes hours to build here; run Lance's benchmarks with {@code -p fragments=} at most that (benchmarks/run.sh
+ * does).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -36,13 +41,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 5)
 public class TableSizeBench {
   static final int ROWS_PER_FRAGMENT = 10;
+  static final int LANCE_MAX_FRAGMENTS = 100_000;
 
-  @Param({"1000", "10000", "100000"})
+  @Param({"1000", "10000", "100000", "1000000"})
   public int fragments;
 
   BufferAllocator allocator;
   Path quiverTemplate;
   Path lanceTemplate;
+  Session warmSession;
 
   @Setup(Level.Trial)
   public void setup() {
@@ -50,8 +57,19 @@ public class TableSizeBench {
     // "-seg": segmented manifests (format 1.2, the default for new tables); earlier caches were single-file.
     quiverTemplate = Tables.quiver("quiver-fragments-" + fragments + "-seg", BenchData.smallSchema(),
         (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
-    lanceTemplate = Tables.lance("lance-fragments-" + fragments, BenchData.smallSchema(),
-        (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
+    if (fragments <= LANCE_MAX_FRAGMENTS) {
+      lanceTemplate = Tables.lance("lance-fragments-" + fragments, BenchData.smallSchema(),
+          (long) fragments * ROWS_PER_FRAGMENT, ROWS_PER_FRAGMENT);
+    }
+    warmSession = new Session(1L << 30);
+  }
+
+  Path lanceTemplate() {
+    if (lanceTemplate == null) {
+      throw new IllegalStateException("Lance is measured up to " + LANCE_MAX_FRAGMENTS + " fragments, not "
+          + fragments + "; pass -p fragments=1000,10000,100000 to Lance's benchmarks");
+    }
+    return lanceTemplate;
   }
 
   @TearDown(Level.Trial)
@@ -59,11 +77,24 @@ public class TableSizeBench {
     allocator.close();
   }
 
-  /** Opens the latest version and plans a full scan; returns the number of fragments planned. */
+  /** Opens the latest version and plans a full scan, nothing cached; returns the number of fragments planned. */
   @Benchmark
   public int openQuiver() throws Exception {
+    return openAndPlan(Session.withDefaults());
+  }
+
+  /**
+   * The same through one session kept across opens (its cached version, root and segments reused), sized to
+   * hold every segment of the largest table (1 GiB; the default session holds 256 MiB).
+   */
+  @Benchmark
+  public int openWarmQuiver() throws Exception {
+    return openAndPlan(warmSession);
+  }
+
+  private int openAndPlan(Session session) throws Exception {
     try (Dataset ds = Dataset.open(quiverTemplate.toString(),
-            Bench.quiverOptions(allocator).toBuilder().session(new Session(64L << 20)).build());
+            Bench.quiverOptions(allocator).toBuilder().session(session).build());
         ArrowReader planned = ds.newScan().open()) {
       int n = ds.manifest().fragments().size();
       if (n < fragments) {
@@ -76,7 +107,7 @@ public class TableSizeBench {
   /** Opens the latest version (a new handle, nothing cached) and lists every fragment's files. */
   @Benchmark
   public long openLance() {
-    try (LanceTable t = LanceTable.open(allocator, lanceTemplate)) {
+    try (LanceTable t = LanceTable.open(allocator, lanceTemplate())) {
       if (t.fragmentCount() < fragments) {
         throw new IllegalStateException("lance: " + t.fragmentCount() + " fragments, expected " + fragments);
       }
@@ -93,7 +124,7 @@ public class TableSizeBench {
 
     @Setup(Level.Trial)
     public void copy(TableSizeBench shared) {
-      dir = Bench.copyOf(shared.lanceTemplate, "size-lance");
+      dir = Bench.copyOf(shared.lanceTemplate(), "size-lance");
       table = LanceTable.open(shared.allocator, dir);
       batch = BenchData.batch(shared.allocator, BenchData.smallSchema(), 0, ROWS_PER_FRAGMENT);
     }

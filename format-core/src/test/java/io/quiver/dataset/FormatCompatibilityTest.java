@@ -109,9 +109,15 @@ class FormatCompatibilityTest {
     return TestStores.loadDirectory(new MemoryObjectStore(BASE + table, storeClock), resource(table));
   }
 
+  /** A copy of the format 1.2 fixture table (compat/format-1.2/) at the location it was written at. */
+  private static MemoryObjectStore copy12(String table) {
+    return TestStores.loadDirectory(new MemoryObjectStore("memory://quiver-compat-1.2/" + table, Clock.systemUTC()),
+        resource("../format-1.2/" + table));
+  }
+
   private static Path resource(String name) {
     try {
-      return Path.of(FormatCompatibilityTest.class.getResource("/compat/format-1.1/" + name).toURI());
+      return Path.of(FormatCompatibilityTest.class.getResource("/compat/format-1.1/" + name).toURI()).normalize();
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
@@ -470,6 +476,96 @@ class FormatCompatibilityTest {
         }
       }
     }
+  }
+
+  // ---------------------------------------------------------------- the format 1.2 fixture: segmented history
+
+  /** The 1.2 fixture's versions (compat/format-1.2/README.md): the 1.1 history's, then 19..29 on segments. */
+  private static List<Table> segmentedHistoryVersions() {
+    List<Table> out = new ArrayList<>(historyVersions());
+    Table t = out.get(17).copy();
+    out.add(t.copy()); // v19 config: segmented
+    for (int k = 0; k < 8; k++) {
+      for (long i = 100 + 3 * k; i < 103 + 3 * k; i++) {
+        List<Object> row = historyRow("s", i);
+        row.add(null);
+        row.add(2 * i);
+        t.rows().put(i, row);
+      }
+      out.add(t.copy()); // v20..v27 appends
+    }
+    t.rows().remove(104L);
+    out.add(t.copy()); // v28 delete
+    for (long id = 120; id < 124; id++) {
+      t.set(id, "name", "seg");
+    }
+    out.add(t.copy()); // v29 update
+    return out;
+  }
+
+  @Test
+  void theFormat12FixtureReadsAtEveryVersionFromItsRootsAndSegmentsAndTakesCommitsOnTop() {
+    MemoryObjectStore store = copy12("history");
+    List<String> operations = new ArrayList<>(HISTORY_OPERATIONS);
+    operations.add("update-config");
+    for (int k = 0; k < 8; k++) {
+      operations.add("append");
+    }
+    operations.add("delete");
+    operations.add("update");
+    List<Table> expected = segmentedHistoryVersions();
+    try (Dataset ds = Dataset.open(store.location(), options(store))) {
+      assertThat(ds.version()).isEqualTo(29);
+      assertEveryVersion(ds, expected, operations);
+      for (long v = 19; v <= 29; v++) {
+        try (Dataset at = ds.checkout(v)) {
+          assertThat(at.manifest().segmented()).as("v" + v).isTrue();
+          assertThat(at.manifest().readerFeatures()).contains(io.quiver.manifest.Manifest.SEGMENTED_FEATURE);
+          assertThat(at.manifest().segments()).allSatisfy(seg -> assertThat(seg.fragmentCount()).isBetween(1L, 4L));
+        }
+      }
+      assertThat(store.listAll("_segments/")).as("segments shared and merged across versions").hasSizeGreaterThan(
+          ds.manifest().segments().size());
+      try (Dataset v18 = ds.checkout(18)) {
+        assertThat(v18.manifest().segmented()).as("v18 stays single-file").isFalse();
+      }
+      // A filtered scan plans only fragments that may hold the rows.
+      assertThat(scanIds(ds.newScan().filter(io.quiver.predicate.Predicate.eq("id", 121L)).open()))
+          .containsExactly(121L);
+      // A commit on top: merges segments again and reads back.
+      try (VectorSchemaRoot rows = VectorSchemaRoot.create(ds.schema().toArrow(), allocator)) {
+        rows.allocateNew();
+        ((BigIntVector) rows.getVector("id")).setSafe(0, 500);
+        ((VarCharVector) rows.getVector("name")).setSafe(0, "on-top".getBytes(StandardCharsets.UTF_8));
+        ((IntVector) rows.getVector("val")).setSafe(0, 5000);
+        ((VarCharVector) rows.getVector("note")).setNull(0);
+        ((BigIntVector) rows.getVector("twice")).setSafe(0, 1000);
+        rows.setRowCount(1);
+        assertThat(ds.append(List.of(rows))).isEqualTo(30);
+      }
+      try (Dataset reopened = Dataset.open(store.location(), options(store))) {
+        Table want = expected.get(28).copy();
+        want.rows().put(500L, new ArrayList<>(Arrays.asList(500L, "on-top", 5000, null, 1000L)));
+        assertThat(read(reopened)).isEqualTo(want);
+        assertThat(reopened.validate().isValid()).isTrue();
+      }
+    }
+  }
+
+  /** The ids a scan returns, in order. */
+  private static List<Long> scanIds(ArrowReader reader) {
+    List<Long> ids = new ArrayList<>();
+    try (reader) {
+      while (reader.loadNextBatch()) {
+        BigIntVector id = (BigIntVector) reader.getVectorSchemaRoot().getVector("id");
+        for (int i = 0; i < id.getValueCount(); i++) {
+          ids.add(id.get(i));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return ids;
   }
 
   @Test
