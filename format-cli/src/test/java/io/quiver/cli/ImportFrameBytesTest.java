@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A table {@code quiver import} creates has {@code write.compression.frame-bytes = 4096} (from CSV, JSON
  * lines or Arrow IPC) unless {@code --config} sets the key; an import into an existing table leaves its
- * configuration as it is; a bad value is a one-line user error.
+ * configuration as it is; a bad value is a one-line user error. Every import runs with {@code --progress
+ * none}.
  */
 class ImportFrameBytesTest {
   private static final String KEY = "write.compression.frame-bytes";
@@ -32,16 +31,6 @@ class ImportFrameBytesTest {
   Path dir;
 
   Path people;
-
-  @BeforeAll
-  static void plainProgress() {
-    Progress.forceTerminal = false;
-  }
-
-  @AfterAll
-  static void resetProgress() {
-    Progress.forceTerminal = null;
-  }
 
   @BeforeEach
   void input() throws IOException {
