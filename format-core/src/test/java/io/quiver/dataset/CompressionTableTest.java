@@ -121,7 +121,7 @@ class CompressionTableTest {
   }
 
   /** Every row of the version, checked against the formulas; returns the ids in scan order. */
-  private static List<Long> checkScan(Dataset ds) {
+  static List<Long> checkScan(Dataset ds) {
     List<Long> ids = new ArrayList<>();
     try (var reader = ds.newScan().open()) {
       while (reader.loadNextBatch()) {
@@ -133,7 +133,7 @@ class CompressionTableTest {
     return ids;
   }
 
-  private static void checkRows(VectorSchemaRoot root, List<Long> ids) {
+  static void checkRows(VectorSchemaRoot root, List<Long> ids) {
     BigIntVector id = (BigIntVector) root.getVector("id");
     FixedSizeListVector emb = (FixedSizeListVector) root.getVector("emb");
     for (int i = 0; i < root.getRowCount(); i++) {

@@ -109,7 +109,7 @@ public final class DataFileWriter implements AutoCloseable {
   /** The footer's custom metadata; the zone statistics are added when the file is finished. */
   private final Map<String, String> footer = new java.util.LinkedHashMap<>();
   /** Where each compressed buffer's frames are, for the footer (docs/format.md §5.1). */
-  private final FrameTable.Builder frames = new FrameTable.Builder();
+  private final FrameTable.Builder frames;
   private State state = State.OPEN;
   private long rowCount;
 
@@ -150,7 +150,8 @@ public final class DataFileWriter implements AutoCloseable {
       compress |= compression.compresses(c);
     }
     this.compressing = compress;
-    this.zstd = compress ? new ZstdFrames.Compressor(compression.level()) : null;
+    this.frames = new FrameTable.Builder(compression.frameBytes());
+    this.zstd = compress ? new ZstdFrames.Compressor(compression.level(), compression.frameBytes()) : null;
     this.threads = compress ? Math.max(1, Math.min(64, Integer.getInteger(COMPRESSION_THREADS_PROPERTY, 1))) : 1;
     this.helperZstd = new ZstdFrames.Compressor[threads - 1];
     this.formatMinor = compress ? COMPRESSED_FORMAT_MINOR : FORMAT_MINOR;
@@ -476,7 +477,7 @@ public final class DataFileWriter implements AutoCloseable {
     Compression work = new Compression(jobs);
     for (int h = 0; h < helpers; h++) {
       if (helperZstd[h] == null) {
-        helperZstd[h] = new ZstdFrames.Compressor(compression.level());
+        helperZstd[h] = new ZstdFrames.Compressor(compression.level(), compression.frameBytes());
       }
       ZstdFrames.Compressor ctx = helperZstd[h];
       try {

@@ -121,10 +121,16 @@ final class FrameTable {
 
   /** Collects a file's frame table while it is written, batch by batch. */
   static final class Builder {
+    private final int frameBytes;
     private final List<long[]> batch = new ArrayList<>();
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private int batches;
     private boolean any;
+
+    /** The table of a file whose buffers are frames of {@code frameBytes} uncompressed bytes. */
+    Builder(int frameBytes) {
+      this.frameBytes = frameBytes;
+    }
 
     /** Records that buffer {@code index} of the batch being written is stored compressed as {@code packed}. */
     void add(int index, ZstdFrames.Packed packed) {
@@ -164,7 +170,7 @@ final class FrameTable {
       }
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       out.write(VERSION);
-      writeVarint(out, ZstdFrames.FRAME_BYTES);
+      writeVarint(out, frameBytes);
       writeVarint(out, batches);
       out.writeBytes(body.toByteArray());
       return Base64.getEncoder().encodeToString(out.toByteArray());

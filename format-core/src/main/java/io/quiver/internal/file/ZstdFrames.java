@@ -17,20 +17,25 @@ import org.apache.arrow.vector.compression.CompressionUtil;
  * <p>Arrow IPC stores a ZSTD buffer as its 8-byte uncompressed length followed by "ZSTD data". The ZSTD
  * format (RFC 8878 §3.1) lets that data be several concatenated frames, and skippable frames among them
  * that decoders pass over; {@code ZSTD_decompress} in Arrow C++ and zstd-jni in Arrow Java decode such data
- * back to back. Quiver writes a buffer of more than {@link #FRAME_BYTES} bytes as frames of {@link
- * #FRAME_BYTES} uncompressed bytes (the last shorter), and lists every compressed buffer's frames in the
- * file footer's frame table ({@link FrameTable}), so a reader knows where the frames are before it reads
- * the buffer. Files written between the first framed build and the frame table (format 1.1 as well) carry
+ * back to back. Quiver writes a buffer of more than {@code frameBytes} bytes as frames of {@code frameBytes}
+ * uncompressed bytes (the last shorter; {@link FileCompression#frameBytes}, {@link #FRAME_BYTES} unless the
+ * table sets {@code write.compression.frame-bytes}), and lists every compressed buffer's frames, with the
+ * file's frame size, in the file footer's frame table ({@link FrameTable}), so a reader knows where the
+ * frames are before it reads the buffer. Files written between the first framed build and the frame table (format 1.1 as well) carry
  * the list inside the buffer instead: a skippable frame holding an index (magic {@link #INDEX_MAGIC}, tag
  * {@link #INDEX_TAG}, the frame size, the frame count and each frame's compressed size, all 32-bit
  * little-endian) before the frames; {@link #index} reads it.
  */
 final class ZstdFrames {
   /**
-   * Uncompressed bytes per frame: 128 int64 values. A take from a 10M-row table touches about one value per
-   * 8,192-row batch, and decompressing its frames is most of a take's cost: 1 KiB frames took 0.64× the
-   * CPU time of 4 KiB frames for a 1,000-row take, for a table 0.19% larger (benchmarks/RESULTS.md,
-   * "Point-read take").
+   * Default uncompressed bytes per frame, what a writer uses when the table does not set {@code
+   * write.compression.frame-bytes} ({@link FileCompression#frameBytes}): 128 int64 values. A take from a
+   * 10M-row table touches about one value per 8,192-row batch, and decompressing its frames is most of a
+   * take's cost: 1 KiB frames took 0.64× the CPU time of 4 KiB frames for a 1,000-row take, for a table 0.19%
+   * larger (benchmarks/RESULTS.md, "Point-read take"). Larger frames compress faster (ZSTD level 1 through
+   * one context, measured for issue 20: 79-92 MB/s of CPU with 1 KiB frames, 154-180 MB/s with 4 KiB), which
+   * is why {@code quiver import} creates its tables with 4 KiB frames. The frame size is the writer's choice, recorded per file in
+   * the frame table: readers take it from there, not from this constant.
    */
   static final int FRAME_BYTES = 1024;
   /** Magic of the skippable frame holding the index (one of the 16 the ZSTD format reserves). */
@@ -51,13 +56,13 @@ final class ZstdFrames {
 
   /**
    * {@code raw}'s readable bytes compressed at {@code level} behind the 8-byte uncompressed length, as
-   * frames of {@link #FRAME_BYTES} uncompressed bytes. Empty input gives the 8-byte zero length, as Arrow's
+   * frames of {@code frameBytes} uncompressed bytes. Empty input gives the 8-byte zero length, as Arrow's
    * own codec does. The caller keeps ownership of {@code raw} and takes ownership of the result's buffer. A
    * writer compressing many buffers uses a {@link Compressor} instead, which keeps its ZSTD context from one
    * frame to the next.
    */
-  static Packed compress(BufferAllocator allocator, ArrowBuf raw, int level) {
-    try (Compressor compressor = new Compressor(level)) {
+  static Packed compress(BufferAllocator allocator, ArrowBuf raw, int level, int frameBytes) {
+    try (Compressor compressor = new Compressor(level, frameBytes)) {
       return compressor.compress(allocator, raw);
     }
   }
@@ -69,8 +74,14 @@ final class ZstdFrames {
    */
   static final class Compressor implements AutoCloseable {
     private final ZstdCompressCtx ctx;
+    private final int frameBytes;
 
-    Compressor(int level) {
+    /** A context compressing at {@code level} into frames of {@code frameBytes} (1 to {@link #MAX_FRAME_BYTES}). */
+    Compressor(int level, int frameBytes) {
+      if (frameBytes < 1 || frameBytes > MAX_FRAME_BYTES) {
+        throw new IllegalArgumentException("frame bytes " + frameBytes + " out of range 1.." + MAX_FRAME_BYTES);
+      }
+      this.frameBytes = frameBytes;
       ctx = new ZstdCompressCtx();
       ctx.setLevel(level);
     }
@@ -85,15 +96,15 @@ final class ZstdFrames {
         out.writerIndex(prefix);
         return new Packed(out, 0, new int[0]);
       }
-      int count = Math.toIntExact((length + FRAME_BYTES - 1) / FRAME_BYTES);
-      long capacity = prefix + count * Zstd.compressBound(Math.min(FRAME_BYTES, length));
+      int count = Math.toIntExact((length + frameBytes - 1) / frameBytes);
+      long capacity = prefix + count * Zstd.compressBound(Math.min(frameBytes, length));
       ArrowBuf out = allocator.buffer(capacity);
       int[] sizes = new int[count];
       try {
         long written = prefix;
         for (int f = 0; f < count; f++) {
-          long from = (long) f * FRAME_BYTES;
-          int n = (int) Math.min(FRAME_BYTES, length - from);
+          long from = (long) f * frameBytes;
+          int n = (int) Math.min(frameBytes, length - from);
           int room = (int) Math.min(capacity - written, Integer.MAX_VALUE);
           int got;
           try {

@@ -26,17 +26,24 @@ import java.util.Set;
  *       stored uncompressed (a struct excludes all its members), e.g. {@code embedding, 7}: wide float
  *       vectors rarely compress, and an uncompressed column reads without decompression. An entry made of
  *       digits only is a field id. Entries naming no field of the file being written are ignored, so a
- *       dropped column does not break writes.
+ *       dropped column does not break writes;
+ *   <li>{@value #FRAME_BYTES_KEY}: uncompressed bytes per ZSTD frame, a power of two from {@link
+ *       FileCompression#MIN_FRAME_BYTES} to {@link FileCompression#MAX_FRAME_BYTES}, default {@link
+ *       FileCompression#DEFAULT_FRAME_BYTES}: a take decompresses whole frames, so small frames make point
+ *       reads cheap, and larger ones compress faster (tables read mostly by scans). Each file's frame table
+ *       records the size it was written with, so a table's files may differ.
  * </ul>
  *
  * Every writing operation (append, overwrite, add/replace columns, staged column writes, overlays,
  * compaction) reads the configuration of the version it builds on.
  */
-public record CompressionConfig(FileCompression.Codec codec, int level, double minSavings, List<String> exclude) {
+public record CompressionConfig(FileCompression.Codec codec, int level, double minSavings, List<String> exclude,
+    int frameBytes) {
   public static final String CODEC_KEY = "write.compression";
   public static final String LEVEL_KEY = "write.compression.level";
   public static final String EXCLUDE_KEY = "write.compression.exclude";
   public static final String MIN_SAVINGS_KEY = "write.compression.min-savings";
+  public static final String FRAME_BYTES_KEY = "write.compression.frame-bytes";
 
   /** ZSTD by default: see "Body compression" in benchmarks/RESULTS.md for the measurements. */
   public static final FileCompression.Codec DEFAULT_CODEC = FileCompression.Codec.ZSTD;
@@ -44,7 +51,8 @@ public record CompressionConfig(FileCompression.Codec codec, int level, double m
   public static final int DEFAULT_LEVEL = FileCompression.DEFAULT_ZSTD_LEVEL;
 
   /** Uncompressed files, whatever the table says (tests, tools). */
-  public static final CompressionConfig NONE = new CompressionConfig(FileCompression.Codec.NONE, 0, 0, List.of());
+  public static final CompressionConfig NONE =
+      new CompressionConfig(FileCompression.Codec.NONE, 0, 0, List.of(), FileCompression.DEFAULT_FRAME_BYTES);
 
   public CompressionConfig {
     exclude = List.copyOf(exclude);
@@ -98,6 +106,24 @@ public record CompressionConfig(FileCompression.Codec codec, int level, double m
                 + FileCompression.DEFAULT_MIN_SAVINGS + ")");
       }
     }
+    int frameBytes = FileCompression.DEFAULT_FRAME_BYTES;
+    String frameValue = config.get(FRAME_BYTES_KEY);
+    if (frameValue != null) {
+      long n;
+      try {
+        n = Long.parseLong(frameValue.trim());
+      } catch (NumberFormatException e) {
+        n = -1;
+      }
+      if (!FileCompression.isFrameBytes(n)) {
+        throw new InvalidArgumentException(
+            "table configuration " + FRAME_BYTES_KEY + " is '" + frameValue + "'; expected uncompressed bytes per"
+                + " ZSTD frame, a power of two from " + FileCompression.MIN_FRAME_BYTES + " to "
+                + FileCompression.MAX_FRAME_BYTES + " (default " + FileCompression.DEFAULT_FRAME_BYTES
+                + "); set it to one such as 4096, or remove the key for the default");
+      }
+      frameBytes = (int) n;
+    }
     List<String> exclude = new ArrayList<>();
     String excludeValue = config.get(EXCLUDE_KEY);
     if (excludeValue != null) {
@@ -114,7 +140,8 @@ public record CompressionConfig(FileCompression.Codec codec, int level, double m
         exclude.add(e);
       }
     }
-    return new CompressionConfig(codec, codec == FileCompression.Codec.NONE ? 0 : level, minSavings, exclude);
+    return new CompressionConfig(codec, codec == FileCompression.Codec.NONE ? 0 : level, minSavings, exclude,
+        frameBytes);
   }
 
   /** Checks the compression keys among {@code upserts} (a configuration update). */
@@ -137,7 +164,7 @@ public record CompressionConfig(FileCompression.Codec codec, int level, double m
         plain.add(c);
       }
     }
-    return new FileCompression(codec, level, plain, minSavings);
+    return new FileCompression(codec, level, plain, minSavings, frameBytes);
   }
 
   private boolean excluded(Schema schema, Field field) {

@@ -50,7 +50,7 @@ class WholeBatchWriteTest extends DataFileTestBase {
     for (int i = 0; i < second.length; i++) {
       second[i] = (byte) (i / 13);
     }
-    try (ZstdFrames.Compressor compressor = new ZstdFrames.Compressor(level)) {
+    try (ZstdFrames.Compressor compressor = new ZstdFrames.Compressor(level, ZstdFrames.FRAME_BYTES)) {
       for (byte[] raw : new byte[][] {first, second, first}) {
         try (ArrowBuf in = allocator.buffer(raw.length)) {
           in.setBytes(0, raw);

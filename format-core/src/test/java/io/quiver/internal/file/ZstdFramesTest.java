@@ -39,7 +39,7 @@ class ZstdFramesTest extends DataFileTestBase {
     try (ArrowBuf in = allocator.buffer(raw.length)) {
       in.setBytes(0, raw);
       in.writerIndex(raw.length);
-      ZstdFrames.Packed p = ZstdFrames.compress(allocator, in, 1);
+      ZstdFrames.Packed p = ZstdFrames.compress(allocator, in, 1, ZstdFrames.FRAME_BYTES);
       byte[] packed;
       try (ArrowBuf out = p.buf()) {
         packed = new byte[(int) out.writerIndex()];
@@ -213,14 +213,14 @@ class ZstdFramesTest extends DataFileTestBase {
       Files.write(store, "data/x.arrow", data, allocator, BATCH, FileCompression.zstd(1));
     }
     DataFileMetadata md = reader.metadata("data/x.arrow");
-    FrameTable.Builder wrong = new FrameTable.Builder();
+    FrameTable.Builder wrong = new FrameTable.Builder(ZstdFrames.FRAME_BYTES);
     for (int b = 0; b < md.batchCount(); b++) { // every buffer claims frames that do not sum to its payload
       for (int i = 0; i < md.bufferCount(); i++) {
         wrong.add(i, new ZstdFrames.Packed(null, 2L * ZstdFrames.FRAME_BYTES, new int[] {3, 4}));
       }
       wrong.endBatch();
     }
-    FrameTable.Builder oneBatch = new FrameTable.Builder();
+    FrameTable.Builder oneBatch = new FrameTable.Builder(ZstdFrames.FRAME_BYTES);
     oneBatch.add(1, new ZstdFrames.Packed(null, 10, new int[] {5}));
     oneBatch.endBatch();
     String valid = oneBatch.value(); // well formed, for a file of one batch
