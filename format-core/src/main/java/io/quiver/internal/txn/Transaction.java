@@ -18,7 +18,7 @@ public record Transaction(String uuid, long readVersion, Operation operation, Ma
 
   public Transaction {
     Objects.requireNonNull(uuid, "uuid");
-    if (uuid.isEmpty() || !uuid.matches("[0-9a-fA-F-]{1,64}")) {
+    if (!isUuidText(uuid)) {
       throw new IllegalArgumentException("transaction uuid must be hex digits and dashes, got '" + uuid + "'");
     }
     if (readVersion < 0) {
@@ -26,6 +26,24 @@ public record Transaction(String uuid, long readVersion, Operation operation, Ma
     }
     Objects.requireNonNull(operation, "operation");
     properties = Map.copyOf(properties);
+  }
+
+  /**
+   * Whether {@code s} is 1 to 64 hex digits and dashes. A loop, not a regular expression: every version
+   * file read while catching up on a long history decodes one transaction, and {@code String.matches}
+   * compiles its pattern on each call.
+   */
+  private static boolean isUuidText(String s) {
+    if (s.isEmpty() || s.length() > 64) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '-')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Relative path of this transaction's file: {@code _transactions/{readVersion}-{uuid}.txn}. */
