@@ -12,7 +12,13 @@ public final class Session {
   /** Default byte budget of the metadata cache: 256 MiB. */
   public static final long DEFAULT_CACHE_BYTES = 256L << 20;
 
+  static {
+    io.quiver.internal.file.MetadataCache.bindSessions(Session::metadataCache);
+  }
+
   private final long cacheBytes;
+  /** Created by the first handle opened with this session; collected with the session. */
+  private volatile io.quiver.internal.file.MetadataCache metadataCache;
 
   /**
    * A session whose metadata cache holds about {@code cacheBytes} of parsed metadata.
@@ -28,6 +34,20 @@ public final class Session {
 
   public static Session withDefaults() {
     return new Session(DEFAULT_CACHE_BYTES);
+  }
+
+  private io.quiver.internal.file.MetadataCache metadataCache() {
+    io.quiver.internal.file.MetadataCache c = metadataCache;
+    if (c == null) {
+      synchronized (this) {
+        c = metadataCache;
+        if (c == null) {
+          c = new io.quiver.internal.file.MetadataCache(cacheBytes);
+          metadataCache = c;
+        }
+      }
+    }
+    return c;
   }
 
   /** The metadata cache's byte budget. */

@@ -17,14 +17,26 @@ import java.util.function.Function;
  * once.
  */
 public final class MetadataCache {
-  /** Each session's cache, for as long as the session is reachable (weak, identity-compared keys). */
-  private static final Cache<Session, MetadataCache> BY_SESSION = Caffeine.newBuilder().weakKeys().build();
+  /**
+   * How {@link #of} reaches a session's cache, which the session itself holds (bound by {@link Session}'s
+   * static initializer, which has run by the time anyone holds a session). Held by the session, a cache is
+   * collected with it; a map from sessions to caches (even one with weak keys) keeps every cache strongly
+   * reachable until the map notices its session is gone, so a process opening tables with short-lived
+   * sessions promoted their caches to the old generation, and its opens slowed down as the heap filled.
+   */
+  private static volatile java.util.function.Function<Session, MetadataCache> sessionCaches;
 
   private final Cache<String, Weighable> cache;
 
   /** The cache of {@code session}, shared by every handle opened with it. */
   public static MetadataCache of(Session session) {
-    return BY_SESSION.get(session, s -> new MetadataCache(s.cacheBytes()));
+    Objects.requireNonNull(session, "session");
+    return sessionCaches.apply(session);
+  }
+
+  /** Called once, by {@link Session}: how to reach the cache a session holds. Not API. */
+  public static void bindSessions(java.util.function.Function<Session, MetadataCache> caches) {
+    sessionCaches = Objects.requireNonNull(caches, "caches");
   }
 
   /** Something that can say how much heap it holds, to be charged against the budget. */
