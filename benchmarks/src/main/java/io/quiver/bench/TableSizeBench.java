@@ -26,9 +26,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Benchmark 7: does a table's size (1k, 10k, 100k, 1M fragments of {@value #ROWS_PER_FRAGMENT} rows) slow
- * down opening it and planning a scan, or committing a one-fragment append? Opening is measured cold (a new
- * session per open: nothing of the table in the process; the files in the OS page cache) and warm (one
- * session across opens, as a service reopening the latest version keeps it). The append runs on a copy of the
+ * down opening it and planning a scan, or committing a one-fragment append? Opening is measured three ways:
+ * with nothing of the table in the process (a new session per open; its files in the OS page cache), from a
+ * cold OS cache too ({@code openCold*}: the page cache dropped before each single-shot open, as a process
+ * that starts on a machine that has not read the table; Linux, as root), and warm (one session across
+ * opens, as a service reopening the latest version keeps it). The append runs on a copy of the
  * cached table (its data files hard-linked), so the cached one keeps its size. Lance is measured up to
  * {@value #LANCE_MAX_FRAGMENTS} fragments: its 100k append already rewrites a 600 ms manifest, and a 1M table
  * takes hours to build here; run Lance's benchmarks with {@code -p fragments=} at most that (benchmarks/run.sh
@@ -102,6 +104,47 @@ public class TableSizeBench {
       }
       return n;
     }
+  }
+
+  /**
+   * Before each iteration: writes dirty pages back and drops the OS page cache, dentries and inodes ({@code
+   * /proc/sys/vm/drop_caches}), so the open that follows reads every file from the disk.
+   */
+  @State(Scope.Thread)
+  public static class ColdCache {
+    static final Path DROP_CACHES = Path.of("/proc/sys/vm/drop_caches");
+
+    @Setup(Level.Iteration)
+    public void drop() throws Exception {
+      Process sync = new ProcessBuilder("sync").inheritIO().start();
+      if (sync.waitFor() != 0) {
+        throw new IllegalStateException("sync exited with " + sync.exitValue() + "; cannot start from a cold cache");
+      }
+      try {
+        java.nio.file.Files.writeString(DROP_CACHES, "3");
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException("cannot write " + DROP_CACHES + " (" + e + "): the cold-cache opens need"
+            + " Linux and root; run the other benchmarks with a regex that leaves out openCold", e);
+      }
+    }
+  }
+
+  /** {@link #openQuiver} after the OS page cache was dropped: one open per iteration. */
+  @Benchmark
+  @BenchmarkMode(Mode.SingleShotTime)
+  @Warmup(iterations = 5)
+  @Measurement(iterations = 10)
+  public int openColdQuiver(ColdCache cold) throws Exception {
+    return openAndPlan(Session.withDefaults());
+  }
+
+  /** {@link #openLance} after the OS page cache was dropped: one open per iteration. */
+  @Benchmark
+  @BenchmarkMode(Mode.SingleShotTime)
+  @Warmup(iterations = 5)
+  @Measurement(iterations = 10)
+  public long openColdLance(ColdCache cold) {
+    return openLance();
   }
 
   /** Opens the latest version (a new handle, nothing cached) and lists every fragment's files. */
