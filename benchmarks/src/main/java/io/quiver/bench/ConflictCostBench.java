@@ -24,7 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Benchmark 8 (Quiver only): the cost of committing an append from a handle whose read version is 1,
- * 10, 100 or 1,000 versions behind: the commit must read and check every transaction committed since.
+ * 10, 100 or 1,000 versions behind: the commit must read and check every transaction committed since (from
+ * the transaction batches of the complete 64-version blocks in between, and the version files of the rest).
  * Before each operation (untimed) a stale handle with nothing cached is opened at {@code latest -
  * behind}; the operation is its one-row append, which commits at {@code latest + 1}.
  */
@@ -32,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 3)
-@Measurement(iterations = 5, time = 3)
+@Measurement(iterations = 10, time = 3)
 public class ConflictCostBench {
   static final int HISTORY = 1000;
 
@@ -51,8 +52,9 @@ public class ConflictCostBench {
   public void setup() {
     allocator = new RootAllocator();
     batch = BenchData.batch(allocator, BenchData.smallSchema(), 0, 1);
-    // "-seg": written with segmented manifests (format 1.2); the history cached before them was single-file.
-    Path template = Bench.cached("quiver-history-" + HISTORY + "-seg", t -> {
+    // "-seg-txlog": written with segmented manifests (format 1.2) and transaction batches; histories cached
+    // before them were single-file, or had no batches.
+    Path template = Bench.cached("quiver-history-" + HISTORY + "-seg-txlog", t -> {
       try (BufferAllocator a = new RootAllocator();
           VectorSchemaRoot one = BenchData.batch(a, BenchData.smallSchema(), 0, 1);
           Dataset ds = Dataset.create(t.toString(), BenchData.smallSchema(), List.of(one), Bench.quiverOptions(a))) {

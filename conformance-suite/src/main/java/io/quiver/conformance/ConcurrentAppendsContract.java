@@ -8,6 +8,10 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.SampleTable;
 import io.quiver.dataset.Session;
 import io.quiver.dataset.VersionInfo;
+import io.quiver.internal.table.TransactionBatches;
+import io.quiver.store.ObjectInfo;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.ObjectStores;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * B1: many writers, each with its own handle opened by URI through ServiceLoader, append to one table
- * at once. Every commit lands as its own version and every row is present exactly once.
+ * at once. Every commit lands as its own version and every row is present exactly once. And a handle 130
+ * versions behind catches up through the transaction batches those commits wrote (docs/format.md §11.4).
  */
 public abstract class ConcurrentAppendsContract extends StoreSuite {
   private static final int THREADS = 8;
@@ -98,6 +103,36 @@ public abstract class ConcurrentAppendsContract extends StoreSuite {
         List<Long> ids = SampleTable.scanIds(ds.newScan().open());
         assertThat(ids).containsExactlyInAnyOrderElementsOf(SampleTable.range(0, (long) total * ROWS_PER_APPEND));
         assertThat(ds.countRows()).isEqualTo((long) total * ROWS_PER_APPEND);
+      }
+    }
+  }
+
+  @Test
+  void b1_aHandleFarBehindCatchesUpThroughTransactionBatches() {
+    String uri = newTableUri();
+    try (RootAllocator allocator = new RootAllocator()) {
+      DatasetOptions options = DatasetOptions.builder().allocator(allocator).storeOptions(storeOptions())
+          .session(new Session(64L << 20)).build();
+      try (Dataset ds = Dataset.create(uri, SampleTable.SCHEMA, List.of(), options, io.quiver.model.ModelWorld.SMALL_SEGMENTS);
+          Dataset stale = Dataset.open(uri, options.toBuilder().session(new Session(1 << 20)).build())) {
+        for (long i = 0; i < 130; i++) {
+          try (VectorSchemaRoot batch = SampleTable.batch(allocator, i, 1)) {
+            ds.append(List.of(batch));
+          }
+        }
+        try (ObjectStore store = ObjectStores.defaultRegistry().open(uri, storeOptions())) {
+          assertThat(store.listAll(TransactionBatches.PREFIX).stream().map(ObjectInfo::key).sorted().toList())
+              .containsExactly(TransactionBatches.path(1), TransactionBatches.path(65));
+        }
+        try (VectorSchemaRoot batch = SampleTable.batch(allocator, 1000, 1)) {
+          assertThat(stale.append(List.of(batch))).isEqualTo(132);
+        }
+        assertThat(ds.checkout(100).validate().problems()).isEmpty();
+      }
+      try (Dataset ds = Dataset.open(uri, options)) {
+        List<Long> expected = new ArrayList<>(SampleTable.range(0, 130));
+        expected.add(1000L);
+        assertThat(SampleTable.scanIds(ds.newScan().open())).containsExactlyInAnyOrderElementsOf(expected);
       }
     }
   }

@@ -50,6 +50,7 @@ public final class MetadataCodec {
   private static final byte[] TRANSACTION_MAGIC = "QVT1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] ROOT_MAGIC = "QVR1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] SEGMENT_MAGIC = "QVS1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] BATCH_MAGIC = "QVL1".getBytes(StandardCharsets.US_ASCII);
 
   /** Prefix under which the root files of segmented versions live. */
   public static final String ROOTS_PREFIX = "_manifests/";
@@ -515,6 +516,90 @@ public final class MetadataCodec {
       }
       throw new CorruptFileException(location, "invalid transaction in manifest: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The bytes of the transaction a version file carries (its {@code transaction} field as written, not
+   * re-encoded), after checking the envelope: what a transaction batch copies. Errors as for {@link
+   * #decodeManifest}.
+   */
+  public static ByteString transactionBytes(byte[] versionFile, String location) {
+    byte[] payload = open(MANIFEST_MAGIC, versionFile, location, "manifest");
+    ByteString found = null;
+    try {
+      com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(payload);
+      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+        if (com.google.protobuf.WireFormat.getTagFieldNumber(tag) == ManifestFile.TRANSACTION_FIELD_NUMBER
+            && com.google.protobuf.WireFormat.getTagWireType(tag) == com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+          ByteString b = in.readBytes();
+          found = found == null ? b : found.concat(b); // a message field met twice merges
+        } else if (!in.skipField(tag)) {
+          break;
+        }
+      }
+    } catch (IOException e) {
+      throw new CorruptFileException(location, "manifest payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    if (found == null) {
+      throw new CorruptFileException(location, "manifest file lacks its transaction");
+    }
+    return found;
+  }
+
+  /** A transaction batch file: {@code transactions} (as {@link #transactionBytes} gives them) from {@code first}. */
+  public static byte[] encodeTransactionBatch(long first, List<ByteString> transactions) {
+    int size = com.google.protobuf.CodedOutputStream.computeUInt64Size(
+        io.quiver.internal.proto.TransactionBatch.FIRST_VERSION_FIELD_NUMBER, first);
+    for (ByteString t : transactions) {
+      size += com.google.protobuf.CodedOutputStream.computeBytesSize(
+          io.quiver.internal.proto.TransactionBatch.TRANSACTIONS_FIELD_NUMBER, t);
+    }
+    byte[] payload = new byte[size];
+    com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(payload);
+    try {
+      out.writeUInt64(io.quiver.internal.proto.TransactionBatch.FIRST_VERSION_FIELD_NUMBER, first);
+      for (ByteString t : transactions) {
+        out.writeBytes(io.quiver.internal.proto.TransactionBatch.TRANSACTIONS_FIELD_NUMBER, t);
+      }
+      out.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("protobuf serialization into a sized array failed", e);
+    }
+    return envelope(BATCH_MAGIC, payload);
+  }
+
+  /**
+   * Decodes a transaction batch file that should hold the transactions of versions {@code first} .. {@code
+   * first + count - 1}: one that holds other versions, another number of transactions or a transaction that
+   * does not decode is corrupt ({@link CorruptFileException}); a newer format's is {@link
+   * UnsupportedFormatException}.
+   */
+  public static List<Transaction> decodeTransactionBatch(byte[] bytes, String location, long first, int count) {
+    byte[] payload = open(BATCH_MAGIC, bytes, location, "transaction batch");
+    io.quiver.internal.proto.TransactionBatch batch;
+    try {
+      batch = io.quiver.internal.proto.TransactionBatch.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "transaction batch payload is not valid protobuf: " + e.getMessage(), e);
+    }
+    if (batch.getFirstVersion() != first || batch.getTransactionsCount() != count) {
+      throw new CorruptFileException(location, "transaction batch holds " + batch.getTransactionsCount()
+          + " transactions from version " + batch.getFirstVersion() + "; its name says " + count + " from version "
+          + first);
+    }
+    List<Transaction> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      try {
+        out.add(decode(batch.getTransactions(i)));
+      } catch (IllegalArgumentException | QuiverException e) {
+        if (e instanceof UnsupportedFormatException u) {
+          throw u;
+        }
+        throw new CorruptFileException(location, "invalid transaction of version " + (first + i)
+            + " in transaction batch: " + e.getMessage(), e);
+      }
+    }
+    return out;
   }
 
   public static byte[] encodeTransaction(Transaction transaction) {

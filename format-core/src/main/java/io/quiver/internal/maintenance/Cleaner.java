@@ -10,6 +10,7 @@ import io.quiver.internal.codec.MetadataCodec;
 import io.quiver.internal.file.MetadataCache;
 import io.quiver.internal.table.TableIo;
 import io.quiver.internal.table.TagStore;
+import io.quiver.internal.table.TransactionBatches;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
@@ -99,6 +100,42 @@ final public class Cleaner {
     }
   }
 
+  /**
+   * Removes (or, in a dry run, only records) every transaction batch over a version at most {@code latest}
+   * that is not in {@code retained}: such a version was removed, or is being removed, by a cleanup.
+   * Batches of blocks newer than the listing are left alone. Removed keys go to {@code removed} with their
+   * size (a batch written again after an earlier pass removed it counts once); keys that could not be
+   * deleted to {@code failed}.
+   */
+  private void removeBatches(Set<Long> retained, long latest, boolean dryRun, Map<String, Long> removed,
+      List<String> failed) {
+    List<String> stale = new ArrayList<>();
+    Map<String, Long> sizes = new HashMap<>();
+    for (ObjectInfo info : io.store().listAll(TransactionBatches.PREFIX)) {
+      java.util.OptionalLong first = TransactionBatches.firstOfPath(info.key());
+      if (first.isEmpty()) {
+        continue;
+      }
+      long end = Math.min(latest, first.getAsLong() + TransactionBatches.SIZE - 1);
+      for (long v = first.getAsLong(); v <= end; v++) {
+        if (!retained.contains(v)) {
+          stale.add(info.key());
+          sizes.put(info.key(), info.size());
+          break;
+        }
+      }
+    }
+    Set<String> notDeleted = new HashSet<>(dryRun || stale.isEmpty() ? List.of() : io.store().deleteAll(stale));
+    for (String key : stale) {
+      if (notDeleted.contains(key)) {
+        failed.add(key);
+      } else {
+        removed.put(key, sizes.get(key));
+        failed.remove(key);
+      }
+    }
+  }
+
   public CleanupReport run(CleanupOptions options) {
     Instant now = clock.instant();
     Instant cutoff = options.cutoff(now);
@@ -147,9 +184,14 @@ final public class Cleaner {
     StagingCleanup.Plan staging = StagingCleanup.plan(io.store(), youngAfter);
     referenced.addAll(staging.protectedFiles());
 
-    // 2. Remove expired manifests, oldest first.
-    List<Long> removed = new ArrayList<>();
+    // 2. Remove expired manifests, oldest first. Transaction batches over versions that go are removed before
+    // (so no commit finds one for a removed version) and again after (one a committer wrote meanwhile).
+    Set<Long> retained = new HashSet<>(versions);
+    expired.forEach(retained::remove);
     List<String> failed = new ArrayList<>();
+    Map<String, Long> batchesRemoved = new HashMap<>();
+    removeBatches(retained, latest, options.dryRun(), batchesRemoved, failed);
+    List<Long> removed = new ArrayList<>();
     long bytesFreed = 0;
     for (long v : expired) {
       if (!options.dryRun()) {
@@ -165,6 +207,13 @@ final public class Cleaner {
       }
       removed.add(v);
       bytesFreed += manifestBytes.get(v);
+    }
+
+    if (!options.dryRun() && !expired.isEmpty()) {
+      removeBatches(retained, latest, false, batchesRemoved, failed);
+    }
+    for (long size : batchesRemoved.values()) {
+      bytesFreed += size;
     }
 
     // 3. Remove unreferenced files that are older than the safety window.
@@ -229,6 +278,7 @@ final public class Cleaner {
         transactions++;
       }
     }
+    transactions += batchesRemoved.size();
     CleanupReport report =
         new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, temporaries.size(),
             bytesFreed, failed, options.dryRun(), segmentFiles);

@@ -6,12 +6,15 @@ import io.quiver.dataset.ValidationReport;
 import io.quiver.exceptions.CorruptFileException;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
+import io.quiver.internal.codec.MetadataCodec;
 import io.quiver.internal.file.DataFileMetadata;
+import io.quiver.internal.file.FrameTableCheck;
 import io.quiver.internal.file.ObservedStats;
 import io.quiver.internal.file.StatValues;
-import io.quiver.internal.file.FrameTableCheck;
 import io.quiver.internal.read.FragmentBounds;
 import io.quiver.internal.table.TableIo;
+import io.quiver.internal.table.TransactionBatches;
+import io.quiver.internal.txn.Transaction;
 import io.quiver.manifest.ColumnStats;
 import io.quiver.manifest.Coverage;
 import io.quiver.manifest.DataFile;
@@ -82,6 +85,7 @@ final public class Validator {
     checkIds(fragments);
     checkTransactionFile();
     checkVersionTransaction();
+    checkTransactionBatch();
     for (Fragment fragment : fragments) {
       checkFragment(fragment);
     }
@@ -161,6 +165,35 @@ final public class Validator {
       io.tryLoad(manifest.version()).ifPresent(v -> v.transaction());
     } catch (CorruptFileException e) {
       problem(Kind.CORRUPT_FILE, io.commitStore().locationOf(manifest.version()), e.getMessage());
+    }
+  }
+
+  /**
+   * The transaction batch over this version, if one was written (docs/format.md §11.4), decodes and holds this
+   * version's transaction: committers catching up trust a batch instead of the version files.
+   */
+  private void checkTransactionBatch() {
+    long version = manifest.version();
+    long first = TransactionBatches.firstOf(version);
+    String key = TransactionBatches.path(first);
+    byte[] bytes;
+    try {
+      bytes = io.store().read(key);
+    } catch (ObjectNotFoundException e) {
+      return;
+    }
+    filesChecked++;
+    try {
+      Transaction inBatch = MetadataCodec.decodeTransactionBatch(
+          bytes, io.store().locationOf(key), first, TransactionBatches.SIZE)
+          .get((int) (version - first));
+      if (!inBatch.uuid().equals(manifest.transactionUuid())) {
+        problem(Kind.CORRUPT_FILE, key, "transaction batch says version " + version + " was committed by transaction "
+            + inBatch.uuid() + "; the version's manifest says " + manifest.transactionUuid()
+            + ". Delete the batch (committers then read the version files)");
+      }
+    } catch (QuiverException e) {
+      problem(Kind.CORRUPT_FILE, key, e.getMessage() + ". Delete the batch (committers then read the version files)");
     }
   }
 

@@ -215,6 +215,9 @@ final public class CommitLoop {
           io.cacheWritten(list.unwritten());
           next = next.withFragments(list.written());
         }
+        if (TransactionBatches.completes(next.version())) {
+          TransactionBatches.writeAfterCommit(io, next.version(), encoded.versionFile());
+        }
         return new Committed(next, txn, next.version(), false);
       }
       if (!settled) {

@@ -21,6 +21,7 @@ import java.util.Optional;
 
 /** The table's storage: its object store, how versions are claimed, and cached metadata reads. */
 final public class TableIo {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TableIo.class);
   private final ObjectStore store;
   private final CommitStore commitStore;
   private final Session session;
@@ -179,15 +180,18 @@ final public class TableIo {
   private static final java.util.concurrent.ExecutorService HISTORY_READERS =
       io.quiver.store.support.StoreThreads.bounded("quiver-history", 8);
 
-  /** Versions read by the caller alone: below this, handing reads to other threads costs more than it saves. */
+  /** Reads done by the caller alone: below this, handing reads to other threads costs more than it saves. */
   private static final int PARALLEL_FROM = 4;
 
   /**
    * The transactions committed as versions {@code from..to} (inclusive), in version order, each empty when
-   * that version is not there (a cleanup removed it), without decoding any manifest. Version files are read
-   * by the caller and, for more than a few versions, up to 8 threads beside it, so catching up on a long
-   * history costs about one store round trip per 9 versions instead of one per version; a thread of the
-   * shared pool that is busy elsewhere only leaves more of the reads to the caller.
+   * that version's transaction is not there (a cleanup removed the version and no transaction batch holds
+   * it), without decoding any manifest. A complete block of versions that the range covers at least two of
+   * is read from its transaction batch ({@link TransactionBatches}), one file instead of up to 64; the other
+   * versions, and a block whose batch is missing or does not decode, from their version files. Reads are
+   * done by the caller and, for more than a few, up to 8 threads beside it, so catching up on 1,000 versions
+   * costs about 50 reads, a few store round trips; a thread of the shared pool that is busy elsewhere only
+   * leaves more of the reads to the caller.
    *
    * @throws io.quiver.exceptions.QuiverException the first failure of any read, after every read started
    *     has ended
@@ -196,13 +200,76 @@ final public class TableIo {
     int count = Math.toIntExact(Math.max(0, to - from + 1));
     @SuppressWarnings("unchecked")
     Optional<io.quiver.internal.txn.Transaction>[] found = new Optional[count];
+    // Units of work: [start, end] of versions, and whether they come from the batch of start's block.
+    List<long[]> units = new java.util.ArrayList<>();
+    for (long v = from; v <= to; ) {
+      long first = TransactionBatches.firstOf(v);
+      long last = first + TransactionBatches.SIZE - 1;
+      long end = Math.min(last, to);
+      if (last <= to && end - v + 1 >= 2) {
+        units.add(new long[] {v, end, 1});
+        v = end + 1;
+      } else {
+        units.add(new long[] {v, v, 0});
+        v++;
+      }
+    }
+    inParallel(units.size(), i -> {
+      long[] unit = units.get(i);
+      Optional<List<io.quiver.internal.txn.Transaction>> batch =
+          unit[2] == 1 ? tryLoadBatch(TransactionBatches.firstOf(unit[0])) : Optional.empty();
+      for (long v = unit[0]; v <= unit[1]; v++) {
+        found[(int) (v - from)] = batch.isPresent()
+            ? Optional.of(batch.get().get((int) (v - TransactionBatches.firstOf(v))))
+            : tryLoadTransaction(v);
+      }
+    });
+    return java.util.Arrays.asList(found);
+  }
+
+  /**
+   * The version files of {@code from..to} (inclusive) as stored, each empty when the version is not there,
+   * read as {@link #loadTransactions} reads them.
+   */
+  List<Optional<byte[]>> readVersionFiles(long from, long to) {
+    int count = Math.toIntExact(Math.max(0, to - from + 1));
+    @SuppressWarnings("unchecked")
+    Optional<byte[]>[] found = new Optional[count];
+    inParallel(count, i -> found[i] = commitStore.read(from + i));
+    return java.util.Arrays.asList(found);
+  }
+
+  /** The transactions of the batch starting at {@code first}, or empty when it is missing or unreadable. */
+  private Optional<List<io.quiver.internal.txn.Transaction>> tryLoadBatch(long first) {
+    String key = TransactionBatches.path(first);
+    byte[] bytes;
+    try {
+      bytes = store.read(key);
+    } catch (ObjectNotFoundException e) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(MetadataCodec.decodeTransactionBatch(bytes, store.locationOf(key), first,
+          TransactionBatches.SIZE));
+    } catch (CorruptFileException | io.quiver.exceptions.UnsupportedFormatException e) {
+      LOG.warn("ignoring transaction batch {} (reading its versions' files instead): {}", store.locationOf(key),
+          e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Runs {@code task} for 0 .. count-1 on the caller and, from {@link #PARALLEL_FROM} tasks, up to 8 threads
+   * of the shared pool; after the first failure no new task starts, and it is thrown once all started ones end.
+   */
+  private static void inParallel(int count, java.util.function.IntConsumer task) {
     java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
     java.util.concurrent.atomic.AtomicReference<RuntimeException> failure =
         new java.util.concurrent.atomic.AtomicReference<>();
     Runnable reader = () -> {
       for (int i = next.getAndIncrement(); i < count && failure.get() == null; i = next.getAndIncrement()) {
         try {
-          found[i] = tryLoadTransaction(from + i);
+          task.accept(i);
         } catch (RuntimeException e) {
           failure.compareAndSet(null, e);
         }
@@ -235,7 +302,6 @@ final public class TableIo {
     if (failure.get() != null) {
       throw failure.get();
     }
-    return java.util.Arrays.asList(found);
   }
 
   private Optional<io.quiver.internal.txn.Transaction> tryLoadTransaction(long version) {
