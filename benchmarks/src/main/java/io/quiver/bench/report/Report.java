@@ -339,9 +339,9 @@ public final class Report {
       for (Result r : parsed) {
         if (r.clazz().equals("ConflictCostBench") && r.system().equals("quiver") && !r.params().equals("behind=1")) {
           md.append("| ").append(TITLES.get("ConflictCostBench")).append(" | vs 1 behind | ").append(r.params())
-              .append(" | ").append(String.format(Locale.ROOT, "%.1f× the time; %.2f ms per version behind",
+              .append(" | ").append(String.format(Locale.ROOT, "%.2f× the time; %.1f µs per version behind",
                   r.scoreMs() / one.get().scoreMs(),
-                  (r.scoreMs() - one.get().scoreMs()) / (Integer.parseInt(r.params().substring(7)) - 1)))
+                  1000 * (r.scoreMs() - one.get().scoreMs()) / (Integer.parseInt(r.params().substring(7)) - 1)))
               .append(" | — | — | — |\n");
         }
       }
