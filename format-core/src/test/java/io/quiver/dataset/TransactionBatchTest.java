@@ -174,6 +174,20 @@ class TransactionBatchTest {
   }
 
   @Test
+  void aSingleFileTableWritesNoBatchUntilItIsSegmentedAgain() {
+    try (Dataset ds = table(); Dataset stale = fresh()) {
+      ds.updateConfig(Map.of("manifest.layout", "single"), java.util.Set.of());
+      appendUntil(ds, 64);
+      assertThat(ds.manifest().segmented()).isFalse();
+      assertThat(batchKeys()).isEmpty();
+      ds.updateConfig(Map.of("manifest.layout", "segmented"), java.util.Set.of());
+      appendUntil(ds, 128);
+      assertThat(batchKeys()).containsExactly(TransactionBatches.path(65));
+      assertThat(append(stale, 5000)).isEqualTo(129);
+    }
+  }
+
+  @Test
   void catchingUpOn200VersionsReadsThreeBatchesAndTheRestOfTheVersionFiles() {
     try (Dataset ds = table(); Dataset stale = fresh()) {
       assertThat(stale.version()).isEqualTo(1);

@@ -215,7 +215,9 @@ final public class CommitLoop {
           io.cacheWritten(list.unwritten());
           next = next.withFragments(list.written());
         }
-        if (TransactionBatches.completes(next.version())) {
+        // Only for segmented versions, whose version files are small; a single-file version's file is its whole
+        // manifest, so reading a block of them would cost as much as 63 commits.
+        if (encoded.root().isPresent() && TransactionBatches.completes(next.version())) {
           TransactionBatches.writeAfterCommit(io, next.version(), encoded.versionFile());
         }
         return new Committed(next, txn, next.version(), false);
