@@ -25,6 +25,18 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
   @FunctionalInterface
   public interface Loader {
     List<Fragment> load(Segment segment);
+
+    /**
+     * The fragments of each of {@code segments}, in their order. By default one after another; a loader that
+     * reads and decodes several at once (as the table's does, on the caller and a shared pool) overrides it.
+     */
+    default List<List<Fragment>> loadAll(List<Segment> segments) {
+      List<List<Fragment>> out = new ArrayList<>(segments.size());
+      for (Segment s : segments) {
+        out.add(load(s));
+      }
+      return out;
+    }
   }
 
   /**
@@ -113,6 +125,33 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
     Segment s = segments.get(index);
     Unwritten pending = unwritten.get(s.path());
     return pending != null ? pending.fragments() : loader.load(s);
+  }
+
+  /**
+   * The fragments of the segments at {@code indexes}, in that order: through {@link Loader#loadAll}, so the
+   * table's loader reads and decodes them in parallel.
+   */
+  public List<List<Fragment>> fragmentsOf(List<Integer> indexes) {
+    List<List<Fragment>> out = new ArrayList<>(java.util.Collections.nCopies(indexes.size(), (List<Fragment>) null));
+    List<Segment> toLoad = new ArrayList<>();
+    List<Integer> at = new ArrayList<>();
+    for (int i = 0; i < indexes.size(); i++) {
+      Segment s = segments.get(indexes.get(i));
+      Unwritten pending = unwritten.get(s.path());
+      if (pending != null) {
+        out.set(i, pending.fragments());
+      } else {
+        toLoad.add(s);
+        at.add(i);
+      }
+    }
+    if (!toLoad.isEmpty()) {
+      List<List<Fragment>> loaded = loader.loadAll(toLoad);
+      for (int j = 0; j < at.size(); j++) {
+        out.set(at.get(j), loaded.get(j));
+      }
+    }
+    return out;
   }
 
   /** The fragment with {@code id}, reading at most one segment. */

@@ -51,7 +51,7 @@ class ReportTest {
     assertThat(md).contains("| fsync off p50 | — | 2.00 ms | Lance 7.0.0 | 3.00 ms | **1.50×** |");
     assertThat(md).contains("(100 commits/s)").contains("(200 commits/s)").contains("**0.50×**");
     assertThat(md).contains("| 7. Table size | open | fragments=1000 | 2.00 ms ± 10.0% | Lance 7.0.0 | 20.00 ms ± 10.0% | **10.00×** |");
-    assertThat(md).contains("| vs 1 behind | behind=100 | 10.9× the time; 1.00 ms per version behind |");
+    assertThat(md).contains("| vs 1 behind | behind=100 | 10.90× the time; 1000.0 µs per version behind |");
     assertThat(md).contains("| scan after / scan before | — | 1.50× the time |");
     assertThat(md).contains("| 9. Overlay update, 1% of one column | bytes written by the update | quiver | 200 | bytes |");
     assertThat(md).contains("| 2. Projected scan (1 of 32 columns) | — | — | not run |");

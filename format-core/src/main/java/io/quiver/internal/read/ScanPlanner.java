@@ -62,18 +62,22 @@ public final class ScanPlanner {
 
   /**
    * The fragments worth considering: all of them, except that a segmented version's segments whose bounds rule
-   * the filter out are skipped unread.
+   * the filter out are skipped unread. The other segments are read and decoded in parallel.
    */
   public static List<Fragment> candidates(Manifest manifest, ScanSpec spec) {
     if (!(manifest.fragments() instanceof FragmentList list)) {
       return manifest.fragments();
     }
-    List<Fragment> out = new ArrayList<>();
+    List<Integer> wanted = new ArrayList<>();
     for (int i = 0; i < list.segments().size(); i++) {
       io.quiver.manifest.Segment s = list.segments().get(i);
       if (s.liveRows() > 0 && spec.mayMatch(s)) {
-        out.addAll(list.fragmentsOf(i));
+        wanted.add(i);
       }
+    }
+    List<Fragment> out = new ArrayList<>();
+    for (List<Fragment> fragments : list.fragmentsOf(wanted)) {
+      out.addAll(fragments);
     }
     out.addAll(list.inline());
     return out;

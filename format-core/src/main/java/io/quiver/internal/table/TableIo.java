@@ -121,7 +121,7 @@ final public class TableIo {
       throw new CorruptFileException(rootLocation, "the root file of version " + version + " (named by " + location
           + ") is missing; the table is damaged: restore the file from a backup, or check out another version", e);
     }
-    ManifestAndTransaction decoded = MetadataCodec.decodeRoot(root, rootLocation, rooted, this::loadSegment);
+    ManifestAndTransaction decoded = MetadataCodec.decodeRoot(root, rootLocation, rooted, segmentLoader);
     return new CachedVersion(decoded, bytes.get().length + root.length);
   }
 
@@ -151,6 +151,24 @@ final public class TableIo {
       return new CachedSegment(MetadataCodec.decodeSegment(bytes, location, segment), bytes.length);
     }).fragments();
   }
+
+  /** Reads segments through the cache; several at once on the caller and the shared history pool. */
+  private final FragmentList.Loader segmentLoader = new FragmentList.Loader() {
+    @Override
+    public List<Fragment> load(Segment segment) {
+      return loadSegment(segment);
+    }
+
+    @Override
+    public List<List<Fragment>> loadAll(List<Segment> segments) {
+      @SuppressWarnings("unchecked")
+      List<Fragment>[] out = new List[segments.size()];
+      // Decoding is CPU-bound: one thread per core beside the caller is enough to overlap reads and decoding.
+      inParallel(segments.size(), 2, Math.min(8, Runtime.getRuntime().availableProcessors()),
+          i -> out[i] = loadSegment(segments.get(i)));
+      return java.util.Arrays.asList(out);
+    }
+  };
 
   /** Puts segments this process just wrote into the cache, so that nothing reads them back. */
   public void cacheWritten(Map<String, FragmentList.Unwritten> written) {
@@ -263,6 +281,14 @@ final public class TableIo {
    * of the shared pool; after the first failure no new task starts, and it is thrown once all started ones end.
    */
   private static void inParallel(int count, java.util.function.IntConsumer task) {
+    inParallel(count, PARALLEL_FROM, 8, task);
+  }
+
+  /**
+   * {@link #inParallel(int, java.util.function.IntConsumer)} from {@code from} tasks, with at most {@code
+   * maxHelpers} threads beside the caller.
+   */
+  private static void inParallel(int count, int from, int maxHelpers, java.util.function.IntConsumer task) {
     java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
     java.util.concurrent.atomic.AtomicReference<RuntimeException> failure =
         new java.util.concurrent.atomic.AtomicReference<>();
@@ -275,15 +301,27 @@ final public class TableIo {
         }
       }
     };
-    int helpers = count < PARALLEL_FROM ? 0 : Math.min(8, count / 2);
+    int helpers = count < from ? 0 : Math.min(maxHelpers, Math.max(1, count / 2));
     List<java.util.concurrent.Future<?>> started = new java.util.ArrayList<>(helpers);
+    // Per helper: 0 not started, 1 running, 2 skipped (the caller found it not started once every task was taken).
+    java.util.concurrent.atomic.AtomicIntegerArray states = new java.util.concurrent.atomic.AtomicIntegerArray(helpers);
     for (int h = 0; h < helpers; h++) {
-      started.add(HISTORY_READERS.submit(reader));
+      int helper = h;
+      started.add(HISTORY_READERS.submit(() -> {
+        if (states.compareAndSet(helper, 0, 1)) {
+          reader.run();
+        }
+      }));
     }
     reader.run();
     boolean interrupted = false;
-    for (java.util.concurrent.Future<?> f : started) {
-      // A helper the pool has not started yet finds nothing left to read, so waiting for it is short.
+    for (int h = 0; h < helpers; h++) {
+      // Every task is taken once the caller's loop ends: a helper the pool has not started yet (its threads busy
+      // elsewhere) would find nothing to do, so it is skipped rather than waited for.
+      if (states.compareAndSet(h, 0, 2)) {
+        continue;
+      }
+      java.util.concurrent.Future<?> f = started.get(h);
       while (true) {
         try {
           f.get();
@@ -291,7 +329,7 @@ final public class TableIo {
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (java.util.concurrent.ExecutionException e) {
-          failure.compareAndSet(null, new IllegalStateException("reading a version file failed", e.getCause()));
+          failure.compareAndSet(null, new IllegalStateException("reading table metadata failed", e.getCause()));
           break;
         }
       }
