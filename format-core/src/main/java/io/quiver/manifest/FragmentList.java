@@ -12,7 +12,9 @@ import java.util.RandomAccess;
 
 /**
  * The fragments of a segmented manifest (docs/format.md, section 11): the fragments of its {@link #segments()}
- * in order, then its {@link #inline()} tail. A segment's fragments are loaded only when asked for, through the
+ * in order, then its {@link #inline()} tail. Some runs of consecutive segments may be stored as {@link
+ * #lists() segment lists}, which the root names instead of their segments; {@link #segments()} holds every
+ * segment either way. A segment's fragments are loaded only when asked for, through the
  * {@link Loader} (which caches them, shared across versions); {@link #size()}, {@link Manifest#liveRows()} and
  * scan planning with a filter need only what the root says about each segment.
  *
@@ -37,6 +39,14 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
       }
       return out;
     }
+
+    /**
+     * The segments a segment list names (the implementation checks them against the list and caches them).
+     * Called when a root that names lists is decoded; a loader for tables without lists need not implement it.
+     */
+    default List<Segment> loadList(SegmentList list) {
+      throw new UnsupportedOperationException("this loader reads no segment lists; cannot read " + list.path());
+    }
   }
 
   /**
@@ -53,6 +63,8 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
   }
 
   private final List<Segment> segments;
+  private final List<SegmentList> lists;
+  private final Map<String, byte[]> unwrittenLists;
   private final List<Fragment> inline;
   private final long[] starts;
   private final int size;
@@ -67,7 +79,24 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
    * @throws IllegalArgumentException if the order is broken
    */
   public FragmentList(List<Segment> segments, List<Fragment> inline, Loader loader, Map<String, Unwritten> unwritten) {
+    this(segments, List.of(), inline, loader, unwritten, Map.of());
+  }
+
+  /**
+   * @param segments every segment, listed or not, in ascending, disjoint id order
+   * @param lists segment lists in ascending id order, each covering exactly {@code segmentCount} consecutive
+   *     segments of {@code segments} whose fragment and row counts sum to the list's
+   * @param inline fragments after the last segment's, in ascending id order
+   * @param loader reads a written segment
+   * @param unwritten segments among {@code segments} not written yet, by path
+   * @param unwrittenLists lists among {@code lists} not written yet: their files' bytes, by path
+   * @throws IllegalArgumentException if the order is broken or a list does not match its segments
+   */
+  public FragmentList(List<Segment> segments, List<SegmentList> lists, List<Fragment> inline, Loader loader,
+      Map<String, Unwritten> unwritten, Map<String, byte[]> unwrittenLists) {
     this.segments = List.copyOf(segments);
+    this.lists = List.copyOf(lists);
+    this.unwrittenLists = Map.copyOf(unwrittenLists);
     this.inline = List.copyOf(inline);
     this.loader = Objects.requireNonNull(loader, "loader");
     this.unwritten = Map.copyOf(unwritten);
@@ -85,6 +114,7 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
       count += s.fragmentCount();
     }
     starts[this.segments.size()] = count;
+    checkLists();
     for (Fragment f : this.inline) {
       if (f.id() <= previous) {
         throw new IllegalArgumentException("inline fragment " + f.id() + " is not after fragment " + previous);
@@ -102,8 +132,99 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
     return segments;
   }
 
+  /** Checks that each list stands for consecutive segments whose counts are the list's. */
+  private void checkLists() {
+    int at = 0;
+    long previous = -1;
+    for (SegmentList l : lists) {
+      if (l.firstFragmentId() <= previous) {
+        throw new IllegalArgumentException("segment list " + l.path() + " starts at fragment " + l.firstFragmentId()
+            + ", not after the previous list's last fragment " + previous);
+      }
+      previous = l.lastFragmentId();
+      while (at < segments.size() && segments.get(at).lastFragmentId() < l.firstFragmentId()) {
+        at++;
+      }
+      long count = 0;
+      long fragments = 0;
+      long physical = 0;
+      long live = 0;
+      long first = -1;
+      long last = -1;
+      while (at < segments.size() && segments.get(at).firstFragmentId() <= l.lastFragmentId()) {
+        Segment s = segments.get(at++);
+        if (!l.covers(s)) {
+          throw new IllegalArgumentException("segment " + s.path() + " (fragments " + s.firstFragmentId() + ".."
+              + s.lastFragmentId() + ") straddles the range of segment list " + l.path());
+        }
+        first = count == 0 ? s.firstFragmentId() : first;
+        last = s.lastFragmentId();
+        count++;
+        fragments += s.fragmentCount();
+        physical += s.physicalRows();
+        live += s.liveRows();
+      }
+      if (count != l.segmentCount() || fragments != l.fragmentCount() || physical != l.physicalRows()
+          || live != l.liveRows() || first != l.firstFragmentId() || last != l.lastFragmentId()) {
+        throw new IllegalArgumentException("segment list " + l.path() + " says " + l.segmentCount() + " segments of "
+            + l.fragmentCount() + " fragments " + l.firstFragmentId() + ".." + l.lastFragmentId() + " with "
+            + l.liveRows() + " live of " + l.physicalRows() + " rows, but its segments are " + count + " of "
+            + fragments + " fragments " + first + ".." + last + " with " + live + " live of " + physical + " rows");
+      }
+    }
+  }
+
   public List<Fragment> inline() {
     return inline;
+  }
+
+  /** The segment lists the root names, in id order; each stands for the consecutive segments in its range. */
+  public List<SegmentList> lists() {
+    return lists;
+  }
+
+  /** Segment lists built by the commit that made this list and not written yet: their bytes, by path. */
+  public Map<String, byte[]> unwrittenLists() {
+    return unwrittenLists;
+  }
+
+  /** The segments listed by {@code list}, one of {@link #lists()}. */
+  public List<Segment> segmentsOf(SegmentList list) {
+    int from = firstSegmentAtOrAfter(list.firstFragmentId());
+    return segments.subList(from, from + (int) list.segmentCount());
+  }
+
+  /** The segments the root names directly, in no list. */
+  public List<Segment> directSegments() {
+    if (lists.isEmpty()) {
+      return segments;
+    }
+    List<Segment> out = new ArrayList<>();
+    int l = 0;
+    for (Segment s : segments) {
+      while (l < lists.size() && lists.get(l).lastFragmentId() < s.firstFragmentId()) {
+        l++;
+      }
+      if (l < lists.size() && lists.get(l).covers(s)) {
+        continue;
+      }
+      out.add(s);
+    }
+    return out;
+  }
+
+  private int firstSegmentAtOrAfter(long fragmentId) {
+    int lo = 0;
+    int hi = segments.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (segments.get(mid).firstFragmentId() < fragmentId) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   /** Segments built by the commit that made this list and not written yet, by path. */
@@ -113,7 +234,9 @@ public final class FragmentList extends AbstractList<Fragment> implements Random
 
   /** This list once its unwritten segments are written: they are read through the loader from now on. */
   public FragmentList written() {
-    return unwritten.isEmpty() ? this : new FragmentList(segments, inline, loader, Map.of());
+    return unwritten.isEmpty() && unwrittenLists.isEmpty()
+        ? this
+        : new FragmentList(segments, lists, inline, loader, Map.of(), Map.of());
   }
 
   public Loader loader() {

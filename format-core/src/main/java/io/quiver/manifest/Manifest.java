@@ -70,9 +70,17 @@ public record Manifest(
    */
   public static final String COMPRESSION_FEATURE = "compressed-data-files";
 
+  /**
+   * Reader and writer feature of a segmented version whose root names segment lists (docs/format.md section
+   * 11.1): files that each stand for consecutive segments. Derived from the layout on every commit: present
+   * exactly when the root names a list, so a table with fewer than two full segments stays readable by
+   * readers of segmented manifests without lists.
+   */
+  public static final String SEGMENT_LISTS_FEATURE = "segment-lists";
+
   /** Reader and writer features this library implements. */
   public static final Set<String> KNOWN_FEATURES =
-      Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE);
+      Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE, SEGMENT_LISTS_FEATURE);
 
   /** A manifest without a ledger, as format 1.0 wrote them. */
   public Manifest(

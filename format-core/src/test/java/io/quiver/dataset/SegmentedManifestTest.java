@@ -166,7 +166,7 @@ class SegmentedManifestTest {
       // Deletes one row of the first fragment: only the first segment is rewritten.
       ds.delete(Predicate.eq("id", 1L));
       Manifest after = ds.manifest();
-      List<String> segmentWrites = store.writes.stream().filter(k -> k.startsWith(Segment.PREFIX)).toList();
+      List<String> segmentWrites = store.writes.stream().filter(k -> k.endsWith(".segment")).toList();
       assertThat(segmentWrites).hasSize(1);
       assertThat(after.segments().get(0).path()).isNotEqualTo(first.path()).isEqualTo(segmentWrites.get(0));
       assertThat(after.segments().subList(1, after.segments().size()))
@@ -222,9 +222,11 @@ class SegmentedManifestTest {
       ds.tags().create("old", 6);
       Set<String> named = new HashSet<>();
       ds.manifest().segments().forEach(s -> named.add(s.path()));
+      ((io.quiver.manifest.FragmentList) ds.manifest().fragments()).lists().forEach(l -> named.add(l.path()));
       Set<String> namedByTagged = new HashSet<>();
       try (Dataset v6 = ds.checkout(6)) {
         v6.manifest().segments().forEach(s -> namedByTagged.add(s.path()));
+        ((io.quiver.manifest.FragmentList) v6.manifest().fragments()).lists().forEach(l -> namedByTagged.add(l.path()));
       }
       CleanupReport report = ds.cleanup(
           CleanupOptions.builder().olderThan(Duration.ZERO).safetyWindow(Duration.ZERO).build());
@@ -337,6 +339,12 @@ class SegmentedManifestTest {
 
   /** Rewrites the latest version's root with {@code edit}, and the size of it the version file records. */
   private void rewriteRoot(Dataset ds, java.util.function.Consumer<io.quiver.internal.proto.Manifest.Builder> edit) {
+    rewriteRoot(memory, ds, edit);
+  }
+
+  /** Rewrites {@code ds}'s latest root in {@code memory} with {@code edit}, and its size in the version file. */
+  static void rewriteRoot(MemoryObjectStore memory, Dataset ds,
+      java.util.function.Consumer<io.quiver.internal.proto.Manifest.Builder> edit) {
     String key = ObjectStoreCommitStore.manifestKey(ds.version());
     String root = MetadataCodec.rootPath(ds.version(), ds.manifest().transactionUuid());
     byte[] bytes = memory.read(root);

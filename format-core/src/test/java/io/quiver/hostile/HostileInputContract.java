@@ -452,27 +452,31 @@ public abstract class HostileInputContract {
   }
 
   /**
-   * D1 for segmented manifests (format 1.2): the latest version's root and one of its segments, flipped and
+   * D1 for segmented manifests (format 1.2): the latest version's root, one of its segment lists and one of its
+   * segments, flipped and
    * truncated byte by byte, and missing, are each a typed error naming that file; the table reads again once
    * the file is back.
    */
   @Test
-  void d1_damagedOrMissingRootsAndSegmentsAreCorruptFilesNamingThem() {
+  void d1_damagedOrMissingRootsSegmentListsAndSegmentsAreCorruptFilesNamingThem() {
     String root;
     String segment;
+    String list;
     try (Dataset ds = Dataset.open(URI_, options(allocator))) {
-      ds.updateConfig(java.util.Map.of("manifest.segment.merge-factor", "2", "manifest.segment.max-fragments", "4"),
-          java.util.Set.of());
-      for (int i = 0; i < 5; i++) {
+      ds.updateConfig(java.util.Map.of("manifest.segment.merge-factor", "2", "manifest.segment.max-fragments", "4",
+          "manifest.segment.list-max-segments", "2"), java.util.Set.of());
+      for (int i = 0; i < 12; i++) {
         try (VectorSchemaRoot b = SampleTable.batch(allocator, 100 + 10L * i, 3)) {
           ds.append(List.of(b));
         }
       }
-      assertThat(ds.manifest().segments()).isNotEmpty();
+      io.quiver.manifest.FragmentList fragments = (io.quiver.manifest.FragmentList) ds.manifest().fragments();
+      assertThat(fragments.lists()).isNotEmpty();
       root = MetadataCodec.rootPath(ds.version(), ds.manifest().transactionUuid());
       segment = ds.manifest().segments().get(0).path();
+      list = fragments.lists().get(0).path();
     }
-    for (String key : List.of(root, segment)) {
+    for (String key : List.of(root, list, segment)) {
       eachDamage(key, false, this::readLatest);
       byte[] original = store.read(key);
       store.delete(key);

@@ -122,9 +122,13 @@ public final class ModelWorld implements AutoCloseable {
    * Creates the table at {@code uri} (where none exists) with {@value #INITIAL_ROWS} rows and opens the
    * handles. {@code options} builds the dataset options around the world's leak-checking allocator.
    */
-  /** Table configuration that makes segmented manifests merge and split within a short history. */
+  /**
+   * Table configuration that makes segmented manifests merge and split, and segment lists form and dissolve,
+   * within a short history.
+   */
   public static final Map<String, String> SMALL_SEGMENTS =
-      Map.of("manifest.segment.merge-factor", "2", "manifest.segment.max-fragments", "4");
+      Map.of("manifest.segment.merge-factor", "2", "manifest.segment.max-fragments", "4",
+          "manifest.segment.list-max-segments", "2");
 
   public ModelWorld(String uri, Function<BufferAllocator, DatasetOptions> options) {
     this.uri = uri;

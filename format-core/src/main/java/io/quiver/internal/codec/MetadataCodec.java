@@ -51,6 +51,7 @@ public final class MetadataCodec {
   private static final byte[] ROOT_MAGIC = "QVR1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] SEGMENT_MAGIC = "QVS1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] BATCH_MAGIC = "QVL1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] LIST_MAGIC = "QVG1".getBytes(StandardCharsets.US_ASCII);
 
   /** Prefix under which the root files of segmented versions live. */
   public static final String ROOTS_PREFIX = "_manifests/";
@@ -291,19 +292,52 @@ public final class MetadataCodec {
       if (!m.getReaderFeaturesList().contains(Manifest.SEGMENTED_FEATURE)) {
         throw new IllegalArgumentException("root lacks the reader feature '" + Manifest.SEGMENTED_FEATURE + "'");
       }
+      if (m.getSegmentListsCount() > 0 && !m.getReaderFeaturesList().contains(Manifest.SEGMENT_LISTS_FEATURE)) {
+        throw new IllegalArgumentException("root names segment lists but lacks the reader feature '"
+            + Manifest.SEGMENT_LISTS_FEATURE + "'");
+      }
       List<io.quiver.manifest.Segment> segments = new ArrayList<>(m.getSegmentsCount());
       for (io.quiver.internal.proto.SegmentRef ref : m.getSegmentsList()) {
+        if (ref.getSegmentCount() != 0) {
+          throw new IllegalArgumentException("segment " + ref.getPath() + " has a segment count ("
+              + ref.getSegmentCount() + "); only a segment list has one");
+        }
         segments.add(decode(ref));
       }
+      List<io.quiver.manifest.SegmentList> lists = new ArrayList<>(m.getSegmentListsCount());
+      for (io.quiver.internal.proto.SegmentRef ref : m.getSegmentListsList()) {
+        lists.add(decodeList(ref));
+      }
+      lists.sort(java.util.Comparator.comparingLong(io.quiver.manifest.SegmentList::firstFragmentId));
+      for (io.quiver.manifest.SegmentList list : lists) {
+        try {
+          segments.addAll(loader.loadList(list));
+        } catch (QuiverException e) {
+          throw new ListUnreadable(e); // names the list file, not the root
+        }
+      }
+      segments.sort(java.util.Comparator.comparingLong(io.quiver.manifest.Segment::firstFragmentId));
       List<Fragment> inline = decodeFragments(m.getFragmentsList());
       io.quiver.manifest.FragmentList fragments =
-          new io.quiver.manifest.FragmentList(segments, inline, loader, Map.of());
+          new io.quiver.manifest.FragmentList(segments, lists, inline, loader, Map.of(), Map.of());
       return new ManifestAndTransaction(decode(m, fragments), version.transactionDecoder());
+    } catch (ListUnreadable e) {
+      throw e.cause;
     } catch (IllegalArgumentException | QuiverException e) {
       if (e instanceof UnsupportedFormatException u) {
         throw u;
       }
       throw new CorruptFileException(location, "invalid root content: " + e.getMessage(), e);
+    }
+  }
+
+  /** Carries a segment list's own read failure out of {@link #decodeRoot} unwrapped. */
+  private static final class ListUnreadable extends RuntimeException {
+    private final QuiverException cause;
+
+    ListUnreadable(QuiverException cause) {
+      super(cause.getMessage(), cause, false, false);
+      this.cause = cause;
     }
   }
 
@@ -353,6 +387,62 @@ public final class MetadataCodec {
     return fragments;
   }
 
+  /** A segment list file's bytes: {@code segments} in ascending id order. */
+  public static byte[] encodeSegmentList(List<io.quiver.manifest.Segment> segments) {
+    io.quiver.internal.proto.SegmentList.Builder b = io.quiver.internal.proto.SegmentList.newBuilder();
+    for (io.quiver.manifest.Segment s : segments) {
+      b.addSegments(encode(s));
+    }
+    return envelope(LIST_MAGIC, deterministic(b.build()));
+  }
+
+  /**
+   * Decodes a segment list file and checks it against what the root says of it (size, ids, counts, rows): a
+   * list that does not match is corrupt, never a silently different table.
+   *
+   * @param location the list file's store location, named in errors
+   */
+  public static List<io.quiver.manifest.Segment> decodeSegmentList(byte[] bytes, String location,
+      io.quiver.manifest.SegmentList ref) {
+    io.quiver.internal.proto.SegmentList m = parseSized(LIST_MAGIC, bytes, ref.sizeBytes(), "the root", location,
+        "segment list", io.quiver.internal.proto.SegmentList.parser());
+    List<io.quiver.manifest.Segment> segments = new ArrayList<>(m.getSegmentsCount());
+    try {
+      for (io.quiver.internal.proto.SegmentRef r : m.getSegmentsList()) {
+        if (r.getSegmentCount() != 0) {
+          throw new IllegalArgumentException("entry " + r.getPath() + " has a segment count; a list names segments");
+        }
+        segments.add(decode(r));
+      }
+    } catch (IllegalArgumentException | QuiverException e) {
+      throw new CorruptFileException(location, "invalid segment list content: " + e.getMessage(), e);
+    }
+    long previous = -1;
+    long fragments = 0;
+    long physical = 0;
+    long live = 0;
+    for (io.quiver.manifest.Segment s : segments) {
+      if (s.firstFragmentId() <= previous) {
+        throw new CorruptFileException(location, "segment list names segment " + s.path() + " starting at fragment "
+            + s.firstFragmentId() + " after fragment " + previous + "; segments must be in ascending, disjoint order");
+      }
+      previous = s.lastFragmentId();
+      fragments += s.fragmentCount();
+      physical += s.physicalRows();
+      live += s.liveRows();
+    }
+    if (segments.size() != ref.segmentCount() || fragments != ref.fragmentCount()
+        || segments.get(0).firstFragmentId() != ref.firstFragmentId() || previous != ref.lastFragmentId()
+        || physical != ref.physicalRows() || live != ref.liveRows()) {
+      throw new CorruptFileException(location, "segment list names " + segments.size() + " segments of " + fragments
+          + " fragments " + (segments.isEmpty() ? "" : segments.get(0).firstFragmentId() + ".." + previous) + " with "
+          + live + " live of " + physical + " rows, but the root says " + ref.segmentCount() + " segments of "
+          + ref.fragmentCount() + " fragments " + ref.firstFragmentId() + ".." + ref.lastFragmentId() + " with "
+          + ref.liveRows() + " live of " + ref.physicalRows() + " rows");
+    }
+    return segments;
+  }
+
   /** The payload of a file whose size another file records, parsed: a size, checksum or parse failure is corrupt. */
   private static <T> T parseSized(byte[] magic, byte[] bytes, long expectedSize, String recordedBy, String location,
       String what, com.google.protobuf.Parser<T> parser) {
@@ -379,19 +469,50 @@ public final class MetadataCodec {
         .setLiveRows(s.liveRows())
         .setCompressed(s.compressed());
     for (io.quiver.manifest.FieldBounds fb : s.bounds().values()) {
-      io.quiver.internal.proto.SegmentBounds.Builder bb = io.quiver.internal.proto.SegmentBounds.newBuilder()
-          .setFieldId(fb.fieldId())
-          .setMayHaveNulls(fb.mayHaveNulls())
-          .setMayHaveValues(fb.mayHaveValues())
-          .setMayHaveNan(fb.mayHaveNan());
-      fb.lower().ifPresent(v -> bb.setLower(StatsCodec.encode(v)));
-      fb.upper().ifPresent(v -> bb.setUpper(StatsCodec.encode(v)));
-      b.addBounds(bb);
+      b.addBounds(encodeBounds(fb));
     }
     return b.build();
   }
 
-  private static io.quiver.manifest.Segment decode(io.quiver.internal.proto.SegmentRef r) {
+  private static io.quiver.internal.proto.SegmentRef encode(io.quiver.manifest.SegmentList l) {
+    io.quiver.internal.proto.SegmentRef.Builder b = io.quiver.internal.proto.SegmentRef.newBuilder()
+        .setPath(l.path())
+        .setSizeBytes(l.sizeBytes())
+        .setFirstFragmentId(l.firstFragmentId())
+        .setLastFragmentId(l.lastFragmentId())
+        .setFragmentCount(l.fragmentCount())
+        .setPhysicalRows(l.physicalRows())
+        .setLiveRows(l.liveRows())
+        .setCompressed(l.compressed())
+        .setSegmentCount(l.segmentCount());
+    for (io.quiver.manifest.FieldBounds fb : l.bounds().values()) {
+      b.addBounds(encodeBounds(fb));
+    }
+    return b.build();
+  }
+
+  private static io.quiver.internal.proto.SegmentBounds encodeBounds(io.quiver.manifest.FieldBounds fb) {
+    io.quiver.internal.proto.SegmentBounds.Builder bb = io.quiver.internal.proto.SegmentBounds.newBuilder()
+        .setFieldId(fb.fieldId())
+        .setMayHaveNulls(fb.mayHaveNulls())
+        .setMayHaveValues(fb.mayHaveValues())
+        .setMayHaveNan(fb.mayHaveNan());
+    fb.lower().ifPresent(v -> bb.setLower(StatsCodec.encode(v)));
+    fb.upper().ifPresent(v -> bb.setUpper(StatsCodec.encode(v)));
+    return bb.build();
+  }
+
+  private static io.quiver.manifest.SegmentList decodeList(io.quiver.internal.proto.SegmentRef r) {
+    if (r.getSegmentCount() < 1) {
+      throw new IllegalArgumentException("segment list " + r.getPath() + " has no segment count; a list names at"
+          + " least one segment");
+    }
+    return new io.quiver.manifest.SegmentList(r.getPath(), r.getSizeBytes(), r.getFirstFragmentId(),
+        r.getLastFragmentId(), r.getSegmentCount(), r.getFragmentCount(), r.getPhysicalRows(), r.getLiveRows(),
+        r.getCompressed(), decodeBounds(r));
+  }
+
+  private static Map<Integer, io.quiver.manifest.FieldBounds> decodeBounds(io.quiver.internal.proto.SegmentRef r) {
     Map<Integer, io.quiver.manifest.FieldBounds> bounds = new java.util.TreeMap<>();
     for (io.quiver.internal.proto.SegmentBounds b : r.getBoundsList()) {
       if (bounds.containsKey(b.getFieldId())) {
@@ -403,6 +524,11 @@ public final class MetadataCodec {
           b.hasLower() ? StatsCodec.decode(b.getLower()) : Optional.empty(),
           b.hasUpper() ? StatsCodec.decode(b.getUpper()) : Optional.empty(), false));
     }
+    return bounds;
+  }
+
+  private static io.quiver.manifest.Segment decode(io.quiver.internal.proto.SegmentRef r) {
+    Map<Integer, io.quiver.manifest.FieldBounds> bounds = decodeBounds(r);
     return new io.quiver.manifest.Segment(r.getPath(), r.getSizeBytes(), r.getFirstFragmentId(),
         r.getLastFragmentId(), r.getFragmentCount(), r.getPhysicalRows(), r.getLiveRows(), r.getCompressed(), bounds);
   }
@@ -713,8 +839,11 @@ public final class MetadataCodec {
             .setTransactionPath(m.transactionPath());
     m.maxFragmentId().ifPresent(b::setMaxFragmentId);
     if (m.fragments() instanceof io.quiver.manifest.FragmentList segmented) {
-      for (io.quiver.manifest.Segment seg : segmented.segments()) {
+      for (io.quiver.manifest.Segment seg : segmented.directSegments()) {
         b.addSegments(encode(seg));
+      }
+      for (io.quiver.manifest.SegmentList list : segmented.lists()) {
+        b.addSegmentLists(encode(list));
       }
       for (Fragment f : segmented.inline()) {
         b.addFragments(encode(f));
@@ -780,7 +909,7 @@ public final class MetadataCodec {
   }
 
   private static Manifest decode(io.quiver.internal.proto.Manifest m) {
-    if (m.getSegmentsCount() > 0) {
+    if (m.getSegmentsCount() > 0 || m.getSegmentListsCount() > 0) {
       throw new IllegalArgumentException("a manifest file lists segments; only a root file may");
     }
     List<Fragment> fragments = new ArrayList<>();

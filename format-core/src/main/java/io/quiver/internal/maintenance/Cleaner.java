@@ -68,13 +68,14 @@ final public class Cleaner {
 
   /**
    * Adds what {@code m} references to {@code out}: data, overlay and deletion files, its transaction file, and
-   * for a segmented version its root and segment files. A segment in {@code seen} was added already (its
+   * for a segmented version its root, segment list and segment files. A segment in {@code seen} was added already (its
    * fragments are shared by every version that lists it, so each is read once per cleanup).
    */
   static void addReferences(Manifest m, Set<String> out, Set<String> seen) {
     List<Fragment> own = m.fragments();
     if (m.fragments() instanceof FragmentList segmented) {
       out.add(MetadataCodec.rootPath(m.version(), m.transactionUuid()));
+      segmented.lists().forEach(l -> out.add(l.path()));
       for (int i = 0; i < segmented.segments().size(); i++) {
         Segment s = segmented.segments().get(i);
         out.add(s.path());

@@ -26,6 +26,7 @@ import io.quiver.manifest.FragmentList;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.manifest.Segment;
+import io.quiver.manifest.SegmentList;
 import io.quiver.manifest.StatValue;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
@@ -104,6 +105,7 @@ final public class Validator {
       return manifest.fragments();
     }
     List<Fragment> out = new ArrayList<>(list.size());
+    java.util.Map<String, List<Fragment>> heldBySegment = new java.util.HashMap<>();
     for (int i = 0; i < list.segments().size(); i++) {
       Segment segment = list.segments().get(i);
       filesChecked++;
@@ -119,26 +121,37 @@ final public class Validator {
             + segment.lastFragmentId() + " could not be read: " + e.getMessage());
         continue;
       }
-      checkSegmentSummary(segment, held);
+      checkSummary(segment.path(), "segment", segment.compressed(), segment.bounds(), held);
+      heldBySegment.put(segment.path(), held);
       out.addAll(held);
+    }
+    // A segment list's own summary (docs/format.md §11.1) must hold for the fragments of its segments too.
+    for (SegmentList segmentList : list.lists()) {
+      filesChecked++;
+      List<Fragment> held = new ArrayList<>();
+      for (Segment segment : list.segmentsOf(segmentList)) {
+        held.addAll(heldBySegment.getOrDefault(segment.path(), List.of()));
+      }
+      checkSummary(segmentList.path(), "segment list", segmentList.compressed(), segmentList.bounds(), held);
     }
     out.addAll(list.inline());
     return out;
   }
 
-  private void checkSegmentSummary(Segment segment, List<Fragment> fragments) {
+  private void checkSummary(String path, String what, boolean recordedCompressed,
+      java.util.Map<Integer, FieldBounds> recordedBounds, List<Fragment> fragments) {
     boolean compressed = fragments.stream().anyMatch(f -> f.files().stream().anyMatch(DataFile::mayBeCompressed)
         || f.overlays().stream().anyMatch(o -> o.dataFile().mayBeCompressed()));
-    if (compressed && !segment.compressed()) {
-      problem(Kind.SEGMENT_MISMATCH, segment.path(), "the root says no file of this segment is compressed, but"
+    if (compressed && !recordedCompressed) {
+      problem(Kind.SEGMENT_MISMATCH, path, "the root says no file of this " + what + " is compressed, but"
           + " some of its fragments' files are (file format 1.1); readers would refuse to decode them");
     }
-    for (FieldBounds recorded : segment.bounds().values()) {
+    for (FieldBounds recorded : recordedBounds.values()) {
       for (Fragment f : fragments) {
         FieldBounds held = FragmentBounds.of(f, manifest.schema(), recorded.fieldId());
         if (!covers(recorded, held)) {
-          problem(Kind.SEGMENT_MISMATCH, segment.path(), "the root's bounds of field " + recorded.fieldId()
-              + " over this segment (" + describe(recorded) + ") do not hold for fragment " + f.id() + " ("
+          problem(Kind.SEGMENT_MISMATCH, path, "the root's bounds of field " + recorded.fieldId()
+              + " over this " + what + " (" + describe(recorded) + ") do not hold for fragment " + f.id() + " ("
               + describe(held) + "); a filtered scan could skip rows it matches");
           break;
         }

@@ -212,7 +212,7 @@ final public class CommitLoop {
       claimInDoubt = false;
       if (result == ClaimResult.CLAIMED) {
         if (next.fragments() instanceof FragmentList list) {
-          io.cacheWritten(list.unwritten());
+          io.cacheWritten(list);
           next = next.withFragments(list.written());
         }
         // Only for segmented versions, whose version files are small; a single-file version's file is its whole
@@ -325,8 +325,13 @@ final public class CommitLoop {
       return List.of();
     }
     List<String> written = new ArrayList<>();
-    for (Map.Entry<String, FragmentList.Unwritten> e : ((FragmentList) next.fragments()).unwritten().entrySet()) {
+    FragmentList fragments = (FragmentList) next.fragments();
+    for (Map.Entry<String, FragmentList.Unwritten> e : fragments.unwritten().entrySet()) {
       io.store().write(e.getKey(), e.getValue().encoded());
+      written.add(e.getKey());
+    }
+    for (Map.Entry<String, byte[]> e : fragments.unwrittenLists().entrySet()) {
+      io.store().write(e.getKey(), e.getValue());
       written.add(e.getKey());
     }
     io.store().write(encoded.root().get().path(), encoded.root().get().bytes());

@@ -14,7 +14,9 @@ import io.quiver.store.ObjectStore;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.FragmentList;
+import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Segment;
+import io.quiver.manifest.SegmentList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,7 +84,28 @@ final public class TableIo {
   public Optional<ManifestAndTransaction> tryLoad(long version) {
     String location = commitStore.locationOf(version);
     CachedVersion cached = cache.get(location, ignored -> decode(version, location));
-    return cached == null ? Optional.empty() : Optional.of(cached.value());
+    if (cached == null) {
+      return Optional.empty();
+    }
+    cacheLists(cached.value().manifest());
+    return Optional.of(cached.value());
+  }
+
+  /**
+   * Caches the segment lists a loaded version names, so the next version's root (which names mostly the same
+   * lists) reads none of them again. Done after the version's own cache entry is computed: the cache may not
+   * be updated from inside that computation.
+   */
+  private void cacheLists(Manifest manifest) {
+    if (manifest.fragments() instanceof FragmentList list && !list.lists().isEmpty()) {
+      for (SegmentList l : list.lists()) {
+        String location = store.locationOf(l.path());
+        if (cache.getIfPresent(location) == null) {
+          CachedList value = new CachedList(List.copyOf(list.segmentsOf(l)), l.sizeBytes());
+          cache.get(location, ignored -> value);
+        }
+      }
+    }
   }
 
   private CachedVersion decode(long version, String location) {
@@ -160,6 +183,11 @@ final public class TableIo {
     }
 
     @Override
+    public List<Segment> loadList(SegmentList list) {
+      return TableIo.this.loadList(list);
+    }
+
+    @Override
     public List<List<Fragment>> loadAll(List<Segment> segments) {
       @SuppressWarnings("unchecked")
       List<Fragment>[] out = new List[segments.size()];
@@ -170,12 +198,50 @@ final public class TableIo {
     }
   };
 
-  /** Puts segments this process just wrote into the cache, so that nothing reads them back. */
-  public void cacheWritten(Map<String, FragmentList.Unwritten> written) {
-    for (Map.Entry<String, FragmentList.Unwritten> e : written.entrySet()) {
+  /** Puts the segments and segment lists this process just wrote into the cache, so that nothing reads them back. */
+  public void cacheWritten(FragmentList written) {
+    for (Map.Entry<String, FragmentList.Unwritten> e : written.unwritten().entrySet()) {
       CachedSegment value = new CachedSegment(e.getValue().fragments(), e.getValue().encoded().length);
       cache.get(store.locationOf(e.getKey()), ignored -> value);
     }
+    for (SegmentList list : written.lists()) {
+      byte[] bytes = written.unwrittenLists().get(list.path());
+      if (bytes != null) {
+        CachedList value = new CachedList(List.copyOf(written.segmentsOf(list)), bytes.length);
+        cache.get(store.locationOf(list.path()), ignored -> value);
+      }
+    }
+  }
+
+  /** A segment list's decoded segments in the cache. */
+  private record CachedList(List<Segment> segments, long bytes) implements MetadataCache.Weighable {
+    @Override
+    public long estimatedBytes() {
+      return bytes * 4 + 256;
+    }
+  }
+
+  /**
+   * The segments a segment list names, read once per session (lists are immutable and shared by every version
+   * that names them) and checked against what the root says of them.
+   */
+  public List<Segment> loadList(SegmentList list) {
+    String location = store.locationOf(list.path());
+    // Read while a version is being decoded into the cache, which cannot be updated from inside that
+    // computation: a miss is read here and cached once the version is (cacheLists).
+    CachedList cached = cache.getIfPresent(location);
+    if (cached != null) {
+      return cached.segments();
+    }
+    byte[] bytes;
+    try {
+      bytes = store.read(list.path());
+    } catch (ObjectNotFoundException e) {
+      throw new CorruptFileException(location, "segment list file " + list.path() + " (fragments "
+          + list.firstFragmentId() + ".." + list.lastFragmentId() + ") is missing; the table is damaged, or"
+          + " a cleanup removed a version this handle still reads: re-open the latest version", e);
+    }
+    return MetadataCodec.decodeSegmentList(bytes, location, list);
   }
 
   /**

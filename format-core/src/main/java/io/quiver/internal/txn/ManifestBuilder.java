@@ -86,6 +86,13 @@ public final class ManifestBuilder {
       reader.remove(Manifest.SEGMENTED_FEATURE);
       writer.remove(Manifest.SEGMENTED_FEATURE);
     }
+    if (laidOut.fragments() instanceof FragmentList list && !list.lists().isEmpty()) {
+      reader.add(Manifest.SEGMENT_LISTS_FEATURE);
+      writer.add(Manifest.SEGMENT_LISTS_FEATURE);
+    } else {
+      reader.remove(Manifest.SEGMENT_LISTS_FEATURE);
+      writer.remove(Manifest.SEGMENT_LISTS_FEATURE);
+    }
     return laidOut.withReaderFeatures(reader).withWriterFeatures(writer);
   }
 
@@ -185,7 +192,7 @@ public final class ManifestBuilder {
           r.fragments().stream().mapToLong(Fragment::id).max().orElse(-1));
       Map<String, String> config = new HashMap<>(r.config());
       // A restore brings back content, not an older layout: the table keeps the layout it has now.
-      for (String key : List.of(Segmenter.LAYOUT_KEY, Segmenter.MAX_FRAGMENTS_KEY, Segmenter.MERGE_FACTOR_KEY)) {
+      for (String key : Segmenter.LAYOUT_KEYS) {
         if (base.config().containsKey(key)) {
           config.put(key, base.config().get(key));
         } else {

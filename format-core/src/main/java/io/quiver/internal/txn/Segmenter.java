@@ -8,6 +8,7 @@ import io.quiver.manifest.FieldBounds;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.FragmentList;
 import io.quiver.manifest.Segment;
+import io.quiver.manifest.SegmentList;
 import io.quiver.schema.Field;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
@@ -26,10 +27,13 @@ import java.util.UUID;
  * factor} of them, and merges the newest segments tier by tier so that a root lists O(F log_F n) segments:
  * {@code F} segments of one tier merge into one of the next, up to {@code max fragments} per segment. Each
  * fragment is therefore rewritten about log_F(max) times over its life, and a commit that changes nothing
- * old writes only the root (and, one commit in F, a segment of F fragments).
+ * old writes only the root (and, one commit in F, a segment of F fragments). Full segments are named through
+ * {@link SegmentList segment lists} of up to {@code L} segments, so the root names O(n / (M · L)) lists beside
+ * the tiered segments and its size does not grow with the table.
  *
- * <p>Pure apart from naming new segments with random uuids: new segments are encoded here and carried in the
- * result's {@link FragmentList#unwritten()} for the commit to write before it claims the version.
+ * <p>Pure apart from naming new segments and lists with random uuids: they are encoded here and carried in the
+ * result's {@link FragmentList#unwritten()} and {@link FragmentList#unwrittenLists()} for the commit to write
+ * before it claims the version.
  */
 public final class Segmenter {
   /**
@@ -47,8 +51,19 @@ public final class Segmenter {
   /** Table configuration: how many segments of one tier merge into one of the next, default 8. */
   public static final String MERGE_FACTOR_KEY = "manifest.segment.merge-factor";
 
+  /**
+   * Table configuration: the most segments one segment list names, default 512. Full segments (and those
+   * between them) are named through lists, so a root stays the same size however large the table grows.
+   */
+  public static final String LIST_MAX_SEGMENTS_KEY = "manifest.segment.list-max-segments";
+
+  /** The configuration keys of the layout, which a restore keeps as the table has them. */
+  public static final List<String> LAYOUT_KEYS =
+      List.of(LAYOUT_KEY, MAX_FRAGMENTS_KEY, MERGE_FACTOR_KEY, LIST_MAX_SEGMENTS_KEY);
+
   public static final int DEFAULT_MAX_FRAGMENTS = 32_768;
   public static final int DEFAULT_MERGE_FACTOR = 8;
+  public static final int DEFAULT_LIST_MAX_SEGMENTS = 512;
 
   /**
    * The layout a version's configuration asks for.
@@ -56,8 +71,9 @@ public final class Segmenter {
    * @param segmented whether its fragments are segmented
    * @param mergeFactor F
    * @param maxFragments the most fragments of one segment
+   * @param listMaxSegments the most segments of one segment list
    */
-  public record Policy(boolean segmented, int mergeFactor, int maxFragments) {
+  public record Policy(boolean segmented, int mergeFactor, int maxFragments, int listMaxSegments) {
     /**
      * The policy {@code config} sets.
      *
@@ -80,13 +96,14 @@ public final class Segmenter {
       }
       int factor = count(config, MERGE_FACTOR_KEY, DEFAULT_MERGE_FACTOR, 2, 1024);
       int max = count(config, MAX_FRAGMENTS_KEY, DEFAULT_MAX_FRAGMENTS, factor, 1 << 24);
-      return new Policy(segmented, factor, max);
+      int listMax = count(config, LIST_MAX_SEGMENTS_KEY, DEFAULT_LIST_MAX_SEGMENTS, 2, 1 << 16);
+      return new Policy(segmented, factor, max, listMax);
     }
 
     /** Checks the layout's configuration keys among {@code upserts}. */
     public static void check(Map<String, String> upserts) {
       Map<String, String> known = new TreeMap<>();
-      for (String key : List.of(LAYOUT_KEY, MAX_FRAGMENTS_KEY, MERGE_FACTOR_KEY)) {
+      for (String key : LAYOUT_KEYS) {
         if (upserts.containsKey(key)) {
           known.put(key, upserts.get(key));
         }
@@ -121,17 +138,22 @@ public final class Segmenter {
   private final FragmentList.Loader loader;
   private final List<Segment> out = new ArrayList<>();
   private final Map<String, FragmentList.Unwritten> unwritten = new LinkedHashMap<>();
+  /** The version built upon, whose segment lists are kept where their segments are; null for a fresh layout. */
+  private final FragmentList base;
 
-  private Segmenter(Policy policy, Schema schema, FragmentList.Loader loader, Map<String, FragmentList.Unwritten> carried) {
+  private Segmenter(Policy policy, Schema schema, FragmentList.Loader loader, FragmentList base) {
     this.policy = policy;
     this.schema = schema;
     this.loader = loader;
-    this.unwritten.putAll(carried);
+    this.base = base;
+    if (base != null) {
+      this.unwritten.putAll(base.unwritten());
+    }
   }
 
   /** {@code fragments} (ascending ids) laid out from scratch: a creation, an overwrite, a change of layout. */
   public static FragmentList layOut(List<Fragment> fragments, Policy policy, Schema schema, FragmentList.Loader loader) {
-    Segmenter s = new Segmenter(policy, schema, loader, Map.of());
+    Segmenter s = new Segmenter(policy, schema, loader, null);
     List<Fragment> inline = s.flush(fragments);
     s.mergeTail();
     return s.result(inline);
@@ -143,7 +165,7 @@ public final class Segmenter {
    */
   public static FragmentList update(FragmentList base, NavigableMap<Long, Fragment> changes, Policy policy,
       Schema schema) {
-    Segmenter s = new Segmenter(policy, schema, base.loader(), base.unwritten());
+    Segmenter s = new Segmenter(policy, schema, base.loader(), base);
     List<Segment> segments = base.segments();
     List<Boolean> rewritten = new ArrayList<>();
     for (int i = 0; i < segments.size(); i++) {
@@ -323,7 +345,103 @@ public final class Segmenter {
         kept.put(s.path(), u);
       }
     }
-    return new FragmentList(out, inline, loader, kept);
+    Map<String, byte[]> keptLists = new LinkedHashMap<>();
+    List<SegmentList> lists = lists(keptLists);
+    return new FragmentList(out, lists, inline, loader, kept, keptLists);
+  }
+
+  /**
+   * Names the settled segments through segment lists: every segment up to the last full one (newer segments
+   * still merge tier by tier). A list of the version built upon is kept when its segments are all still there
+   * unchanged; the newest kept list that is not full takes the segments after it (it is rewritten, one commit
+   * in about M appended fragments); the rest become new lists of at most the policy's size. So a root names
+   * O(n / (M · L)) lists and O(F · log_F M) segments, and an append rewrites a list only when it completes a
+   * full segment. Fewer than two settled segments are named directly.
+   *
+   * @param written receives the bytes of each new list, by path (and of each kept list not written yet)
+   */
+  private List<SegmentList> lists(Map<String, byte[]> written) {
+    int settled = 0;
+    for (int i = out.size() - 1; i >= 0; i--) {
+      if (out.get(i).fragmentCount() >= policy.maxFragments()) {
+        settled = i + 1;
+        break;
+      }
+    }
+    List<SegmentList> lists = new ArrayList<>();
+    if (settled < 2) {
+      return lists;
+    }
+    Map<Long, SegmentList> baseByFirst = new HashMap<>();
+    if (base != null) {
+      base.lists().forEach(l -> baseByFirst.put(l.firstFragmentId(), l));
+    }
+    List<Segment> pending = new ArrayList<>();
+    List<Segment> lastKept = null; // the segments of the list kept just before out[i], if it was
+    int i = 0;
+    while (i < settled) {
+      SegmentList old = baseByFirst.get(out.get(i).firstFragmentId());
+      if (old != null && intact(old, i, settled)) {
+        newLists(pending, lists, written);
+        lists.add(old);
+        byte[] bytes = base.unwrittenLists().get(old.path());
+        if (bytes != null) {
+          written.put(old.path(), bytes);
+        }
+        lastKept = base.segmentsOf(old);
+        i += (int) old.segmentCount();
+        continue;
+      }
+      if (lastKept != null && lastKept.size() < policy.listMaxSegments()) {
+        SegmentList reopened = lists.remove(lists.size() - 1);
+        written.remove(reopened.path());
+        pending.addAll(lastKept);
+      }
+      lastKept = null;
+      pending.add(out.get(i++));
+    }
+    newLists(pending, lists, written);
+    return lists;
+  }
+
+  /** Whether {@code list}'s segments are {@code out[at, at + count)}, all within the first {@code settled}. */
+  private boolean intact(SegmentList list, int at, int settled) {
+    if (at + list.segmentCount() > settled) {
+      return false;
+    }
+    List<Segment> members = base.segmentsOf(list);
+    for (int j = 0; j < members.size(); j++) {
+      if (!members.get(j).path().equals(out.get(at + j).path())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Writes {@code pending} as lists of at most the policy's size, appended to {@code lists}; clears it. */
+  private void newLists(List<Segment> pending, List<SegmentList> lists, Map<String, byte[]> written) {
+    for (int from = 0; from < pending.size(); from += policy.listMaxSegments()) {
+      List<Segment> chunk = pending.subList(from, Math.min(pending.size(), from + policy.listMaxSegments()));
+      byte[] encoded = MetadataCodec.encodeSegmentList(chunk);
+      long fragments = 0;
+      long physical = 0;
+      long live = 0;
+      boolean compressed = false;
+      Map<Integer, FieldBounds> bounds = null;
+      for (Segment seg : chunk) {
+        fragments += seg.fragmentCount();
+        physical += seg.physicalRows();
+        live += seg.liveRows();
+        compressed = compressed || seg.compressed();
+        bounds = bounds == null ? seg.bounds() : union(bounds, seg.bounds());
+      }
+      SegmentList list = new SegmentList(Segment.PREFIX + UUID.randomUUID() + SegmentList.SUFFIX, encoded.length,
+          chunk.get(0).firstFragmentId(), chunk.get(chunk.size() - 1).lastFragmentId(), chunk.size(), fragments,
+          physical, live, compressed, bounds);
+      written.put(list.path(), encoded);
+      lists.add(list);
+    }
+    pending.clear();
   }
 
   /** Per atomic field of the schema, the union of the fragments' bounds; unknown fields are left out. */
