@@ -552,6 +552,89 @@ class FormatCompatibilityTest {
     }
   }
 
+  /** A copy of the segment-lists fixture table (compat/format-1.2-lists/) at the location it was written at. */
+  private static MemoryObjectStore copy12Lists(String table) {
+    return TestStores.loadDirectory(
+        new MemoryObjectStore("memory://quiver-compat-1.2-lists/" + table, Clock.systemUTC()),
+        resource("../format-1.2-lists/" + table));
+  }
+
+  /** The lists fixture's versions (compat/format-1.2-lists/README.md): the 1.2 history's, then 30..40. */
+  private static List<Table> listedHistoryVersions() {
+    List<Table> out = new ArrayList<>(segmentedHistoryVersions());
+    Table t = out.get(28).copy();
+    out.add(t.copy()); // v30 config: lists of at most 2 segments
+    for (int k = 0; k < 8; k++) {
+      for (long i = 200 + 2 * k; i < 202 + 2 * k; i++) {
+        List<Object> row = historyRow("s", i);
+        row.add(null);
+        row.add(2 * i);
+        t.rows().put(i, row);
+      }
+      out.add(t.copy()); // v31..v38 appends
+    }
+    t.rows().remove(101L);
+    out.add(t.copy()); // v39 delete
+    for (long id = 210; id < 216; id++) {
+      t.set(id, "name", "lst");
+    }
+    out.add(t.copy()); // v40 update
+    return out;
+  }
+
+  @Test
+  void theSegmentListsFixtureReadsAtEveryVersionThroughItsListsAndTakesCommitsOnTop() {
+    MemoryObjectStore store = copy12Lists("history");
+    List<String> operations = new ArrayList<>(HISTORY_OPERATIONS);
+    operations.add("update-config");
+    for (int k = 0; k < 8; k++) {
+      operations.add("append");
+    }
+    operations.add("delete");
+    operations.add("update");
+    operations.add("update-config");
+    for (int k = 0; k < 8; k++) {
+      operations.add("append");
+    }
+    operations.add("delete");
+    operations.add("update");
+    List<Table> expected = listedHistoryVersions();
+    try (Dataset ds = Dataset.open(store.location(), options(store))) {
+      assertThat(ds.version()).isEqualTo(40);
+      assertEveryVersion(ds, expected, operations);
+      for (long v = 30; v <= 40; v++) {
+        try (Dataset at = ds.checkout(v)) {
+          io.quiver.manifest.FragmentList fragments = (io.quiver.manifest.FragmentList) at.manifest().fragments();
+          assertThat(fragments.lists()).as("v" + v).isNotEmpty()
+              .allSatisfy(l -> assertThat(l.segmentCount()).isBetween(1L, 2L));
+          assertThat(at.manifest().readerFeatures()).contains(io.quiver.manifest.Manifest.SEGMENT_LISTS_FEATURE);
+        }
+      }
+      try (Dataset v29 = ds.checkout(29)) {
+        assertThat(((io.quiver.manifest.FragmentList) v29.manifest().fragments()).lists()).as("v29 names none")
+            .isEmpty();
+      }
+      assertThat(scanIds(ds.newScan().filter(io.quiver.predicate.Predicate.eq("id", 205L)).open()))
+          .containsExactly(205L);
+      try (VectorSchemaRoot rows = VectorSchemaRoot.create(ds.schema().toArrow(), allocator)) {
+        rows.allocateNew();
+        ((BigIntVector) rows.getVector("id")).setSafe(0, 600);
+        ((VarCharVector) rows.getVector("name")).setSafe(0, "on-top".getBytes(StandardCharsets.UTF_8));
+        ((IntVector) rows.getVector("val")).setSafe(0, 6000);
+        ((VarCharVector) rows.getVector("note")).setNull(0);
+        ((BigIntVector) rows.getVector("twice")).setSafe(0, 1200);
+        rows.setRowCount(1);
+        assertThat(ds.append(List.of(rows))).isEqualTo(41);
+      }
+      try (Dataset reopened = Dataset.open(store.location(), options(store))) {
+        Table want = expected.get(39).copy();
+        want.rows().put(600L, new ArrayList<>(Arrays.asList(600L, "on-top", 6000, null, 1200L)));
+        assertThat(read(reopened)).isEqualTo(want);
+        assertThat(reopened.validate().isValid()).isTrue();
+      }
+    }
+  }
+
   /** The ids a scan returns, in order. */
   private static List<Long> scanIds(ArrowReader reader) {
     List<Long> ids = new ArrayList<>();
