@@ -503,9 +503,8 @@ class FormatCompatibilityTest {
     return out;
   }
 
-  @Test
-  void theFormat12FixtureReadsAtEveryVersionFromItsRootsAndSegmentsAndTakesCommitsOnTop() {
-    MemoryObjectStore store = copy12("history");
+  /** The 1.2 fixture's operations: the 1.1 history's, then a configuration, eight appends, a delete, an update. */
+  private static List<String> segmentedHistoryOperations() {
     List<String> operations = new ArrayList<>(HISTORY_OPERATIONS);
     operations.add("update-config");
     for (int k = 0; k < 8; k++) {
@@ -513,6 +512,27 @@ class FormatCompatibilityTest {
     }
     operations.add("delete");
     operations.add("update");
+    return operations;
+  }
+
+  /** Appends the row {@code id, "on-top", 10 id, null, 2 id} (the history's schema since v10); its version. */
+  private long appendOnTop(Dataset ds, long id) {
+    try (VectorSchemaRoot rows = VectorSchemaRoot.create(ds.schema().toArrow(), allocator)) {
+      rows.allocateNew();
+      ((BigIntVector) rows.getVector("id")).setSafe(0, id);
+      ((VarCharVector) rows.getVector("name")).setSafe(0, "on-top".getBytes(StandardCharsets.UTF_8));
+      ((IntVector) rows.getVector("val")).setSafe(0, (int) (10 * id));
+      ((VarCharVector) rows.getVector("note")).setNull(0);
+      ((BigIntVector) rows.getVector("twice")).setSafe(0, 2 * id);
+      rows.setRowCount(1);
+      return ds.append(List.of(rows));
+    }
+  }
+
+  @Test
+  void theFormat12FixtureReadsAtEveryVersionFromItsRootsAndSegmentsAndTakesCommitsOnTop() {
+    MemoryObjectStore store = copy12("history");
+    List<String> operations = segmentedHistoryOperations();
     List<Table> expected = segmentedHistoryVersions();
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
       assertThat(ds.version()).isEqualTo(29);
@@ -533,16 +553,7 @@ class FormatCompatibilityTest {
       assertThat(scanIds(ds.newScan().filter(io.quiver.predicate.Predicate.eq("id", 121L)).open()))
           .containsExactly(121L);
       // A commit on top: merges segments again and reads back.
-      try (VectorSchemaRoot rows = VectorSchemaRoot.create(ds.schema().toArrow(), allocator)) {
-        rows.allocateNew();
-        ((BigIntVector) rows.getVector("id")).setSafe(0, 500);
-        ((VarCharVector) rows.getVector("name")).setSafe(0, "on-top".getBytes(StandardCharsets.UTF_8));
-        ((IntVector) rows.getVector("val")).setSafe(0, 5000);
-        ((VarCharVector) rows.getVector("note")).setNull(0);
-        ((BigIntVector) rows.getVector("twice")).setSafe(0, 1000);
-        rows.setRowCount(1);
-        assertThat(ds.append(List.of(rows))).isEqualTo(30);
-      }
+      assertThat(appendOnTop(ds, 500)).isEqualTo(30);
       try (Dataset reopened = Dataset.open(store.location(), options(store))) {
         Table want = expected.get(28).copy();
         want.rows().put(500L, new ArrayList<>(Arrays.asList(500L, "on-top", 5000, null, 1000L)));
@@ -585,19 +596,8 @@ class FormatCompatibilityTest {
   @Test
   void theSegmentListsFixtureReadsAtEveryVersionThroughItsListsAndTakesCommitsOnTop() {
     MemoryObjectStore store = copy12Lists("history");
-    List<String> operations = new ArrayList<>(HISTORY_OPERATIONS);
-    operations.add("update-config");
-    for (int k = 0; k < 8; k++) {
-      operations.add("append");
-    }
-    operations.add("delete");
-    operations.add("update");
-    operations.add("update-config");
-    for (int k = 0; k < 8; k++) {
-      operations.add("append");
-    }
-    operations.add("delete");
-    operations.add("update");
+    List<String> operations = new ArrayList<>(segmentedHistoryOperations());
+    operations.addAll(segmentedHistoryOperations().subList(HISTORY_OPERATIONS.size(), HISTORY_OPERATIONS.size() + 11));
     List<Table> expected = listedHistoryVersions();
     try (Dataset ds = Dataset.open(store.location(), options(store))) {
       assertThat(ds.version()).isEqualTo(40);
@@ -616,16 +616,7 @@ class FormatCompatibilityTest {
       }
       assertThat(scanIds(ds.newScan().filter(io.quiver.predicate.Predicate.eq("id", 205L)).open()))
           .containsExactly(205L);
-      try (VectorSchemaRoot rows = VectorSchemaRoot.create(ds.schema().toArrow(), allocator)) {
-        rows.allocateNew();
-        ((BigIntVector) rows.getVector("id")).setSafe(0, 600);
-        ((VarCharVector) rows.getVector("name")).setSafe(0, "on-top".getBytes(StandardCharsets.UTF_8));
-        ((IntVector) rows.getVector("val")).setSafe(0, 6000);
-        ((VarCharVector) rows.getVector("note")).setNull(0);
-        ((BigIntVector) rows.getVector("twice")).setSafe(0, 1200);
-        rows.setRowCount(1);
-        assertThat(ds.append(List.of(rows))).isEqualTo(41);
-      }
+      assertThat(appendOnTop(ds, 600)).isEqualTo(41);
       try (Dataset reopened = Dataset.open(store.location(), options(store))) {
         Table want = expected.get(39).copy();
         want.rows().put(600L, new ArrayList<>(Arrays.asList(600L, "on-top", 6000, null, 1200L)));

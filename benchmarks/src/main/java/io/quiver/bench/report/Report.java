@@ -234,6 +234,9 @@ public final class Report {
           for (Result b : baselines) {
             md.append(row(title.getValue(), renamed, renamed, b, rows.get(clazz)));
           }
+          if (baselines.isEmpty()) {
+            md.append(row(title.getValue(), renamed, renamed, null, rows.get(clazz)));
+          }
         }
       }
       md.append(derived(parsed, clazz));
@@ -332,6 +335,19 @@ public final class Report {
             .append(" | ").append(system.equals("quiver") ? "—" : systemName(system)).append(" | ")
             .append(system.equals("quiver") ? "—" : String.format(Locale.ROOT, "%.2f× the time", after.get().scoreMs() / before.get().scoreMs()))
             .append(" | — |\n");
+      }
+    }
+    // Benchmark 7's target: an append on a large table against the same append at 1,000 fragments.
+    for (String system : clazz.equals("TableSizeBench") ? List.of("quiver", "quiverNoSync") : List.<String>of()) {
+      Optional<Result> small = find(parsed, "TableSizeBench", "append", system, "fragments=1000");
+      for (Result r : parsed) {
+        if (small.isPresent() && r.clazz().equals("TableSizeBench") && r.caze().equals("append")
+            && r.system().equals(system) && !r.params().equals("fragments=1000")) {
+          md.append("| ").append(TITLES.get("TableSizeBench")).append(" | append")
+              .append(system.equals("quiver") ? "" : ", fsync off").append(" vs 1,000 fragments | ").append(r.params())
+              .append(" | ").append(String.format(Locale.ROOT, "%.2f× the time", r.scoreMs() / small.get().scoreMs()))
+              .append(" | — | — | — |\n");
+        }
       }
     }
     Optional<Result> one = find(parsed, "ConflictCostBench", "", "quiver", "behind=1");

@@ -544,6 +544,8 @@ public final class MetadataCodec {
       java.util.Set<String> writer = new TreeSet<>(manifest.writerFeatures());
       reader.remove(Manifest.SEGMENTED_FEATURE);
       writer.remove(Manifest.SEGMENTED_FEATURE);
+      reader.remove(Manifest.SEGMENT_LISTS_FEATURE);
+      writer.remove(Manifest.SEGMENT_LISTS_FEATURE);
       List<Fragment> all = manifest.fragments() instanceof io.quiver.manifest.FragmentList list
           ? list.materialize() : manifest.fragments();
       manifest = manifest.withFragments(all).withReaderFeatures(reader).withWriterFeatures(writer);
