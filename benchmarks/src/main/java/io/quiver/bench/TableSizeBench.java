@@ -232,10 +232,13 @@ public class TableSizeBench {
     }
   }
 
-  /** Total size of the files under the table's metadata prefixes. */
+  /**
+   * Total size of the files under the table's metadata prefixes: version files, roots, segments and segment
+   * lists, transaction files and transaction batches.
+   */
   static long metadataBytes(Path table) {
     long total = 0;
-    for (String prefix : List.of("_versions", "_manifests", "_segments", "_transactions")) {
+    for (String prefix : List.of("_versions", "_manifests", "_segments", "_transactions", "_txlog")) {
       Path d = table.resolve(prefix);
       if (!java.nio.file.Files.isDirectory(d)) {
         continue;

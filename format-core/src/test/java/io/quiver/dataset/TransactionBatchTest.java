@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.RootAllocator;
@@ -170,6 +171,28 @@ class TransactionBatchTest {
       assertThat(TransactionBatches.path(65)).isEqualTo("_txlog/00000000000000000065-00000000000000000128.txlog");
       assertThat(TransactionBatches.firstOfPath(TransactionBatches.path(65))).hasValue(65);
       assertThat(TransactionBatches.firstOfPath("_txlog/00000000000000000066-00000000000000000129.txlog")).isEmpty();
+    }
+  }
+
+  @Test
+  void aBlockWhoseTransactionsExceedTheCapGetsNoBatchAndIsReadFromItsVersionFiles() {
+    try (Dataset ds = table()) {
+      appendUntil(ds, 3);
+      // Version 4 carries a 9 MiB transaction (a configuration value), version 5 drops the value again.
+      String big = "x".repeat((int) TransactionBatches.MAX_BYTES + (1 << 20));
+      ds.updateConfig(Map.of("note", big), Set.of());
+      ds.updateConfig(Map.of(), Set.of("note"));
+      appendUntil(ds, 128);
+      assertThat(batchKeys()).as("block 1 holds the large transaction").containsExactly(TransactionBatches.path(65));
+      try (Dataset stale = fresh()) {
+        try (Dataset v2 = stale.checkout(2)) {
+          assertThat(append(v2, 5000)).isEqualTo(129);
+        }
+      }
+      try (Dataset reopened = fresh()) {
+        assertThat(scanIds(reopened.newScan().open())).contains(5000L).hasSize(10 + 2 + 123 + 1);
+        assertThat(reopened.manifest().config()).doesNotContainKey("note");
+      }
     }
   }
 

@@ -29,6 +29,14 @@ public final class TransactionBatches {
 
   private static final String SUFFIX = ".txlog";
 
+  /**
+   * The most transaction bytes one batch holds (8 MiB); a block whose transactions together are more gets no
+   * batch. A batch saves one read per version, which matters for small transactions: copying a large commit's
+   * transaction (the creation of a million-fragment table carries them all, 123 MB) would save one read of a
+   * file that size and store it twice.
+   */
+  public static final long MAX_BYTES = 8L << 20;
+
   private TransactionBatches() {}
 
   /** The first version of the block holding {@code version} (versions start at 1). */
@@ -74,15 +82,26 @@ public final class TransactionBatches {
     try {
       List<Optional<byte[]>> files = io.readVersionFiles(first, version - 1);
       List<ByteString> transactions = new ArrayList<>(SIZE);
-      for (int i = 0; i < files.size(); i++) {
-        if (files.get(i).isEmpty()) {
+      long bytes = 0;
+      for (int i = 0; i <= files.size(); i++) {
+        ByteString transaction;
+        if (i == files.size()) {
+          transaction = MetadataCodec.transactionBytes(versionFile, io.commitStore().locationOf(version));
+        } else if (files.get(i).isEmpty()) {
           LOG.debug("no transaction batch for versions {}..{} of {}: version {} was removed", first, version,
               io.location(), first + i);
           return;
+        } else {
+          transaction = MetadataCodec.transactionBytes(files.get(i).get(), io.commitStore().locationOf(first + i));
         }
-        transactions.add(MetadataCodec.transactionBytes(files.get(i).get(), io.commitStore().locationOf(first + i)));
+        bytes += transaction.size();
+        if (bytes > MAX_BYTES) {
+          LOG.debug("no transaction batch for versions {}..{} of {}: their transactions exceed {} bytes", first,
+              version, io.location(), MAX_BYTES);
+          return;
+        }
+        transactions.add(transaction);
       }
-      transactions.add(MetadataCodec.transactionBytes(versionFile, io.commitStore().locationOf(version)));
       io.store().write(path(first), MetadataCodec.encodeTransactionBatch(first, transactions));
     } catch (RuntimeException e) {
       LOG.warn("committed version {} of {} but could not write the transaction batch of versions {}..{} (readers"
