@@ -6,165 +6,48 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.SchemaPolicy;
 import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
-import io.quiver.exceptions.RetryableConflictException;
-import io.quiver.exceptions.StaleReadVersionException;
-import io.quiver.exceptions.StoreException;
-import io.quiver.manifest.CommitLedger;
-import io.quiver.store.ObjectStore;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
-import org.apache.flink.api.connector.sink2.Committer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Commits each checkpoint's {@link QuiverCommittable} as one append, in checkpoint order, under the
- * application sequence ({@code jobId/operatorUid}, checkpoint id). A committable at or below that
- * application's watermark in the latest version's ledger was committed already (a restore re-delivers every
- * committable it cannot know was acknowledged): {@code signalAlreadyCommitted}, from any version and after
- * any cleanup. A commit whose outcome is unknown, or that lost to a concurrent commit, is retried later (and
- * then found by the watermark if it did land); the committer never deletes a file. Before committing a
- * checkpoint not yet committed, it checks that every data file of its results still exists ({@link
- * ObjectStore#head}); when one is missing (a cleanup with too short a safety window removed it) nothing is
- * committed and the job fails with {@link MissingDataFilesException}. A change that makes the
- * append wrong — a schema change the policy does not accept, an overwrite since — fails the job with Quiver's
- * message.
+ * Commits each checkpoint's {@link QuiverCommittable} as one append (see {@link CheckpointCommitter} for the
+ * exactly-once rules). A change that makes the append wrong — a schema change the policy does not accept, an
+ * overwrite since — fails the job with Quiver's message.
  */
-final class QuiverCommitter implements Committer<QuiverCommittable> {
-  private static final Logger LOG = LoggerFactory.getLogger(QuiverCommitter.class);
-
-  private final String uri;
-  private final DatasetOptions options;
+final class QuiverCommitter extends CheckpointCommitter<QuiverCommittable> {
   private final SchemaPolicy policy;
-  private Dataset dataset;
-  /** The table's store, to check that a checkpoint's files still exist before committing them. */
-  private ObjectStore store;
 
   QuiverCommitter(String uri, DatasetOptions options, SchemaPolicy policy) {
-    this.uri = uri;
-    this.options = options;
+    super(uri, options);
     this.policy = policy;
   }
 
   @Override
-  public void commit(Collection<CommitRequest<QuiverCommittable>> requests) throws InterruptedException {
-    List<CommitRequest<QuiverCommittable>> ordered = new ArrayList<>(requests);
-    ordered.sort(Comparator.comparingLong(r -> r.getCommittable().checkpointId()));
-    for (CommitRequest<QuiverCommittable> request : ordered) {
-      commit(request);
-    }
-  }
-
-  private void commit(CommitRequest<QuiverCommittable> request) throws InterruptedException {
-    QuiverCommittable c = request.getCommittable();
-    String app = c.applicationId();
-    try {
-      Dataset table = dataset();
-      Optional<CommitLedger.SequenceWatermark> mark = table.distributed().applicationWatermark(app);
-      if (mark.isPresent() && mark.get().sequence() >= c.checkpointId()) {
-        LOG.info("{} is already in {} (watermark {} at version {})", c, uri, mark.get().sequence(),
-            mark.get().version());
-        request.signalAlreadyCommitted();
-        return;
-      }
-      if (c.results().isEmpty()) {
-        return;
-      }
-      requireFiles(c);
-      long version = table.distributed().commit(c.results(), WriteMode.APPEND,
-          CommitOptions.defaults().withApplicationSequence(app, c.checkpointId()), policy);
-      LOG.info("committed {} to {} as version {}", c, uri, version);
-    } catch (StaleReadVersionException e) {
-      throw e; // retrying cannot bring removed versions back
-    } catch (StoreException | RetryableConflictException e) {
-      if (interrupted(e)) {
-        // The task is being cancelled (a failover, a stop): the restored committer asks the watermark.
-        closeDataset();
-        InterruptedException stop = new InterruptedException("commit of " + c + " interrupted");
-        stop.initCause(e);
-        throw stop;
-      }
-      // Unknown outcome, an unreachable store, a lost race: the next attempt first asks the watermark.
-      LOG.warn("commit of {} to {} did not complete ({}); retrying (attempt {})", c, uri, e.getMessage(),
-          request.getNumberOfRetries() + 1);
-      closeDataset();
-      request.retryLater();
-    }
-  }
-
-  /**
-   * Fails with {@link MissingDataFilesException} unless every data file of {@code c}'s results exists: a cleanup
-   * with too short a safety window may have removed them as orphans, and committing would publish a version
-   * whose files are gone. (A cleanup racing with this check can still remove a file before the commit lands;
-   * the safety window is what rules that out.)
-   */
-  private void requireFiles(QuiverCommittable c) {
-    ObjectStore files = store();
-    List<String> missing = new ArrayList<>();
-    int total = 0;
-    for (WriteResult result : c.results()) {
-      for (String key : result.files()) { // relative to the table's location: data/...
-        total++;
-        if (files.head(key).isEmpty()) {
-          missing.add(key);
-        }
-      }
-    }
-    if (!missing.isEmpty()) {
-      throw new MissingDataFilesException(uri, c.applicationId(), c.checkpointId(), missing, total, c.rows());
-    }
-  }
-
-  private static boolean interrupted(Throwable e) {
-    if (Thread.currentThread().isInterrupted()) {
-      return true;
-    }
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof InterruptedException || t instanceof java.io.InterruptedIOException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private Dataset dataset() {
-    if (dataset == null) {
-      dataset = Dataset.open(uri, options);
-    }
-    return dataset;
-  }
-
-  private ObjectStore store() {
-    if (store == null) {
-      store = options.registry().open(uri, options.storeOptions());
-    }
-    return store;
-  }
-
-  private void closeDataset() {
-    try {
-      if (dataset != null) {
-        dataset.close();
-      }
-    } finally {
-      dataset = null;
-      try {
-        if (store != null) {
-          store.close();
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("closing the store of {} failed: {}", uri, e.toString());
-      } finally {
-        store = null;
-      }
-    }
+  long checkpointId(QuiverCommittable c) {
+    return c.checkpointId();
   }
 
   @Override
-  public void close() {
-    closeDataset();
+  String applicationId(QuiverCommittable c) {
+    return c.applicationId();
+  }
+
+  @Override
+  List<WriteResult> results(QuiverCommittable c) {
+    return c.results();
+  }
+
+  @Override
+  boolean changesNothing(QuiverCommittable c) {
+    return c.results().isEmpty();
+  }
+
+  @Override
+  long rows(QuiverCommittable c) {
+    return c.rows();
+  }
+
+  @Override
+  long commitNew(Dataset table, QuiverCommittable c, CommitOptions sequence) {
+    return table.distributed().commit(c.results(), WriteMode.APPEND, sequence, policy);
   }
 }

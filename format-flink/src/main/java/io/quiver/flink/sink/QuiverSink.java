@@ -126,7 +126,7 @@ public final class QuiverSink<IN>
       DataStream<CommittableMessage<WriteResult>> results) {
     return results.global()
         .transform("Quiver commit aggregator " + operatorUid, CommittableMessageTypeInfo.of(QuiverCommittableSerializer::new),
-            new QuiverCommitAggregator(operatorUid))
+            new QuiverCommitAggregator<WriteResult, QuiverCommittable>(operatorUid, QuiverCommittable::new))
         .uid(operatorUid + "-quiver-aggregator")
         .setParallelism(1)
         .setMaxParallelism(1)

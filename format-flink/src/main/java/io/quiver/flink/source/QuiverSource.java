@@ -85,7 +85,7 @@ public final class QuiverSource
 
   /** The type of the rows the source emits. */
   public RowType rowType() {
-    return config.rowType();
+    return config.producedType();
   }
 
   /** The columns read, in output order. */
@@ -127,7 +127,7 @@ public final class QuiverSource
 
   @Override
   public TypeInformation<RowData> getProducedType() {
-    return FlinkTypes.typeInfo(config.rowType());
+    return FlinkTypes.typeInfo(config.producedType());
   }
 
   @Override
@@ -148,6 +148,8 @@ public final class QuiverSource
     private Duration discoveryInterval;
     private int batchSize = Scanner.DEFAULT_BATCH_SIZE;
     private long targetTaskBytes;
+    private boolean flatten;
+    private long limit = -1;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
@@ -225,6 +227,28 @@ public final class QuiverSource
     }
 
     /**
+     * Emits one top-level field per column path, in the order of {@link #columns}: a struct member
+     * ({@code "s.x"}) becomes a field of its own named {@code s_x}, null where the struct is null — the shape
+     * Flink SQL's nested projection expects. Default: struct members stay inside their (pruned) structs.
+     */
+    public Builder flattenColumns() {
+      this.flatten = true;
+      return this;
+    }
+
+    /**
+     * Reads at most about {@code rows} rows of the version: each split stops after that many (the job's own
+     * limit still applies on top). Ignored by a continuous source.
+     */
+    public Builder limit(long rows) {
+      if (rows < 0) {
+        throw new InvalidArgumentException("a limit must be >= 0, got " + rows);
+      }
+      this.limit = rows;
+      return this;
+    }
+
+    /**
      * Opens the table, pins the version, and checks the columns and the filter against its schema.
      *
      * @throws io.quiver.exceptions.TableNotFoundException if no table is at the URI
@@ -246,7 +270,7 @@ public final class QuiverSource
         return new QuiverSource(new SourceConfig(uri, new HashMap<>(storeOptions), new ArrayList<>(read),
             filter == null ? null : Filters.encode(filter), at.version(), discoveryInterval != null,
             discoveryInterval == null ? 0 : Math.max(1, discoveryInterval.toMillis()), batchSize, targetTaskBytes,
-            rowType));
+            rowType, flatten ? FlatRows.of(rowType, read) : null, limit));
       }
     }
 

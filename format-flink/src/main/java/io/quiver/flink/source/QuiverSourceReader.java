@@ -46,7 +46,7 @@ final class QuiverSourceReader
   }
 
   QuiverSourceReader(SourceConfig config, SourceReaderContext context) {
-    super(() -> new TaskReader(config), new Emitter(), new Configuration(), context);
+    super(() -> new TaskReader(config), new Emitter(config.flat()), new Configuration(), context);
   }
 
   @Override
@@ -72,9 +72,15 @@ final class QuiverSourceReader
   }
 
   private static final class Emitter implements RecordEmitter<RowData, RowData, SplitState> {
+    private final FlatRows flat;
+
+    Emitter(FlatRows flat) {
+      this.flat = flat;
+    }
+
     @Override
     public void emitRecord(RowData row, SourceOutput<RowData> output, SplitState state) {
-      output.collect(row);
+      output.collect(flat == null ? row : flat.apply(row));
       state.emitted++;
     }
   }

@@ -13,7 +13,7 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * What a {@link QuiverSource} reads, resolved by its builder: the table, the version to start from, the columns
  * (always explicit, so the rows keep one type whatever columns later versions add), the filter, and the split
- * options. Shipped to the enumerator and the readers by Java serialization.
+ * options, and how rows are emitted (flattened, limited). Shipped to the enumerator and the readers by Java serialization.
  */
 record SourceConfig(
     String uri,
@@ -25,8 +25,15 @@ record SourceConfig(
     long discoveryMillis,
     int batchSize,
     long targetTaskBytes,
-    RowType rowType) implements Serializable {
+    RowType rowType,
+    FlatRows flat,
+    long limit) implements Serializable {
   private static final long serialVersionUID = 1L;
+
+  /** The type of the rows emitted: the rows read, or their flattening. */
+  RowType producedType() {
+    return flat == null ? rowType : flat.producedType();
+  }
 
   DatasetOptions datasetOptions() {
     return DatasetOptions.builder().storeOptions(Map.copyOf(storeOptions)).build();
@@ -41,6 +48,9 @@ record SourceConfig(
     }
     if (targetTaskBytes > 0) {
       scan.targetTaskBytes(targetTaskBytes);
+    }
+    if (limit >= 0 && !continuous) {
+      scan.limit(limit);
     }
     return scan;
   }
