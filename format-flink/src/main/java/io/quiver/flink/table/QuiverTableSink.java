@@ -3,10 +3,15 @@ package io.quiver.flink.table;
 import io.quiver.flink.sink.QuiverSink;
 import io.quiver.flink.sink.QuiverUpsertSink;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
-import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.types.RowKind;
 
@@ -54,19 +59,42 @@ final class QuiverTableSink implements DynamicTableSink {
     long rollBytes = spec.options().get(QuiverTableOptions.SINK_ROLL_BYTES).getBytes();
     String uid = spec.options().getOptional(QuiverTableOptions.SINK_UID).orElse(defaultUid());
     if (!upsert()) {
-      QuiverSink<org.apache.flink.table.data.RowData> sink = QuiverSink.forRowData(spec.uri(), spec.tableTypes())
+      QuiverSink<RowData> sink = QuiverSink.forRowData(spec.uri(), spec.tableTypes())
           .storeOptions(spec.storeOptions())
           .rollAtRows(rollRows)
           .rollAtBytes(rollBytes)
           .operatorUid(uid)
           .build();
-      return SinkV2Provider.of(sink, parallelism);
+      return provider(sink, uid, parallelism);
     }
     QuiverUpsertSink sink = QuiverUpsertSink.forRowData(spec.uri(), spec.tableTypes(), List.copyOf(spec.primaryKey()))
         .storeOptions(spec.storeOptions())
         .operatorUid(uid)
         .build();
-    return SinkV2Provider.of(sink, parallelism);
+    return provider(sink, uid, parallelism);
+  }
+
+  /**
+   * The sink with a uid of its own: its state (the committer's pending checkpoints) must map back to it when
+   * the same statement is submitted again to restore from a checkpoint, whatever uids the planner generates.
+   */
+  private static SinkRuntimeProvider provider(org.apache.flink.api.connector.sink2.Sink<RowData> sink, String uid,
+      Integer parallelism) {
+    return new DataStreamSinkProvider() {
+      @Override
+      public DataStreamSink<?> consumeDataStream(ProviderContext context, DataStream<RowData> rows) {
+        DataStreamSink<RowData> s = rows.sinkTo(sink).uid(uid).name("Quiver " + uid);
+        if (parallelism != null) {
+          s.setParallelism(parallelism);
+        }
+        return s;
+      }
+
+      @Override
+      public Optional<Integer> getParallelism() {
+        return Optional.ofNullable(parallelism);
+      }
+    };
   }
 
   /** The sink's name in the table's ledger: its path, without the characters an application id cannot hold. */

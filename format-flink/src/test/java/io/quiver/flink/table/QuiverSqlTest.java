@@ -1,0 +1,80 @@
+package io.quiver.flink.table;
+
+import static io.quiver.flink.table.SqlFixtures.quote;
+import static io.quiver.flink.table.SqlFixtures.rows;
+import static io.quiver.flink.table.SqlFixtures.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.DatasetOptions;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Flink SQL journeys on {@code 'connector' = 'quiver'} tables, batch mode, on the local store. */
+class QuiverSqlTest {
+  @RegisterExtension
+  static final MiniClusterExtension CLUSTER = SqlFixtures.cluster();
+
+  @TempDir
+  Path dir;
+
+  private String uri(String name) {
+    return dir.resolve(name).toUri().toString();
+  }
+
+  private static String with(String uri) {
+    return " WITH ('connector' = 'quiver', 'path' = " + quote(uri) + ", 'local.fsync' = 'false')";
+  }
+
+  @Test
+  void insertThenSelectEveryMappedType() {
+    TableEnvironment t = SqlFixtures.batch();
+    String uri = uri("types");
+    t.executeSql("CREATE TABLE types (id BIGINT NOT NULL, b BOOLEAN, i8 TINYINT, i16 SMALLINT, i32 INT, f FLOAT,"
+        + " d DOUBLE, amount DECIMAL(12, 3), s STRING, bin BYTES, dt DATE, ts TIMESTAMP(6), ts3 TIMESTAMP(3),"
+        + " st ROW<x INT, y STRING>, arr ARRAY<BIGINT>, m MAP<STRING, INT>)" + with(uri));
+    run(t, "INSERT INTO types VALUES"
+        + " (1, TRUE, CAST(1 AS TINYINT), CAST(2 AS SMALLINT), 3, CAST(1.5 AS FLOAT), 2.25, CAST(123.456 AS DECIMAL(12, 3)),"
+        + "  'one', X'0102', DATE '2026-12-05', TIMESTAMP '2026-12-05 10:11:12.123456', TIMESTAMP '2026-12-05 10:11:12.123',"
+        + "  ROW(7, 'seven'), ARRAY[CAST(1 AS BIGINT), 2], MAP['a', 1])");
+    run(t, "INSERT INTO types (id) VALUES (2)");
+    List<Row> rows = rows(t, "SELECT * FROM types ORDER BY id");
+    assertThat(rows).hasSize(2);
+    Row one = rows.get(0);
+    assertThat(one.getField("id")).isEqualTo(1L);
+    assertThat(one.getField("b")).isEqualTo(true);
+    assertThat(one.getField("i8")).isEqualTo((byte) 1);
+    assertThat(one.getField("i16")).isEqualTo((short) 2);
+    assertThat(one.getField("i32")).isEqualTo(3);
+    assertThat(one.getField("f")).isEqualTo(1.5f);
+    assertThat(one.getField("d")).isEqualTo(2.25);
+    assertThat(one.getField("amount")).isEqualTo(new BigDecimal("123.456"));
+    assertThat(one.getField("s")).isEqualTo("one");
+    assertThat((byte[]) one.getField("bin")).containsExactly(1, 2);
+    assertThat(one.getField("dt")).isEqualTo(LocalDate.of(2026, 12, 5));
+    assertThat(one.getField("ts")).isEqualTo(LocalDateTime.of(2026, 12, 5, 10, 11, 12, 123_456_000));
+    assertThat(one.getField("ts3")).isEqualTo(LocalDateTime.of(2026, 12, 5, 10, 11, 12, 123_000_000));
+    assertThat(one.getField("st")).isEqualTo(Row.of(7, "seven"));
+    assertThat((Long[]) one.getField("arr")).containsExactly(1L, 2L);
+    assertThat(one.getField("m")).isEqualTo(Map.of("a", 1));
+    Row two = rows.get(1);
+    for (int i = 1; i < two.getArity(); i++) {
+      assertThat(two.getField(i)).as("column %d of the all-null row", i).isNull();
+    }
+    try (Dataset ds = Dataset.open(uri, DatasetOptions.defaults())) {
+      assertThat(ds.countRows()).isEqualTo(2);
+      assertThat(ds.schema().findField("st.y")).isPresent();
+    }
+  }
+}
