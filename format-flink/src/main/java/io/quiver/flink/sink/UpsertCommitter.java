@@ -19,7 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -109,11 +109,11 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
         for (String k : keys.columns()) {
           keyVectors.add(batch.getVector(k));
         }
-        BigIntVector address = (BigIntVector) batch.getVector(RowAddress.COLUMN);
+        BaseIntVector address = (BaseIntVector) batch.getVector(RowAddress.COLUMN); // uint64
         ArrowRowDataReader rows = ArrowRowDataReader.of(new VectorSchemaRoot(keyVectors));
         for (int i = 0; i < batch.getRowCount(); i++) {
           if (changed.keys().contains(keys.ofKeyRow(rows.read(i)))) {
-            long a = address.get(i);
+            long a = address.getValueAsLong(i);
             addresses.add(a);
             fragments.add(RowAddress.fragmentId(a));
           }
