@@ -37,6 +37,9 @@ final class Planner implements AutoCloseable {
    */
   private boolean closed;
 
+  /** What planning did (fragments considered and pruned by the statistics, tasks planned). */
+  final io.quiver.dataset.ScanMetrics metrics = new io.quiver.dataset.ScanMetrics();
+
   Planner(SourceConfig config) {
     this.config = config;
   }
@@ -55,7 +58,7 @@ final class Planner implements AutoCloseable {
     }
     try (Dataset at = dataset().checkout(version)) {
       List<QuiverSplit> splits = new ArrayList<>();
-      for (ScanTask task : config.configure(at.newScan()).planTasks()) {
+      for (ScanTask task : config.configure(at.newScan().metrics(metrics)).planTasks()) {
         splits.add(new QuiverSplit(task, 0));
       }
       remember(at);
@@ -97,7 +100,7 @@ final class Planner implements AutoCloseable {
       switch (info.operation()) {
         case "append": {
           List<QuiverSplit> splits = new ArrayList<>();
-          for (ScanTask task : config.configure(at.newScan()).planTasks()) {
+          for (ScanTask task : config.configure(at.newScan().metrics(metrics)).planTasks()) {
             if (!before.contains(task.fragmentId())) {
               splits.add(new QuiverSplit(task, 0));
             }

@@ -46,7 +46,12 @@ final class QuiverSourceReader
   }
 
   QuiverSourceReader(SourceConfig config, SourceReaderContext context) {
-    super(() -> new TaskReader(config), new Emitter(config.flat()), new Configuration(), context);
+    this(config, context, new ScanMetrics());
+  }
+
+  private QuiverSourceReader(SourceConfig config, SourceReaderContext context, ScanMetrics metrics) {
+    super(() -> new TaskReader(config, metrics), new Emitter(config.flat()), new Configuration(), context);
+    SourceMetrics.register(context.metricGroup(), metrics);
   }
 
   @Override
@@ -91,15 +96,16 @@ final class QuiverSourceReader
     private final DatasetOptions options;
     private final RowType rowType;
     private final RootAllocator root = new RootAllocator();
-    private final ScanMetrics metrics = new ScanMetrics();
+    private final ScanMetrics metrics;
     private final ArrayDeque<QuiverSplit> splits = new ArrayDeque<>();
     private QuiverSplit current;
     private BufferAllocator allocator;
     private ArrowReader reader;
     private long toSkip;
 
-    TaskReader(SourceConfig config) {
+    TaskReader(SourceConfig config, ScanMetrics metrics) {
       this.config = config;
+      this.metrics = metrics;
       this.options = config.datasetOptions();
       this.rowType = config.rowType();
     }

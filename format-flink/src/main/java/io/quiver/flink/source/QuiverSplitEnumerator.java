@@ -31,6 +31,7 @@ final class QuiverSplitEnumerator implements SplitEnumerator<QuiverSplit, Quiver
     this.context = context;
     this.config = config;
     this.planner = new Planner(config);
+    SourceMetrics.register(context.metricGroup(), planner.metrics);
     this.plannedVersion = restored == null ? -1 : restored.plannedVersion();
     if (restored != null) {
       unassigned.addAll(restored.unassigned());

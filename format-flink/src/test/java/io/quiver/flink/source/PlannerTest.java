@@ -120,7 +120,7 @@ class PlannerTest {
         assertThat(restored).isEqualTo(split);
         assertThat(restored.splitId()).isEqualTo("v1-f" + task.fragmentId() + "-r0-95");
         List<Long> ids = new ArrayList<>();
-        try (QuiverSourceReader.TaskReader reader = new QuiverSourceReader.TaskReader(config)) {
+        try (QuiverSourceReader.TaskReader reader = new QuiverSourceReader.TaskReader(config, new io.quiver.dataset.ScanMetrics())) {
           reader.handleSplitsChanges(new SplitsAddition<>(List.of(restored)));
           boolean finished = false;
           while (!finished) {

@@ -19,8 +19,13 @@ final class SqlFixtures {
 
   /** One task manager with 4 slots. */
   static MiniClusterExtension cluster() {
+    return cluster(new Configuration());
+  }
+
+  /** One task manager with 4 slots, and {@code conf} (e.g. a metric reporter). */
+  static MiniClusterExtension cluster(Configuration conf) {
     return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1)
-        .setNumberSlotsPerTaskManager(4).build());
+        .setNumberSlotsPerTaskManager(4).setConfiguration(conf).build());
   }
 
   /** A batch table environment (bounded reads, one commit at the end of each INSERT). */
