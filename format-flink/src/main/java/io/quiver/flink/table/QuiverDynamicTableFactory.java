@@ -180,7 +180,15 @@ public final class QuiverDynamicTableFactory implements DynamicTableSourceFactor
       }
       if (sink) {
         for (RowType.RowField a : actual.getFields()) {
-          if (declared.getFieldNames().contains(a.getName()) || a.getType().isNullable()) {
+          if (declared.getFieldNames().contains(a.getName())) {
+            continue;
+          }
+          if (!key.isEmpty()) {
+            throw new ValidationException("Flink table " + table + " upserts into the Quiver table at '" + uri
+                + "' by PRIMARY KEY " + key + ", but does not declare its column '" + a.getName() + "': an upsert"
+                + " replaces a key's whole row, so that column would be lost. Declare every column of the table.");
+          }
+          if (a.getType().isNullable()) {
             continue;
           }
           throw new ValidationException("Flink table " + table + " writes to the Quiver table at '" + uri
