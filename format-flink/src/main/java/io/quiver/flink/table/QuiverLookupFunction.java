@@ -34,8 +34,10 @@ import org.apache.flink.table.types.logical.RowType;
  * scan.timestamp}), every {@code lookup.reload-interval} the function looks for a newer version of the table;
  * when there is one it reads that version from then on and empties the cache, so a join never serves rows of
  * a version older than the one it last saw for longer than that interval.
+ *
+ * <p>Public because Flink requires functions to be; made by the connector only ({@code 'connector' = 'quiver'}).
  */
-final class QuiverLookupFunction extends LookupFunction {
+public final class QuiverLookupFunction extends LookupFunction {
   private static final long serialVersionUID = 1L;
 
   private final String uri;
@@ -74,7 +76,7 @@ final class QuiverLookupFunction extends LookupFunction {
     allocator = new RootAllocator();
     DatasetOptions options = DatasetOptions.builder().storeOptions(Map.copyOf(storeOptions)).allocator(allocator)
         .build();
-    dataset = Dataset.open(uri, options, version);
+    dataset = version < 0 ? Dataset.open(uri, options) : Dataset.open(uri, options, version);
     if (follow) {
       moveToLatest();
     }
