@@ -45,10 +45,22 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
   static final int MAX_FILTER_VALUES = 10_000;
 
   private final UpsertKeys keys;
+  private final BeforeCommit beforeCommit;
+
+  /** Runs between an attempt's scan and its commit: where tests put a concurrent writer's commit. */
+  @FunctionalInterface
+  interface BeforeCommit {
+    void run(int attempt);
+  }
 
   UpsertCommitter(String uri, DatasetOptions options, UpsertKeys keys) {
+    this(uri, options, keys, attempt -> { });
+  }
+
+  UpsertCommitter(String uri, DatasetOptions options, UpsertKeys keys, BeforeCommit beforeCommit) {
     super(uri, options);
     this.keys = keys;
+    this.beforeCommit = beforeCommit;
   }
 
   @Override
@@ -83,7 +95,7 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
       RetryableConflictException last = null;
       for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
         try (Dataset at = table.checkoutLatest()) {
-          RowDeltaResult r = commitOn(at, c, changed, sequence, allocator);
+          RowDeltaResult r = commitOn(at, c, changed, sequence, allocator, attempt);
           LOG.info("committed {} to {} as version {}: {} rows deleted, {} added{}", c, uri, r.version(),
               r.deletedRows(), r.addedRows(), r.alreadyCommitted() ? " (found committed)" : "");
           return r.version();
@@ -98,7 +110,7 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
   }
 
   private RowDeltaResult commitOn(Dataset at, UpsertCommittable c, ChangedKeys changed, CommitOptions sequence,
-      BufferAllocator allocator) {
+      BufferAllocator allocator, int attempt) {
     List<Long> addresses = new ArrayList<>();
     Set<Long> fragments = new TreeSet<>();
     try (ArrowReader reader = at.newScan().columns(keys.columns()).filter(changed.filter()).withRowAddress(true)
@@ -129,6 +141,7 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
         .conflictFilter(changed.filter())
         .isolation(RowDelta.Isolation.SERIALIZABLE)
         .description("flink-upsert checkpoint " + c.checkpointId());
+    beforeCommit.run(attempt);
     return delta.commit(sequence);
   }
 
