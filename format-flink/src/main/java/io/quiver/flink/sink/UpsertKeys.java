@@ -22,6 +22,9 @@ final class UpsertKeys implements Serializable {
   private final int[] positions;
   private final LogicalType[] types;
   private final RowType keyType;
+  /** Getters of the key columns in a full row, and in a key row. */
+  private final RowData.FieldGetter[] inRow;
+  private final RowData.FieldGetter[] inKeyRow;
 
   UpsertKeys(RowType rowType, List<String> columns) {
     this.columns = List.copyOf(columns);
@@ -39,6 +42,12 @@ final class UpsertKeys implements Serializable {
       fields[i] = new RowType.RowField(columns.get(i), types[i]);
     }
     this.keyType = new RowType(false, List.of(fields));
+    this.inRow = new RowData.FieldGetter[types.length];
+    this.inKeyRow = new RowData.FieldGetter[types.length];
+    for (int i = 0; i < types.length; i++) {
+      inRow[i] = RowData.createFieldGetter(types[i], positions[i]);
+      inKeyRow[i] = RowData.createFieldGetter(types[i], i);
+    }
   }
 
   /** The key columns' names. */
@@ -57,34 +66,30 @@ final class UpsertKeys implements Serializable {
 
   /** The key of {@code row} (a row of the full row type). */
   String of(RowData row) {
-    return canonical(row, positions);
+    return canonical(row, inRow);
   }
 
   /** The key of {@code keyRow} (a row of {@link #keyType()}). */
   String ofKeyRow(RowData keyRow) {
-    int[] identity = new int[types.length];
-    for (int i = 0; i < identity.length; i++) {
-      identity[i] = i;
-    }
-    return canonical(keyRow, identity);
+    return canonical(keyRow, inKeyRow);
   }
 
   /** The key columns of {@code row}, as a row of {@link #keyType()}. */
   RowData keyRow(RowData row) {
     GenericRowData out = new GenericRowData(types.length);
     for (int i = 0; i < types.length; i++) {
-      out.setField(i, RowData.createFieldGetter(types[i], positions[i]).getFieldOrNull(row));
+      out.setField(i, inRow[i].getFieldOrNull(row));
     }
     return out;
   }
 
-  private String canonical(RowData row, int[] at) {
+  private String canonical(RowData row, RowData.FieldGetter[] getters) {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < types.length; i++) {
       if (i > 0) {
         sb.append('\u0000');
       }
-      Object v = RowData.createFieldGetter(types[i], at[i]).getFieldOrNull(row);
+      Object v = getters[i].getFieldOrNull(row);
       if (v == null) {
         sb.append("\u0001null");
       } else if (v instanceof byte[] b) {
