@@ -64,7 +64,7 @@ final class QuiverCommitAggregator<R, C> extends AbstractStreamOperator<Committa
 
   @Override
   public void endInput() {
-    emitUpTo(Long.MAX_VALUE);
+    emitUpTo(Long.MAX_VALUE); // everything left, each under its own checkpoint id
   }
 
   private void emitUpTo(long checkpointId) {

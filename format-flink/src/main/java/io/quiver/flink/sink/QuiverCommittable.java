@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param jobId the id of the job that PRODUCED the results (hex): a job restored from a savepoint under a
  *     new id re-delivers committables of the old job, and recognises by it what that job committed
  * @param operatorUid the sink's uid ({@link QuiverSink.Builder#operatorUid})
- * @param checkpointId the checkpoint the results belong to ({@code Long.MAX_VALUE} for the end of input)
+ * @param checkpointId the checkpoint the results belong to (for the end of input, the id Flink gives it: the one
+ *     after the last checkpoint since Flink 2.1)
  * @param results the write results of every subtask for that checkpoint
  */
 public record QuiverCommittable(String jobId, String operatorUid, long checkpointId, List<WriteResult> results) {

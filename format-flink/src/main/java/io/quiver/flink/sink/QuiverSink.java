@@ -27,7 +27,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * operatorUid}, checkpoint id). Whatever a restart, a restore from a savepoint (under a new job id) or a
  * committer failure re-delivers is recognised by that application's watermark in the table's ledger and
  * not committed twice — from any version, after any cleanup. Checkpoints without rows commit nothing; batch
- * execution commits once at the end (checkpoint id {@code Long.MAX_VALUE}).
+ * execution commits once at the end, under the checkpoint id Flink gives the end of input (since Flink 2.1 the
+ * one after the last checkpoint, ids increasing strictly: 1 in a batch job).
  *
  * <pre>{@code
  * stream.sinkTo(QuiverSink.forArrow("s3://bucket/table").rollAtRows(1_000_000).operatorUid("orders").build())
