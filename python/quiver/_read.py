@@ -4,6 +4,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from . import _roaring
+from ._compat import reinterpret, substitute_schema
 from ._manifest import DATA_FILE_MAJOR, check_path
 from .errors import CorruptFileError, UnsupportedFeatureError
 from .expr import Bounds, column_stats_bounds
@@ -115,12 +116,13 @@ class DataFileReader:
                 raise CorruptFileError(self.location, "not a readable Arrow IPC file: %s" % e) from e
             self.stats.files_opened += 1
             self._paths = _atomic_paths(self._reader.schema)
+            self._sub = substitute_schema(self._reader.schema)
         return self._reader
 
     def num_rows(self):
         r = self._open()
         try:
-            return sum(r.get_record_batch(i).num_rows for i in range(r.num_record_batches)) \
+            return sum(self._batch(i).num_rows for i in range(r.num_record_batches)) \
                 if r.num_record_batches else 0
         except (pa.ArrowInvalid, OSError) as e:
             raise CorruptFileError(self.location, "a record batch does not read: %s" % e) from e
@@ -129,13 +131,17 @@ class DataFileReader:
         if i not in self._columns:
             r = self._open()
             try:
-                batches = [r.get_record_batch(b).column(i) for b in range(r.num_record_batches)]
-                arr = pa.concat_arrays(batches) if batches else pa.array([], r.schema.field(i).type)
+                batches = [self._batch(b).column(i) for b in range(r.num_record_batches)]
+                arr = pa.concat_arrays(batches) if batches else pa.array([], (self._sub or r.schema).field(i).type)
                 arr.validate(full=True)
             except (pa.ArrowInvalid, pa.ArrowIOError, OSError, ValueError, IndexError) as e:
                 raise CorruptFileError(self.location, "column %d does not read: %s" % (i, e)) from e
             self._columns[i] = arr
         return self._columns[i]
+
+    def _batch(self, b):
+        batch = self._reader.get_record_batch(b)
+        return batch if self._sub is None else reinterpret(batch, self._sub)
 
     def path_of(self, column_index):
         self._open()

@@ -21,6 +21,8 @@ class Node:
         self.nullable = proto.nullable
         self.parent = parent
         self.metadata = dict(proto.metadata)
+        if proto.type.WhichOneof("type") == "interval" and proto.type.interval.unit == 1:
+            self.metadata["quiver:type"] = "interval_year_month"
         self.kind = proto.type.WhichOneof("type")
         self.children = [Node(c, self) for c in proto.children]
         self.type = _arrow_type(self)
@@ -104,7 +106,9 @@ def _arrow_type(node, with_ids=False):
     if k == "interval":
         u = t.interval.unit
         if u == 1:
-            return _interval_ym()
+            # pyarrow cannot hold interval(year-month) arrays in Python (it has no array class for them): the
+            # reader returns them as int32 months (the same bytes), field metadata quiver:type = interval_year_month.
+            return pa.int32()
         if u == 2:
             raise QuiverError("interval(day-time) columns are not supported by pyarrow")
         return pa.month_day_nano_interval()
