@@ -120,7 +120,7 @@ class PythonReaderIT {
 
       // (2) a table built with the Java API, every version; (3) filtered reads of its latest version
       Path journey = out.resolve("journey");
-      buildJourney("file://" + journey, read, allocator);
+      buildJourney("file://" + journey, read, allocator, 1024);
       exportJourney("file://" + journey, journey.toString(), read, out.resolve("journey-expect"), "journey");
 
       // (5) the same journey on S3Proxy
@@ -129,7 +129,7 @@ class PythonReaderIT {
         s3proxy.createBucket("quiver-py");
         s3 = s3proxy.storeOptions();
         DatasetOptions s3read = read.toBuilder().storeOptions(s3).build();
-        buildJourney("s3://quiver-py/journey", s3read, allocator);
+        buildJourney("s3://quiver-py/journey", s3read, allocator, 1 << 20);
         exportJourney("s3://quiver-py/journey", "s3://quiver-py/journey", s3read, out.resolve("s3-expect"), "s3");
         Path indexFile = out.resolve("index.json");
         Files.writeString(indexFile, indexJson(s3), StandardCharsets.UTF_8);
@@ -138,10 +138,14 @@ class PythonReaderIT {
     }
   }
 
-  private static void buildJourney(String uri, DatasetOptions base, BufferAllocator allocator) throws IOException {
+  /** The journey, its ZSTD bodies in frames of {@code frameBytes} (docs/format.md §5.1). */
+  private static void buildJourney(String uri, DatasetOptions base, BufferAllocator allocator, int frameBytes)
+      throws IOException {
     DatasetOptions options = base.toBuilder().rowsPerBatch(16).maxRowsPerFragment(25).build();
     try (VectorSchemaRoot rows = rows(allocator, 0, 300);
-        Dataset ds = Dataset.create(uri, JOURNEY, List.of(rows), options)) {
+        Dataset ds = Dataset.create(uri, JOURNEY, List.of(rows), options,
+            Map.of("write.compression.frame-bytes", Integer.toString(frameBytes),
+                "write.compression.min-savings", "0"))) {
       try (VectorSchemaRoot more = rows(allocator, 300, 400)) {
         ds.append(List.of(more));
       }
