@@ -114,6 +114,7 @@ class Store:
 
     def __init__(self, uri, options=None):
         options = dict(options or {})
+        self.options = options or None
         self.uri = uri
         u = urlparse(uri) if "://" in uri else None
         if u is None or u.scheme == "" or (len(u.scheme) == 1 and os.name == "nt"):

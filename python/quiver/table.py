@@ -136,10 +136,9 @@ class Table:
         return _manifest.list_tags(self._store)
 
     def checkout(self, version=None, tag=None, timestamp=None):
+        """Another version of the same table (same store and options)."""
         return open(self._store.uri, version=version, tag=tag, timestamp=timestamp,
-                    storage_options=None) if self._store.fs.type_name == "local" else \
-            Table(self._store, _manifest.Snapshot(self._store, version or _manifest.read_tag(self._store, tag)),
-                  self._versions)
+                    storage_options=self._store.options)
 
     # ---- planning
     def _bounds_fn(self, get_bounds):
@@ -321,6 +320,13 @@ class Table:
 
     def fragment_ids(self):
         return [f.id for f in self._snap.fragments()]
+
+    def shard_fragment_ids(self, shard, shards):
+        """The fragment ids of shard ``shard`` of ``shards``: fragment ``i`` (in id order) goes to ``i % shards``,
+        so the shards partition the version's fragments."""
+        if not 0 <= shard < shards:
+            raise QuiverError("shard %d of %d" % (shard, shards))
+        return [f for i, f in enumerate(self.fragment_ids()) if i % shards == shard]
 
     def to_batches_of_fragments(self, fragment_ids, columns=None, filter=None, with_row_address=False):  # noqa: A002
         """Like to_batches, restricted to the given fragments (used to shard reads across workers)."""

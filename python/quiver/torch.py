@@ -19,10 +19,7 @@ class QuiverIterableDataset(_tud.IterableDataset):
 
     def shard(self, worker_id, num_workers):
         table = _open(self.uri, version=self.version, storage_options=self.storage_options)
-        shards = self.world_size * num_workers
-        me = self.rank * num_workers + worker_id
-        ids = [f for i, f in enumerate(table.fragment_ids()) if i % shards == me]
-        return table, ids
+        return table, table.shard_fragment_ids(self.rank * num_workers + worker_id, self.world_size * num_workers)
 
     def __iter__(self):
         info = _tud.get_worker_info()

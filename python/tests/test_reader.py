@@ -278,3 +278,13 @@ def test_bodies_compressed_by_another_writer_read(copy_table, codec):
                 df.size_bytes = sizes[df.path]
     _rewrite_manifest(d, 1, change)
     assert quiver.open(d, version=1).to_arrow().to_pylist() == want
+
+
+def test_fragment_shards_partition_the_version_without_torch():
+    t = quiver.open(compat("format-1.2", "history"))
+    ids = t.fragment_ids()
+    shards = [t.shard_fragment_ids(i, 4) for i in range(4)]
+    assert sorted(sum(shards, [])) == sorted(ids)
+    rows = [r for s in shards for b in t.to_batches_of_fragments(s, columns=["id"]) for r in b.column(0).to_pylist()]
+    assert sorted(rows) == sorted(t.to_arrow(columns=["id"]).column(0).to_pylist())
+    assert t.checkout(version=1).version == 1
