@@ -11,6 +11,29 @@ from .expr import Bounds, column_stats_bounds
 
 TOMBSTONE = -2
 
+try:  # optional: only makes index arrays faster
+    import numpy as _np
+except ImportError:  # pragma: no cover
+    _np = None
+
+
+def arange(start, n, type_=pa.int64()):
+    """pa.array(range(start, start + n)) without a Python loop when numpy is there."""
+    if _np is not None:
+        return pa.array(_np.arange(start, start + n, dtype=_np.uint64 if type_ == pa.uint64() else _np.int64))
+    return pa.array(range(start, start + n), type_)
+
+
+def without(n, deleted):
+    """The offsets 0..n-1 not in the sorted list ``deleted``, as an int64 array."""
+    if _np is not None:
+        mask = _np.ones(n, dtype=bool)
+        mask[_np.asarray(deleted, dtype=_np.int64)] = False
+        return pa.array(_np.flatnonzero(mask).astype(_np.int64))
+    ds = set(deleted)
+    return pa.array([o for o in range(n) if o not in ds], pa.int64())
+FULL_VALIDATION = True
+
 
 class Proj:
     """A projected schema node: ``kids`` None for the whole subtree, else the projected children."""
@@ -99,6 +122,9 @@ class DataFileReader:
         self._paths = None
         self._columns = {}
         self.stats = stats
+        # Full validation (offsets within bounds, valid UTF-8) of what a file holds, before any kernel touches
+        # it: data files are hostile input (docs/format.md §5).
+        self.full_validation = FULL_VALIDATION
 
     def _open(self):
         if self._reader is None:
@@ -122,18 +148,26 @@ class DataFileReader:
     def num_rows(self):
         r = self._open()
         try:
-            return sum(self._batch(i).num_rows for i in range(r.num_record_batches)) \
+            return sum(r.get_record_batch(i).num_rows for i in range(r.num_record_batches)) \
                 if r.num_record_batches else 0
         except (pa.ArrowInvalid, OSError) as e:
             raise CorruptFileError(self.location, "a record batch does not read: %s" % e) from e
 
     def _top(self, i):
+        """Top-level column ``i`` of the file, every batch, as one array (only its buffers are read)."""
         if i not in self._columns:
             r = self._open()
             try:
-                batches = [self._batch(b).column(i) for b in range(r.num_record_batches)]
-                arr = pa.concat_arrays(batches) if batches else pa.array([], (self._sub or r.schema).field(i).type)
-                arr.validate(full=True)
+                f = self.store.open_random(self.path)
+                one = ipc.open_file(f, options=ipc.IpcReadOptions(included_fields=[i], use_threads=True))
+                batches = [one.get_record_batch(b) for b in range(one.num_record_batches)]
+                if self._sub is not None:
+                    sub = pa.schema([self._sub.field(i)])
+                    batches = [reinterpret(b, sub) for b in batches]
+                chunks = [b.column(0) for b in batches]
+                arr = (chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)) if chunks \
+                    else pa.array([], (self._sub or r.schema).field(i).type)
+                arr.validate(full=self.full_validation)
             except (pa.ArrowInvalid, pa.ArrowIOError, OSError, ValueError, IndexError) as e:
                 raise CorruptFileError(self.location, "column %d does not read: %s" % (i, e)) from e
             self._columns[i] = arr
@@ -346,11 +380,11 @@ class FragmentRead:
         return pa.StructArray.from_arrays(arrays, fields=fields, mask=pc.invert(valid))
 
     def live_offsets(self):
+        """Int64 array of the live offsets, or None when no row is deleted."""
         d = self.deleted()
         if not d:
             return None
-        ds = set(d)
-        return [o for o in range(self.n) if o not in ds]
+        return without(self.n, d)
 
     # ---- statistics
     def field_bounds(self, node):

@@ -5,7 +5,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _manifest
-from ._read import FragmentRead, Proj, build_projection
+from ._read import FragmentRead, Proj, arange, build_projection
 from ._schema import ROW_ADDR
 from ._store import Store
 from .errors import QuiverError, TableNotFoundError, VersionNotFoundError
@@ -200,7 +200,7 @@ class Table:
         live = fr.live_offsets()
         n = frag.physical_rows
         stats.rows_scanned += n - len(fr.deleted())
-        keep = None if live is None else pa.array(live, pa.int64())
+        keep = live
         if filt is not None:
             fcols = {}
             for name in filt.columns():
@@ -208,7 +208,7 @@ class Table:
                 top = (top.struct_ancestors() or [top])[0]
                 fcols[top.name] = fr.assemble(Proj(top))
             ft = pa.table(fcols) if fcols else pa.table({})
-            ft = ft.append_column(_IDX, pa.array(range(n), pa.int64()))
+            ft = ft.append_column(_IDX, arange(0, n))
             if keep is not None:
                 ft = ft.take(keep)
             try:
@@ -218,8 +218,8 @@ class Table:
         arrays = [fr.assemble(p) for p in proj]
         if with_rowaddr:
             base = frag.id << 32
-            arrays.append(pa.array([base + o for o in range(n)] if keep is None else
-                                   [base + o for o in keep.to_pylist()], pa.uint64()))
+            arrays.append(arange(base, n, pa.uint64()) if keep is None else
+                          pc.add(keep.cast(pa.uint64()), pa.scalar(base, pa.uint64())))
             if keep is not None:
                 arrays[:-1] = [a.take(keep) for a in arrays[:-1]]
         elif keep is not None:
