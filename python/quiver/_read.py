@@ -218,7 +218,53 @@ def _valid(arr):
     return pc.is_valid(arr)
 
 
-class FragmentRead:
+class _Assemble:
+    def assemble(self, proj):
+        n = proj.node
+        if not n.is_struct:
+            return self.atomic(n)
+        kids = proj.children()
+        arrays = [self.assemble(k) for k in kids]
+        valid = self.struct_validity(n)
+        fields = [k.arrow_field() for k in kids]
+        if not fields:
+            return pa.StructArray.from_arrays([], fields=[], mask=pc.invert(valid))
+        return pa.StructArray.from_arrays(arrays, fields=fields, mask=pc.invert(valid))
+
+
+
+class BatchSource(_Assemble):
+    """The columns of one record batch of a fragment's only data file (no overlays): what a read of such a
+    fragment assembles batch by batch, without concatenating the file's batches."""
+
+    def __init__(self, fr, reader, batch, positions):
+        self.fr, self.reader, self.batch, self.positions = fr, reader, batch, positions
+        self.n = batch.num_rows
+
+    def _path_array(self, column_index, depth=None):
+        path = self.reader.path_of(column_index)
+        arr = self.batch.column(self.positions[path[0]])
+        for i in path[1:] if depth is None else path[1:depth + 1]:
+            arr = arr.field(i)
+        return arr
+
+    def atomic(self, node):
+        t = node.arrow_type(True)
+        src = self.fr.base_source(node.id)
+        if src is None:
+            return pa.nulls(self.n, t)
+        return _as_type(self._path_array(src[1]), t, self.reader.location)
+
+    def struct_validity(self, node):
+        depth = len(node.struct_ancestors())
+        for a in node.atomic():
+            src = self.fr.base_source(a.id)
+            if src is not None:
+                return _valid(self._path_array(src[1], depth))
+        return pa.array([False] * self.n, pa.bool_())
+
+
+class FragmentRead(_Assemble):
     def __init__(self, snapshot, frag, stats):
         self.snap, self.frag, self.stats = snapshot, frag, stats
         self.store = snapshot.store
@@ -367,17 +413,40 @@ class FragmentRead:
                 nxt += len(copy)
         return base if idx is None else pc.take(pa.concat_arrays(parts), pa.array(idx, pa.int64()))
 
-    def assemble(self, proj):
-        n = proj.node
-        if not n.is_struct:
-            return self.atomic(n)
-        kids = proj.children()
-        arrays = [self.assemble(k) for k in kids]
-        valid = self.struct_validity(n)
-        fields = [k.arrow_field() for k in kids]
-        if not fields:
-            return pa.StructArray.from_arrays([], fields=[], mask=pc.invert(valid))
-        return pa.StructArray.from_arrays(arrays, fields=fields, mask=pc.invert(valid))
+    def single_file(self):
+        """The fragment's only data file with live fields, when it has no overlays; else None."""
+        if len(self.frag.overlays):
+            return None
+        live = [df for df in self.frag.files if any(f >= 0 for f in df.fields)]
+        return live[0] if len(live) == 1 else None
+
+    def batches(self, df, nodes):
+        """(start offset, BatchSource) per record batch of ``df``, reading only the top-level columns that
+        hold ``nodes`` (atomic fields and the struct copies deciding their ancestors)."""
+        r = self.file(df)
+        tops = set()
+        for node in nodes:
+            src = self.base_source(node.id)
+            if src is not None:
+                tops.add(r.path_of(src[1])[0])
+        tops = sorted(tops)
+        positions = {t: i for i, t in enumerate(tops)}
+        try:
+            f = self.store.open_random(r.path)
+            one = ipc.open_file(f, options=ipc.IpcReadOptions(included_fields=tops, use_threads=True))
+            sub = None if r._sub is None else pa.schema([r._sub.field(t) for t in tops])
+            start = 0
+            for b in range(one.num_record_batches):
+                batch = one.get_record_batch(b)
+                if sub is not None:
+                    batch = reinterpret(batch, sub)
+                batch.validate(full=FULL_VALIDATION)
+                yield start, BatchSource(self, r, batch, positions)
+                start += batch.num_rows
+        except (pa.ArrowInvalid, pa.ArrowIOError, OSError, ValueError, IndexError) as e:
+            raise CorruptFileError(r.location, "a record batch does not read: %s" % e) from e
+        if start != self.n:
+            raise CorruptFileError(r.location, "%d rows in a fragment of %d" % (start, self.n))
 
     def live_offsets(self):
         """Int64 array of the live offsets, or None when no row is deleted."""

@@ -1,11 +1,12 @@
 """Opening a table at a version and reading it."""
+import bisect
 import datetime
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _manifest
-from ._read import FragmentRead, Proj, arange, build_projection
+from ._read import FragmentRead, Proj, arange, build_projection, without
 from ._schema import ROW_ADDR
 from ._store import Store
 from .errors import QuiverError, TableNotFoundError, VersionNotFoundError
@@ -189,25 +190,49 @@ class Table:
         return pa.schema(fields, metadata=self._snap.schema.metadata or None)
 
     def _read_fragment(self, frag, proj, filt, with_rowaddr, schema, stats):
+        """The fragment's rows as record batches (one per record batch of its data file when it has one data
+        file and no overlays, else one for the fragment)."""
         stats.fragments_total += 1
         fr = FragmentRead(self._snap, frag, stats)
         if filt is not None:
-            bf = self._bounds_fn(fr.field_bounds)
-            if not might_match(filt, bf):
+            if not might_match(filt, self._bounds_fn(fr.field_bounds)):
                 stats.fragments_pruned += 1
-                return None
+                return
         stats.fragments_read += 1
-        live = fr.live_offsets()
         n = frag.physical_rows
-        stats.rows_scanned += n - len(fr.deleted())
-        keep = live
+        deleted = fr.deleted()
+        stats.rows_scanned += n - len(deleted)
+        ftops = []
         if filt is not None:
-            fcols = {}
             for name in filt.columns():
                 top = self._snap.schema.resolve(name)
                 top = (top.struct_ancestors() or [top])[0]
-                fcols[top.name] = fr.assemble(Proj(top))
-            ft = pa.table(fcols) if fcols else pa.table({})
+                if top not in ftops:
+                    ftops.append(top)
+        single = fr.single_file()
+        if single is None:
+            b = self._rows(fr, 0, n, deleted, frag.id, proj, ftops, filt, with_rowaddr, schema, stats)
+            if b is not None:
+                yield b
+            return
+        nodes = [a for p in proj for a in p.atomic()] + [a for t in ftops for a in t.atomic()]
+        for p in proj:
+            if p.node.is_struct:
+                nodes.extend(p.node.atomic())
+        for start, src in fr.batches(single, nodes):
+            lo = bisect.bisect_left(deleted, start)
+            hi = bisect.bisect_left(deleted, start + src.n)
+            b = self._rows(src, start, src.n, [d - start for d in deleted[lo:hi]], frag.id, proj, ftops, filt,
+                           with_rowaddr, schema, stats)
+            if b is not None:
+                yield b
+
+    @staticmethod
+    def _rows(src, start, n, deleted, fid, proj, ftops, filt, with_rowaddr, schema, stats):
+        """Rows start .. start+n of a fragment from ``src`` (anything with assemble()), ``deleted`` relative."""
+        keep = without(n, deleted) if deleted else None
+        if filt is not None:
+            ft = pa.table({t.name: src.assemble(Proj(t)) for t in ftops})
             ft = ft.append_column(_IDX, arange(0, n))
             if keep is not None:
                 ft = ft.take(keep)
@@ -215,21 +240,18 @@ class Table:
                 keep = ft.filter(filt.to_pyarrow()).column(_IDX).combine_chunks()
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
                 raise QuiverError("filter %r cannot be evaluated: %s" % (filt, e)) from e
-        arrays = [fr.assemble(p) for p in proj]
-        if with_rowaddr:
-            base = frag.id << 32
-            arrays.append(arange(base, n, pa.uint64()) if keep is None else
-                          pc.add(keep.cast(pa.uint64()), pa.scalar(base, pa.uint64())))
-            if keep is not None:
-                arrays[:-1] = [a.take(keep) for a in arrays[:-1]]
-        elif keep is not None:
-            arrays = [a.take(keep) for a in arrays]
         rows = n if keep is None else len(keep)
         if rows == 0:
             return None
+        arrays = [src.assemble(p) for p in proj]
+        if keep is not None:
+            arrays = [a.take(keep) for a in arrays]
+        if with_rowaddr:
+            base = (fid << 32) + start
+            arrays.append(arange(base, n, pa.uint64()) if keep is None else
+                          pc.add(keep.cast(pa.uint64()), pa.scalar(base, pa.uint64())))
         stats.rows_returned += rows
-        return pa.RecordBatch.from_arrays(arrays, schema=schema) if arrays else \
-            pa.RecordBatch.from_pydict({}, schema=schema).slice(0, 0) if False else _empty_columns(rows, schema)
+        return pa.RecordBatch.from_arrays(arrays, schema=schema) if arrays else _empty_columns(rows, schema)
 
     # ---- reads
     def to_batches(self, columns=None, filter=None, with_row_address=False):  # noqa: A002
@@ -243,9 +265,7 @@ class Table:
 
         def gen():
             for frag in self._fragments(filt, stats):
-                b = self._read_fragment(frag, proj, filt, with_row_address, schema, stats)
-                if b is not None:
-                    yield b
+                yield from self._read_fragment(frag, proj, filt, with_row_address, schema, stats)
         return pa.RecordBatchReader.from_batches(schema, gen())
 
     def scanner(self, columns=None, filter=None, with_row_address=False):  # noqa: A002
@@ -339,9 +359,7 @@ class Table:
         def gen():
             for frag in self._fragments(filt, stats):
                 if frag.id in ids:
-                    b = self._read_fragment(frag, proj, filt, with_row_address, schema, stats)
-                    if b is not None:
-                        yield b
+                    yield from self._read_fragment(frag, proj, filt, with_row_address, schema, stats)
         return pa.RecordBatchReader.from_batches(schema, gen())
 
     def __repr__(self):
