@@ -420,9 +420,41 @@ class FragmentRead(_Assemble):
         live = [df for df in self.frag.files if any(f >= 0 for f in df.fields)]
         return live[0] if len(live) == 1 else None
 
-    def batches(self, df, nodes):
+    def zone_stats(self, df):
+        """Per record batch of ``df``: (row_count, {atomic column index: ColumnStats}), or None when the file
+        has no usable zone statistics (§5.2: they are advisory and ignored when they do not fit the file)."""
+        import base64
+
+        from ._proto import table_pb2
+        r = self.file(df)
+        reader = r._open()
+        md = reader.metadata or {}
+        raw = md.get(b"quiver.zone_stats")
+        if raw is None:
+            return None
+        try:
+            z = table_pb2.ZoneStats()
+            z.ParseFromString(base64.b64decode(raw, validate=True))
+        except Exception:  # noqa: BLE001 - advisory: anything that does not decode is ignored
+            return None
+        if z.version != 1 or len(z.batches) != reader.num_record_batches \
+                or sum(b.row_count for b in z.batches) != self.n:
+            return None
+        ncols = len(r._paths)
+        out = []
+        for b in z.batches:
+            cols = {}
+            for c in b.columns:
+                if not 0 <= c.field_id < ncols or c.field_id in cols:
+                    return None
+                cols[c.field_id] = c
+            out.append((b.row_count, cols))
+        return out
+
+    def batches(self, df, nodes, skip=None):
         """(start offset, BatchSource) per record batch of ``df``, reading only the top-level columns that
-        hold ``nodes`` (atomic fields and the struct copies deciding their ancestors)."""
+        hold ``nodes`` (atomic fields and the struct copies deciding their ancestors). ``skip(row_count,
+        column stats)`` -> True passes over a batch by its zone statistics without decoding it."""
         r = self.file(df)
         tops = set()
         for node in nodes:
@@ -436,8 +468,16 @@ class FragmentRead(_Assemble):
             one = ipc.open_file(f, options=ipc.IpcReadOptions(included_fields=tops, use_threads=True))
             sub = None if r._sub is None else pa.schema([r._sub.field(t) for t in tops])
             start = 0
+            zones = self.zone_stats(df) if skip is not None else None
             for b in range(one.num_record_batches):
+                if zones is not None and skip(*zones[b]):
+                    self.stats.batches_pruned += 1
+                    start += zones[b][0]
+                    continue
                 batch = one.get_record_batch(b)
+                if zones is not None and batch.num_rows != zones[b][0]:
+                    raise CorruptFileError(r.location, "record batch %d has %d rows, its zone statistics %d"
+                                           % (b, batch.num_rows, zones[b][0]))
                 if sub is not None:
                     batch = reinterpret(batch, sub)
                 batch.validate(full=FULL_VALIDATION)

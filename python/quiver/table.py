@@ -10,7 +10,7 @@ from ._read import FragmentRead, Proj, arange, build_projection, without
 from ._schema import ROW_ADDR
 from ._store import Store
 from .errors import QuiverError, TableNotFoundError, VersionNotFoundError
-from .expr import Expr, might_match, segment_bounds
+from .expr import Bounds, Expr, column_stats_bounds, might_match, segment_bounds
 
 _IDX = "__quiver_row__"
 
@@ -24,6 +24,7 @@ class ScanStats:
         self.fragments_total = 0
         self.fragments_pruned = 0
         self.fragments_read = 0
+        self.batches_pruned = 0
         self.files_opened = 0
         self.rows_scanned = 0
         self.rows_returned = 0
@@ -219,7 +220,17 @@ class Table:
         for p in proj:
             if p.node.is_struct:
                 nodes.extend(p.node.atomic())
-        for start, src in fr.batches(single, nodes):
+        skip = None
+        if filt is not None:
+            def skip(rows, cols):
+                def bounds(node):
+                    src = fr.base_source(node.id)
+                    if src is None:
+                        return Bounds(True, False, False, None, None)
+                    cs = cols.get(src[1])
+                    return None if cs is None else column_stats_bounds(cs, node.type).bounds(rows)
+                return not might_match(filt, self._bounds_fn(bounds))
+        for start, src in fr.batches(single, nodes, skip):
             lo = bisect.bisect_left(deleted, start)
             hi = bisect.bisect_left(deleted, start + src.n)
             b = self._rows(src, start, src.n, [d - start for d in deleted[lo:hi]], frag.id, proj, ftops, filt,

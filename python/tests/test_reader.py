@@ -11,6 +11,7 @@ from quiver import _envelope, _roaring, col
 from quiver._manifest import version_path
 from quiver._proto import manifest_file_pb2
 
+from _compare import assert_same
 from conftest import COMPAT, compat
 
 TABLES = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(COMPAT, "*", "*", "_versions")))
@@ -288,3 +289,14 @@ def test_fragment_shards_partition_the_version_without_torch():
     rows = [r for s in shards for b in t.to_batches_of_fragments(s, columns=["id"]) for r in b.column(0).to_pylist()]
     assert sorted(rows) == sorted(t.to_arrow(columns=["id"]).column(0).to_pylist())
     assert t.checkout(version=1).version == 1
+
+
+def test_zone_statistics_skip_record_batches_and_reads_stay_exact():
+    # stats-1.1: 10 rows per record batch, 40 per fragment; fragment 3 (rows 120..159) has no overlay
+    t = quiver.open(compat("stats-1.1", "table"))
+    full = t.to_arrow(with_row_address=True)
+    for f in (col("id") == 135, (col("id") >= 150) | (col("id") < 3), col("s.x") > 300):
+        got = t.to_arrow(filter=f, with_row_address=True)
+        assert_same(got, full.filter(f.to_pyarrow()), repr(f))
+    t.to_arrow(filter=col("id") == 135)
+    assert t.last_scan_stats.batches_pruned == 3, t.last_scan_stats
