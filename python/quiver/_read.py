@@ -173,10 +173,6 @@ class DataFileReader:
             self._columns[i] = arr
         return self._columns[i]
 
-    def _batch(self, b):
-        batch = self._reader.get_record_batch(b)
-        return batch if self._sub is None else reinterpret(batch, self._sub)
-
     def path_of(self, column_index):
         self._open()
         if not 0 <= column_index < len(self._paths):

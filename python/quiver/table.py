@@ -378,5 +378,6 @@ class Table:
 
 
 def _empty_columns(rows, schema):
-    return pa.RecordBatch.from_struct_array(pa.StructArray.from_arrays([], fields=[], mask=None).slice(0, 0)) \
-        if rows == 0 else pa.RecordBatch.from_pylist([{}] * rows, schema=schema)
+    """A batch of ``rows`` rows and no columns (a projection of nothing still counts rows)."""
+    return pa.RecordBatch.from_struct_array(pa.StructArray.from_arrays([], fields=[], mask=None)) if rows == 0 else \
+        pa.RecordBatch.from_struct_array(pa.array([{}] * rows, pa.struct([])))
