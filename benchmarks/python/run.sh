@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Python scan benchmark: quiver-py against pyarrow reading the same Arrow files and pylance, on benchmark 1's
+# table (BenchData.scanSchema). Usage: benchmarks/python/run.sh [ROWS, default 10000000] [OUT_DIR]
+# Needs the benchmarks module compiled (mvn -o -q -pl benchmarks -am compile) and a venv with
+# benchmarks/python/requirements.txt (BENCH_VENV, default ~/.cache/quiver/bench-python-venv).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+rows="${1:-10000000}"
+out="${2:-$repo/benchmarks/target/python-bench-$rows}"
+venv="${BENCH_VENV:-$HOME/.cache/quiver/bench-python-venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q -r "$here/requirements.txt"
+fi
+cd "$repo"
+if [ ! -d "$out/quiver/_versions" ]; then
+  mvn -o -q dependency:build-classpath -pl benchmarks -Dmdep.outputFile="$out.cp" >/dev/null
+  java --add-opens=java.base/java.nio=ALL-UNNAMED \
+    -cp "benchmarks/target/classes:format-core/target/classes:format-io-local/target/classes:$(cat "$out.cp")" \
+    "$here/MakeTables.java" "$out" "$rows"
+fi
+if [ ! -d "$out/lance" ]; then
+  PYTHONPATH="$repo/python" "$venv/bin/python" "$here/write_lance.py" "$out/quiver" "$out/lance"
+fi
+PYTHONPATH="$repo/python" "$venv/bin/python" "$here/bench.py" "$out/quiver" --lance "$out/lance"

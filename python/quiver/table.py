@@ -1,0 +1,383 @@
+"""Opening a table at a version and reading it."""
+import bisect
+import datetime
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _manifest
+from ._read import FragmentRead, Proj, arange, build_projection, without
+from ._schema import ROW_ADDR
+from ._store import Store
+from .errors import QuiverError, TableNotFoundError, VersionNotFoundError
+from .expr import Bounds, Expr, column_stats_bounds, might_match, segment_bounds
+
+_IDX = "__quiver_row__"
+
+
+class ScanStats:
+    """What the last read skipped by statistics and what it read (``Table.last_scan_stats``)."""
+
+    def __init__(self):
+        self.segments_total = 0
+        self.segments_pruned = 0
+        self.fragments_total = 0
+        self.fragments_pruned = 0
+        self.fragments_read = 0
+        self.batches_pruned = 0
+        self.files_opened = 0
+        self.rows_scanned = 0
+        self.rows_returned = 0
+
+    def as_dict(self):
+        return dict(vars(self))
+
+    def __repr__(self):
+        return "ScanStats(%s)" % ", ".join("%s=%d" % kv for kv in vars(self).items())
+
+
+class VersionInfo:
+    def __init__(self, version, timestamp_millis, tags):
+        self.version = version
+        self.timestamp_millis = timestamp_millis
+        self.tags = tags
+
+    @property
+    def timestamp(self):
+        return datetime.datetime.fromtimestamp(self.timestamp_millis / 1000.0, datetime.timezone.utc)
+
+    def __repr__(self):
+        return "VersionInfo(version=%d, timestamp=%s, tags=%s)" % (self.version, self.timestamp.isoformat(), self.tags)
+
+
+def _millis(ts):
+    if isinstance(ts, (int, float)):
+        return int(ts)
+    if isinstance(ts, datetime.datetime):
+        if ts.tzinfo is None:
+            ts = ts.replace(tzinfo=datetime.timezone.utc)
+        return int(ts.timestamp() * 1000)
+    if isinstance(ts, str):
+        return _millis(datetime.datetime.fromisoformat(ts.replace("Z", "+00:00")))
+    raise TypeError("timestamp must be a datetime, ISO-8601 string or epoch milliseconds")
+
+
+def open(uri, version=None, tag=None, timestamp=None, storage_options=None):  # noqa: A001
+    """Opens a Quiver table read-only: the latest version, or ``version``, ``tag`` or the newest version
+    committed at or before ``timestamp`` (datetime, ISO string or epoch milliseconds)."""
+    if sum(x is not None for x in (version, tag, timestamp)) > 1:
+        raise QuiverError("give at most one of version, tag and timestamp")
+    store = Store(str(uri), storage_options)
+    versions = _manifest.list_versions(store)
+    if not versions:
+        raise TableNotFoundError("no Quiver table at %s (no committed version under _versions/)" % uri)
+    if tag is not None:
+        version = _manifest.read_tag(store, tag)
+    elif timestamp is not None:
+        want = _millis(timestamp)
+        chosen = None
+        for v in reversed(versions):
+            snap = _manifest.Snapshot(store, v)
+            if snap.timestamp_millis <= want:
+                chosen = snap
+                break
+        if chosen is None:
+            raise VersionNotFoundError("no version of %s was committed at or before %s" % (uri, timestamp))
+        return Table(store, chosen, versions)
+    elif version is None:
+        version = versions[-1]
+    return Table(store, _manifest.Snapshot(store, int(version)), versions)
+
+
+class Table:
+    """One version of a Quiver table, read-only."""
+
+    def __init__(self, store, snapshot, versions):
+        self._store = store
+        self._snap = snapshot
+        self._versions = versions
+        self.last_scan_stats = ScanStats()
+
+    # ---- metadata
+    @property
+    def uri(self):
+        return self._store.uri
+
+    @property
+    def version(self):
+        return self._snap.version
+
+    @property
+    def schema(self):
+        """The table schema; every field's metadata holds its id under ``quiver:field_id``."""
+        return self._snap.schema.arrow(with_ids=True)
+
+    @property
+    def config(self):
+        return dict(self._snap.config)
+
+    @property
+    def timestamp(self):
+        return datetime.datetime.fromtimestamp(self._snap.timestamp_millis / 1000.0, datetime.timezone.utc)
+
+    def field_id(self, name):
+        return self._snap.schema.resolve(name).id
+
+    def versions(self):
+        """Every version still present, oldest first, with commit time and tags."""
+        tags = {}
+        for name, v in _manifest.list_tags(self._store).items():
+            tags.setdefault(v, []).append(name)
+        out = []
+        for v in _manifest.list_versions(self._store):
+            snap = self._snap if v == self.version else _manifest.Snapshot(self._store, v)
+            out.append(VersionInfo(v, snap.timestamp_millis, sorted(tags.get(v, []))))
+        return out
+
+    def tags(self):
+        return _manifest.list_tags(self._store)
+
+    def checkout(self, version=None, tag=None, timestamp=None):
+        """Another version of the same table (same store and options)."""
+        return open(self._store.uri, version=version, tag=tag, timestamp=timestamp,
+                    storage_options=self._store.options)
+
+    # ---- planning
+    def _bounds_fn(self, get_bounds):
+        schema = self._snap.schema
+
+        def bf(name):
+            node = schema.resolve(name)
+            if node.is_struct or node.kind in ("list", "large_list", "fixed_size_list", "map"):
+                return None, node.type
+            return get_bounds(node), node.type
+        return bf
+
+    def _fragments(self, filt, stats):
+        snap = self._snap
+        refs, tail = snap.segments_and_tail()
+        for ref, _list in refs:
+            stats.segments_total += 1
+            if filt is not None:
+                bmap = {b.field_id: b for b in ref.bounds}
+                ok = might_match(filt, self._bounds_fn(
+                    lambda n: segment_bounds(bmap[n.id], n.type) if n.id in bmap else None))
+                if not ok:
+                    stats.segments_pruned += 1
+                    stats.fragments_total += ref.fragment_count
+                    stats.fragments_pruned += ref.fragment_count
+                    continue
+            for frag in snap.read_segment(ref):
+                yield frag
+        for frag in tail:
+            yield frag
+
+    def _check_filter(self, filt):
+        if filt is None:
+            return None
+        if not isinstance(filt, Expr):
+            raise TypeError("filter must be a quiver expression such as quiver.col('id') < 100")
+        for name in filt.columns():
+            node = self._snap.schema.resolve(name)
+            for a in node.struct_ancestors():
+                if not a.is_struct:
+                    raise QuiverError("filter column '%s' is inside a list or map" % name)
+        return filt
+
+    def _output_schema(self, proj, with_rowaddr):
+        fields = [p.arrow_field() for p in proj]
+        if with_rowaddr:
+            fields.append(pa.field(ROW_ADDR, pa.uint64(), False))
+        return pa.schema(fields, metadata=self._snap.schema.metadata or None)
+
+    def _read_fragment(self, frag, proj, filt, with_rowaddr, schema, stats):
+        """The fragment's rows as record batches (one per record batch of its data file when it has one data
+        file and no overlays, else one for the fragment)."""
+        stats.fragments_total += 1
+        fr = FragmentRead(self._snap, frag, stats)
+        if filt is not None:
+            if not might_match(filt, self._bounds_fn(fr.field_bounds)):
+                stats.fragments_pruned += 1
+                return
+        stats.fragments_read += 1
+        n = frag.physical_rows
+        deleted = fr.deleted()
+        stats.rows_scanned += n - len(deleted)
+        ftops = []
+        if filt is not None:
+            for name in filt.columns():
+                top = self._snap.schema.resolve(name)
+                top = (top.struct_ancestors() or [top])[0]
+                if top not in ftops:
+                    ftops.append(top)
+        single = fr.single_file()
+        if single is None:
+            b = self._rows(fr, 0, n, deleted, frag.id, proj, ftops, filt, with_rowaddr, schema, stats)
+            if b is not None:
+                yield b
+            return
+        nodes = [a for p in proj for a in p.atomic()] + [a for t in ftops for a in t.atomic()]
+        for p in proj:
+            if p.node.is_struct:
+                nodes.extend(p.node.atomic())
+        skip = None
+        if filt is not None:
+            def skip(rows, cols):
+                def bounds(node):
+                    src = fr.base_source(node.id)
+                    if src is None:
+                        return Bounds(True, False, False, None, None)
+                    cs = cols.get(src[1])
+                    return None if cs is None else column_stats_bounds(cs, node.type).bounds(rows)
+                return not might_match(filt, self._bounds_fn(bounds))
+        for start, src in fr.batches(single, nodes, skip):
+            lo = bisect.bisect_left(deleted, start)
+            hi = bisect.bisect_left(deleted, start + src.n)
+            b = self._rows(src, start, src.n, [d - start for d in deleted[lo:hi]], frag.id, proj, ftops, filt,
+                           with_rowaddr, schema, stats)
+            if b is not None:
+                yield b
+
+    @staticmethod
+    def _rows(src, start, n, deleted, fid, proj, ftops, filt, with_rowaddr, schema, stats):
+        """Rows start .. start+n of a fragment from ``src`` (anything with assemble()), ``deleted`` relative."""
+        keep = without(n, deleted) if deleted else None
+        if filt is not None:
+            ft = pa.table({t.name: src.assemble(Proj(t)) for t in ftops})
+            ft = ft.append_column(_IDX, arange(0, n))
+            if keep is not None:
+                ft = ft.take(keep)
+            try:
+                keep = ft.filter(filt.to_pyarrow()).column(_IDX).combine_chunks()
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+                raise QuiverError("filter %r cannot be evaluated: %s" % (filt, e)) from e
+        rows = n if keep is None else len(keep)
+        if rows == 0:
+            return None
+        arrays = [src.assemble(p) for p in proj]
+        if keep is not None:
+            arrays = [a.take(keep) for a in arrays]
+        if with_rowaddr:
+            base = (fid << 32) + start
+            arrays.append(arange(base, n, pa.uint64()) if keep is None else
+                          pc.add(keep.cast(pa.uint64()), pa.scalar(base, pa.uint64())))
+        stats.rows_returned += rows
+        return pa.RecordBatch.from_arrays(arrays, schema=schema) if arrays else _empty_columns(rows, schema)
+
+    # ---- reads
+    def to_batches(self, columns=None, filter=None, with_row_address=False):  # noqa: A002
+        """A pyarrow.RecordBatchReader over the rows (deletions and overlays applied), fragment by fragment:
+        one fragment's columns are in memory at a time."""
+        proj = build_projection(self._snap.schema, columns)
+        filt = self._check_filter(filter)
+        schema = self._output_schema(proj, with_row_address)
+        stats = ScanStats()
+        self.last_scan_stats = stats
+
+        def gen():
+            for frag in self._fragments(filt, stats):
+                yield from self._read_fragment(frag, proj, filt, with_row_address, schema, stats)
+        return pa.RecordBatchReader.from_batches(schema, gen())
+
+    def scanner(self, columns=None, filter=None, with_row_address=False):  # noqa: A002
+        return self.to_batches(columns, filter, with_row_address)
+
+    def to_arrow(self, columns=None, filter=None, with_row_address=False):  # noqa: A002
+        return self.to_batches(columns, filter, with_row_address).read_all()
+
+    def count_rows(self, filter=None):  # noqa: A002
+        if filter is None:
+            stats = ScanStats()
+            total = 0
+            for frag in self._fragments(None, stats):
+                stats.fragments_total += 1
+                total += frag.physical_rows - (frag.deletion_file.deleted_rows if frag.HasField("deletion_file") else 0)
+            stats.rows_returned = total
+            self.last_scan_stats = stats
+            return total
+        cols = sorted({self._snap.schema.resolve(c).struct_ancestors()[0].name
+                       if self._snap.schema.resolve(c).struct_ancestors() else c for c in filter.columns()})
+        return sum(b.num_rows for b in self.to_batches(columns=cols, filter=filter))
+
+    def take(self, row_addresses, columns=None):
+        """Rows by address (``fragment_id << 32 | offset``), in the order given. A deleted row or an address
+        that names no row raises QuiverError."""
+        proj = build_projection(self._snap.schema, columns)
+        schema = self._output_schema(proj, False)
+        addrs = [int(a) for a in row_addresses]
+        wanted = {}
+        for a in addrs:
+            wanted.setdefault(a >> 32, set()).add(a & 0xFFFFFFFF)
+        stats = ScanStats()
+        self.last_scan_stats = stats
+        parts = {}
+        found = set()
+        for frag in self._fragments(None, stats):
+            if frag.id not in wanted:
+                continue
+            found.add(frag.id)
+            fr = FragmentRead(self._snap, frag, stats)
+            dead = set(fr.deleted())
+            offs = sorted(wanted[frag.id])
+            for o in offs:
+                if o >= frag.physical_rows or o in dead:
+                    raise QuiverError("row address %d (fragment %d, offset %d) names no live row in version %d"
+                                      % ((frag.id << 32) | o, frag.id, o, self.version))
+            idx = pa.array(offs, pa.int64())
+            cols = [fr.assemble(p).take(idx) for p in proj]
+            parts[frag.id] = (offs, cols)
+        for fid in wanted:
+            if fid not in found:
+                raise QuiverError("row address of fragment %d names no fragment of version %d" % (fid, self.version))
+        pieces, order = [], {}
+        k = 0
+        for fid, (offs, cols) in parts.items():
+            pieces.append(pa.RecordBatch.from_arrays(cols, schema=schema) if cols else _empty_columns(len(offs), schema))
+            for o in offs:
+                order[(fid << 32) | o] = k
+                k += 1
+        t = pa.Table.from_batches(pieces, schema=schema) if pieces else schema.empty_table()
+        return t.take(pa.array([order[a] for a in addrs], pa.int64()))
+
+    def to_pandas(self, columns=None, filter=None, **kwargs):  # noqa: A002
+        return self.to_arrow(columns, filter).to_pandas(**kwargs)
+
+    def to_polars(self, columns=None, filter=None):  # noqa: A002
+        try:
+            import polars as pl
+        except ImportError as e:
+            raise ImportError("to_polars() needs polars: pip install polars") from e
+        return pl.from_arrow(self.to_arrow(columns, filter))
+
+    def fragment_ids(self):
+        return [f.id for f in self._snap.fragments()]
+
+    def shard_fragment_ids(self, shard, shards):
+        """The fragment ids of shard ``shard`` of ``shards``: fragment ``i`` (in id order) goes to ``i % shards``,
+        so the shards partition the version's fragments."""
+        if not 0 <= shard < shards:
+            raise QuiverError("shard %d of %d" % (shard, shards))
+        return [f for i, f in enumerate(self.fragment_ids()) if i % shards == shard]
+
+    def to_batches_of_fragments(self, fragment_ids, columns=None, filter=None, with_row_address=False):  # noqa: A002
+        """Like to_batches, restricted to the given fragments (used to shard reads across workers)."""
+        proj = build_projection(self._snap.schema, columns)
+        filt = self._check_filter(filter)
+        schema = self._output_schema(proj, with_row_address)
+        stats = ScanStats()
+        ids = set(fragment_ids)
+
+        def gen():
+            for frag in self._fragments(filt, stats):
+                if frag.id in ids:
+                    yield from self._read_fragment(frag, proj, filt, with_row_address, schema, stats)
+        return pa.RecordBatchReader.from_batches(schema, gen())
+
+    def __repr__(self):
+        return "quiver.Table(%r, version=%d)" % (self.uri, self.version)
+
+
+def _empty_columns(rows, schema):
+    """A batch of ``rows`` rows and no columns (a projection of nothing still counts rows)."""
+    return pa.RecordBatch.from_struct_array(pa.StructArray.from_arrays([], fields=[], mask=None)) if rows == 0 else \
+        pa.RecordBatch.from_struct_array(pa.array([{}] * rows, pa.struct([])))

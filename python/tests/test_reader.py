@@ -1,0 +1,302 @@
+"""The Python reader on the checked-in compatibility fixtures, without the JVM."""
+import glob
+import os
+import struct
+
+import pyarrow as pa
+import pytest
+
+import quiver
+from quiver import _envelope, _roaring, col
+from quiver._manifest import version_path
+from quiver._proto import manifest_file_pb2
+
+from _compare import assert_same
+from conftest import COMPAT, compat
+
+TABLES = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(COMPAT, "*", "*", "_versions")))
+
+
+def test_every_fixture_table_is_found():
+    assert len(TABLES) >= 11
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: os.path.relpath(t, COMPAT))
+def test_every_version_reads_and_counts_agree(table):
+    for info in quiver.open(table).versions():
+        t = quiver.open(table, version=info.version)
+        a = t.to_arrow(with_row_address=True)
+        assert a.num_rows == t.count_rows()
+        assert a.schema.field("_rowaddr").type == pa.uint64()
+        assert len(set(a.column("_rowaddr").to_pylist())) == a.num_rows
+        # streaming: one batch per fragment with live rows, never more
+        assert sum(b.num_rows for b in t.to_batches()) == a.num_rows
+
+
+def test_format_10_cells_follow_the_fixture_formulas():
+    # compat/format-1.0/README.md: row i: name "n<i>" (null when i % 7 == 6), s null when i % 5 == 4,
+    # s.x = i * 10 (null when i % 3 == 2), s.y "y<i>"; v3 deletes id 3, v4 sets name = 'five' where id = 5.
+    t = quiver.open(compat("format-1.0", "table"), version=5)
+    rows = {r["id"]: r for r in t.to_arrow().to_pylist()}
+    assert sorted(rows) == [i for i in range(45) if i != 3]
+    for i, r in rows.items():
+        want_name = "five" if i == 5 else (None if i % 7 == 6 else "n%d" % i)
+        assert r["name"] == want_name, i
+        if i % 5 == 4:
+            assert r["s"] is None, i
+        else:
+            assert r["s"] == {"x": None if i % 3 == 2 else i * 10, "y": "y%d" % i}, i
+    assert quiver.open(compat("format-1.0", "table"), version=3).count_rows() == 39
+
+
+def test_schema_carries_field_ids_and_dropped_renamed_fields_follow_ids():
+    h = compat("format-1.1", "history")
+    t13 = quiver.open(h, version=13)
+    names = t13.schema.names
+    assert "memo" in names and "twice" not in names
+    assert t13.schema.field("memo").metadata[b"quiver:field_id"] == b"4"
+    memo = t13.to_arrow(columns=["id", "memo"]).to_pylist()
+    assert all(r["memo"] == "t%d" % r["id"] for r in memo)
+    assert t13.field_id("memo") == 4
+
+
+def test_tags_and_timestamps():
+    h = compat("format-1.1", "history")
+    assert quiver.open(h, tag="compacted").version == 15
+    infos = quiver.open(h).versions()
+    assert [i.version for i in infos] == list(range(1, 19))
+    assert quiver.open(h, timestamp=infos[6].timestamp_millis).version == 7
+    assert quiver.open(h, timestamp=infos[6].timestamp).version == 7
+    with pytest.raises(quiver.VersionNotFoundError):
+        quiver.open(h, timestamp=infos[0].timestamp_millis - 1)
+    with pytest.raises(quiver.VersionNotFoundError):
+        quiver.open(h, version=99)
+    with pytest.raises(quiver.VersionNotFoundError):
+        quiver.open(h, tag="no-such-tag")
+
+
+def test_struct_member_projection_keeps_struct_nulls():
+    t = quiver.open(compat("format-1.1", "nested"))
+    full = t.to_arrow().to_pylist()
+    part = t.to_arrow(columns=["s.y", "id"]).to_pylist()
+    assert [list(r) for r in part[:1]] == [["s", "id"]]
+    for f, p in zip(full, part):
+        assert p["s"] == (None if f["s"] is None else {"y": f["s"]["y"]})
+
+
+FILTERS = [
+    col("id") < 10,
+    (col("id") >= 5) & (col("id") <= 20),
+    (col("val") > 100) | col("name").is_null(),
+    ~(col("id") < 30),
+    col("id").isin([1, 7, 33]),
+    col("name").is_null(),
+    ~col("name").is_null(),
+    col("name") == "n4",
+]
+
+
+@pytest.mark.parametrize("f", FILTERS, ids=repr)
+@pytest.mark.parametrize("v", [1, 8, 15])
+def test_filtered_reads_equal_full_read_plus_filter(f, v):
+    t = quiver.open(compat("format-1.1", "history"), version=v)
+    full = t.to_arrow(with_row_address=True)
+    got = t.to_arrow(filter=f, with_row_address=True)
+    assert got.to_pylist() == full.filter(f.to_pyarrow()).to_pylist()
+    assert t.count_rows(filter=f) == got.num_rows
+
+
+def test_statistics_prune_fragments_and_reads_stay_exact():
+    t = quiver.open(compat("stats-1.1", "table"))
+    full = t.to_arrow()
+    lo = min(full.column("id").to_pylist())
+    f = col("id") <= lo
+    got = t.to_arrow(filter=f)
+    stats = t.last_scan_stats
+    assert got.to_pylist() == full.filter(f.to_pyarrow()).to_pylist()
+    assert stats.fragments_total > 1
+    assert stats.fragments_pruned >= 1, stats
+    assert stats.fragments_read + stats.fragments_pruned == stats.fragments_total
+
+
+def test_segmented_table_prunes_segments():
+    t = quiver.open(compat("format-1.2-lists", "history"))
+    assert t._snap.segment_refs
+    full = t.to_arrow()
+    f = col("id") == max(full.column("id").to_pylist())
+    assert t.to_arrow(filter=f).to_pylist() == full.filter(f.to_pyarrow()).to_pylist()
+    s = t.last_scan_stats
+    assert s.segments_total >= 1 and s.fragments_read < s.fragments_total, s
+
+
+def test_take_returns_rows_in_the_order_asked():
+    t = quiver.open(compat("format-1.1", "nested"))
+    full = t.to_arrow(with_row_address=True)
+    addrs = full.column("_rowaddr").to_pylist()
+    pick = [addrs[5], addrs[0], addrs[-1], addrs[5]]
+    got = t.take(pick).to_pylist()
+    byaddr = {r["_rowaddr"]: r for r in full.to_pylist()}
+    for a, r in zip(pick, got):
+        want = dict(byaddr[a])
+        del want["_rowaddr"]
+        assert repr(r) == repr(want)
+    with pytest.raises(quiver.QuiverError):
+        t.take([(999 << 32) | 1])
+
+
+def _rewrite_manifest(table_dir, version, change):
+    path = os.path.join(table_dir, version_path(version))
+    mf = manifest_file_pb2.ManifestFile()
+    mf.ParseFromString(open(path, "rb").read()[8:])
+    change(mf)
+    payload = mf.SerializeToString()
+    with open(path, "wb") as f:
+        f.write(b"QVM1" + struct.pack(">I", _envelope.crc32c(payload)) + payload)
+
+
+def test_unknown_reader_feature_is_refused_naming_it(copy_table):
+    d = copy_table(compat("format-1.1", "history"))
+    _rewrite_manifest(d, 18, lambda mf: mf.manifest.reader_features.append("time-machine"))
+    with pytest.raises(quiver.UnsupportedFeatureError) as e:
+        quiver.open(d)
+    assert e.value.feature == "time-machine"
+    assert "time-machine" in str(e.value) and "upgrade" in str(e.value)
+    assert quiver.open(d, version=17).count_rows() == 24  # other versions still read
+
+
+def test_unknown_format_major_is_refused(copy_table):
+    d = copy_table(compat("format-1.1", "history"))
+    _rewrite_manifest(d, 18, lambda mf: setattr(mf.manifest.format_version, "major", 2))
+    with pytest.raises(quiver.UnsupportedFeatureError, match="format 2"):
+        quiver.open(d)
+
+
+def test_a_path_outside_the_table_is_refused(copy_table):
+    d = copy_table(compat("format-1.1", "history"))
+    _rewrite_manifest(d, 18, lambda mf: setattr(mf.manifest.fragments[0].files[0], "path", "data/../../etc/passwd"))
+    with pytest.raises(quiver.CorruptFileError, match="not a valid path"):
+        quiver.open(d).to_arrow()
+
+
+def test_corrupt_files_raise_corrupt_file_error_naming_the_file(copy_table):
+    d = copy_table(compat("compressed-1.1", "table"))
+    vfile = os.path.join(d, version_path(6))
+    data = open(vfile, "rb").read()
+    open(vfile, "wb").write(data[: len(data) - 7])
+    with pytest.raises(quiver.CorruptFileError) as e:
+        quiver.open(d)
+    assert version_path(6) in str(e.value) and e.value.path.endswith(version_path(6))
+    t = quiver.open(d, version=5)
+    frag = next(iter(t._snap.fragments()))
+    dpath = os.path.join(d, frag.files[0].path)
+    raw = open(dpath, "rb").read()
+    open(dpath, "wb").write(raw[:-100])
+    with pytest.raises(quiver.CorruptFileError) as e:
+        t.to_arrow()
+    assert frag.files[0].path in str(e.value)
+
+
+def test_roaring_array_run_and_bitmap_containers():
+    # no-run cookie, one array container {1, 5, 70000 -> second container}
+    arr = struct.pack("<II", 12346, 2) + struct.pack("<HHHH", 0, 1, 1, 0) + struct.pack("<II", 0, 0) \
+        + struct.pack("<HH", 1, 5) + struct.pack("<H", 4464)
+    assert _roaring.decode(arr) == [1, 5, 65536 + 4464]
+    # run cookie, one run container [10, 14]
+    run = struct.pack("<I", 12347 | (0 << 16)) + bytes([1]) + struct.pack("<HH", 0, 4) + struct.pack("<HHH", 1, 10, 4)
+    assert _roaring.decode(run) == [10, 11, 12, 13, 14]
+    # bitmap container: 5000 even values
+    words = bytearray(8192)
+    vals = list(range(0, 10000, 2))
+    for v in vals:
+        words[v // 8] |= 1 << (v % 8)
+    bm = struct.pack("<II", 12346, 1) + struct.pack("<HH", 0, len(vals) - 1) + struct.pack("<I", 0) + bytes(words)
+    assert _roaring.decode(bm) == vals
+    with pytest.raises(_roaring.RoaringError):
+        _roaring.decode(arr[:-1])
+
+
+def test_storage_options_use_the_java_adapter_names():
+    from quiver._store import Store
+    s = Store("s3://bucket/table", {"s3.endpoint": "http://127.0.0.1:9", "s3.region": "us-east-1",
+                                     "s3.access-key-id": "a", "s3.secret-access-key": "b",
+                                     "s3.path-style-access": "true"})
+    assert s.fs.type_name == "s3" and s.root == "bucket/table"
+    with pytest.raises(quiver.QuiverError, match="unknown storage option"):
+        Store("s3://bucket/table", {"s3.nope": "1"})
+    assert Store("file:///tmp/x").root == "/tmp/x"
+
+
+def test_pandas_polars_and_duckdb_over_the_record_batch_reader():
+    t = quiver.open(compat("format-1.1", "history"), version=8)
+    df = t.to_pandas()
+    assert len(df) == t.count_rows()
+    pl = pytest.importorskip("polars")
+    assert t.to_polars().shape[0] == t.count_rows()
+    assert isinstance(t.to_polars(), pl.DataFrame)
+    duckdb = pytest.importorskip("duckdb")
+    reader = t.to_batches(columns=["id", "val"])  # noqa: F841 (duckdb finds it by name)
+    [(n, total)] = duckdb.sql("select count(*), sum(id) from reader").fetchall()
+    assert n == t.count_rows()
+    assert total == sum(t.to_arrow(columns=["id"]).column("id").to_pylist())
+
+
+def test_torch_dataset_shards_fragments_across_workers():
+    torch = pytest.importorskip("torch")  # noqa: F841
+    from quiver.torch import QuiverIterableDataset
+    ds = QuiverIterableDataset(compat("format-1.1", "history"), columns=["id"])
+    seen = []
+    for w in range(3):
+        table, ids = ds.shard(w, 3)
+        seen.extend(r for b in table.to_batches_of_fragments(ids, columns=["id"]) for r in b.column(0).to_pylist())
+    assert sorted(seen) == sorted(quiver.open(compat("format-1.1", "history")).to_arrow(columns=["id"]).column(0).to_pylist())
+
+
+@pytest.mark.parametrize("codec", ["lz4", "zstd"])
+def test_bodies_compressed_by_another_writer_read(copy_table, codec):
+    """A data file rewritten by pyarrow with LZ4_FRAME (which Quiver never writes) or ZSTD bodies, its size in
+    the manifest updated, reads the same cells."""
+    import pyarrow.ipc as ipc
+    d = copy_table(compat("compressed-1.1", "table"))
+    want = quiver.open(d, version=1).to_arrow().to_pylist()
+    mf = manifest_file_pb2.ManifestFile()
+    mf.ParseFromString(open(os.path.join(d, version_path(1)), "rb").read()[8:])
+    sizes = {}
+    for frag in mf.manifest.fragments:
+        for df in frag.files:
+            path = os.path.join(d, df.path)
+            with open(path, "rb") as f:
+                r = ipc.open_file(pa.BufferReader(f.read()))
+            batches = [r.get_record_batch(i) for i in range(r.num_record_batches)]
+            schema = r.schema
+            with ipc.new_file(path, schema, options=ipc.IpcWriteOptions(compression=codec)) as w:
+                for b in batches:
+                    w.write_batch(b)
+            sizes[df.path] = os.path.getsize(path)
+
+    def change(m):
+        for frag in m.manifest.fragments:
+            for df in frag.files:
+                df.size_bytes = sizes[df.path]
+    _rewrite_manifest(d, 1, change)
+    assert quiver.open(d, version=1).to_arrow().to_pylist() == want
+
+
+def test_fragment_shards_partition_the_version_without_torch():
+    t = quiver.open(compat("format-1.2", "history"))
+    ids = t.fragment_ids()
+    shards = [t.shard_fragment_ids(i, 4) for i in range(4)]
+    assert sorted(sum(shards, [])) == sorted(ids)
+    rows = [r for s in shards for b in t.to_batches_of_fragments(s, columns=["id"]) for r in b.column(0).to_pylist()]
+    assert sorted(rows) == sorted(t.to_arrow(columns=["id"]).column(0).to_pylist())
+    assert t.checkout(version=1).version == 1
+
+
+def test_zone_statistics_skip_record_batches_and_reads_stay_exact():
+    # stats-1.1: 10 rows per record batch, 40 per fragment; fragment 3 (rows 120..159) has no overlay
+    t = quiver.open(compat("stats-1.1", "table"))
+    full = t.to_arrow(with_row_address=True)
+    for f in (col("id") == 135, (col("id") >= 150) | (col("id") < 3), col("s.x") > 300):
+        got = t.to_arrow(filter=f, with_row_address=True)
+        assert_same(got, full.filter(f.to_pyarrow()), repr(f))
+    t.to_arrow(filter=col("id") == 135)
+    assert t.last_scan_stats.batches_pruned == 3, t.last_scan_stats
