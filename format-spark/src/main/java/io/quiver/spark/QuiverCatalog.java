@@ -5,14 +5,13 @@ import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.StoreNotFoundException;
 import io.quiver.exceptions.TableNotFoundException;
 import io.quiver.spark.types.SparkTypes;
-import io.quiver.store.ListPage;
 import io.quiver.store.ObjectInfo;
 import io.quiver.store.ObjectStore;
 import io.quiver.store.ObjectStores;
+import io.quiver.store.Prefixes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -117,7 +116,7 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, P
   @Override
   public Identifier[] listTables(String[] namespace) {
     List<Identifier> out = new ArrayList<>();
-    for (Child child : children(namespace)) {
+    for (Prefixes.Child child : children(namespace)) {
       if (child.table()) {
         out.add(Identifier.of(namespace, child.name()));
       }
@@ -389,38 +388,16 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, P
 
   // ---------------------------------------------------------------- namespaces (path prefixes)
 
-  private record Child(String name, boolean table) {}
-
-  /** The direct children of a namespace: tables (a prefix holding {@code _versions/}) and namespaces. */
-  private List<Child> children(String[] namespace) {
-    List<Child> out = new ArrayList<>();
+  /** The direct children of a namespace: tables and namespaces (none if the store is not there). */
+  private List<Prefixes.Child> children(String[] namespace) {
     ObjectStore store;
     try {
       store = ObjectStores.defaultRegistry().open(uri(namespace, null), storeOptions);
     } catch (StoreNotFoundException e) {
-      return out;
+      return List.of();
     }
     try (store) {
-      Optional<String> after = Optional.empty();
-      while (true) {
-        ListPage page = store.list("", after, 1);
-        if (page.objects().isEmpty()) {
-          return out;
-        }
-        String key = page.objects().get(0).key();
-        int slash = key.indexOf('/');
-        if (slash < 0) {
-          after = Optional.of(key);
-          continue;
-        }
-        String child = key.substring(0, slash);
-        if (!child.startsWith("_")) {
-          boolean table = !store.list(child + "/_versions/", Optional.empty(), 1).objects().isEmpty();
-          out.add(new Child(child, table));
-        }
-        // '0' follows '/': every key under child + "/" sorts before child + "0".
-        after = Optional.of(child + "0");
-      }
+      return Prefixes.children(store);
     }
   }
 
@@ -432,7 +409,7 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, P
   @Override
   public String[][] listNamespaces(String[] namespace) {
     List<String[]> out = new ArrayList<>();
-    for (Child child : children(namespace)) {
+    for (Prefixes.Child child : children(namespace)) {
       if (!child.table()) {
         String[] ns = java.util.Arrays.copyOf(namespace, namespace.length + 1);
         ns[namespace.length] = child.name();

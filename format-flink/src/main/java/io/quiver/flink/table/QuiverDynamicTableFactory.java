@@ -39,6 +39,20 @@ import org.apache.flink.table.types.logical.RowType;
  * {@code gcs.*}, {@code azure.*}, {@code local.*}) are refused, with the list of valid ones.
  */
 public final class QuiverDynamicTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+  private final Map<String, String> catalogStoreOptions;
+
+  /** The factory Flink discovers for {@code 'connector' = 'quiver'}. */
+  public QuiverDynamicTableFactory() {
+    this(Map.of());
+  }
+
+  /**
+   * The factory of a {@link QuiverCatalog}'s tables: they are opened with the catalog's store options, under
+   * those a table's own options name.
+   */
+  QuiverDynamicTableFactory(Map<String, String> catalogStoreOptions) {
+    this.catalogStoreOptions = Map.copyOf(catalogStoreOptions);
+  }
 
   @Override
   public String factoryIdentifier() {
@@ -106,7 +120,7 @@ public final class QuiverDynamicTableFactory implements DynamicTableSourceFactor
         helper.validate(); // Flink's own message: the missing required option, and every valid one
         throw new ValidationException("Flink table " + table + " needs the option 'path': the Quiver table's URI");
       }
-      HashMap<String, String> store = new HashMap<>();
+      HashMap<String, String> store = new HashMap<>(factory.catalogStoreOptions);
       all.forEach((k, v) -> {
         if (QuiverTableOptions.STORE_OPTION_PREFIXES.stream().anyMatch(k::startsWith)) {
           store.put(k, v);
