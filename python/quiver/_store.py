@@ -89,11 +89,9 @@ def _azure(account_from_uri, options):
         kw["account_name"] = parts.get("AccountName")
         if "AccountKey" in parts:
             kw["account_key"] = parts["AccountKey"]
-        if "BlobEndpoint" in parts:
-            u = urlparse(parts["BlobEndpoint"])
-            kw["blob_storage_authority"] = u.netloc
-            kw["blob_storage_scheme"] = u.scheme
-    account = options.get("azure.account-name") or account_from_uri or kw.get("account_name")
+    endpoint = options.get("azure.endpoint") or (parts.get("BlobEndpoint") if conn else None)
+    account = (options.get("azure.account-name") or account_from_uri or kw.get("account_name")
+               or _account_in_path(endpoint))
     if not account:
         raise QuiverError("az:// needs an account: az://container@account/path or the option azure.account-name")
     kw["account_name"] = account
@@ -101,12 +99,42 @@ def _azure(account_from_uri, options):
         kw["account_key"] = options["azure.account-key"]
     if "azure.sas-token" in options:
         kw["sas_token"] = options["azure.sas-token"].lstrip("?")
-    endpoint = options.get("azure.endpoint")
     if endpoint:
-        u = urlparse(endpoint)
-        kw["blob_storage_authority"] = u.netloc + u.path.rstrip("/")
-        kw["blob_storage_scheme"] = u.scheme or "https"
+        authority, scheme = _blob_authority(endpoint, account)
+        kw.update(blob_storage_authority=authority, blob_storage_scheme=scheme, dfs_storage_authority=authority,
+                  dfs_storage_scheme=scheme)
     return pafs.AzureFileSystem(**kw)
+
+
+def _account_in_path(endpoint):
+    """The account of a path-style endpoint (``http://127.0.0.1:10000/devstoreaccount1``), else None."""
+    if not endpoint:
+        return None
+    path = urlparse(endpoint).path.strip("/")
+    return path.split("/")[0] if path else None
+
+
+def _blob_authority(endpoint, account):
+    """Maps the Java adapter's blob endpoint to pyarrow's (authority, scheme).
+
+    pyarrow builds ``scheme://authority/account`` (path style, as emulators serve) unless the authority starts
+    with '.', when it builds ``scheme://account.authority`` (the cloud's virtual-host style).
+    """
+    u = urlparse(endpoint)
+    if not u.netloc:
+        raise QuiverError("azure.endpoint %r is not a URL such as https://account.blob.core.windows.net or"
+                          " http://127.0.0.1:10000/devstoreaccount1" % endpoint)
+    scheme = u.scheme or "https"
+    in_path = _account_in_path(endpoint)
+    if in_path is not None:
+        if in_path != account or u.path.strip("/") != in_path:
+            raise QuiverError("azure.endpoint %r names account %r in its path, but the account is %r; a path-style"
+                              " endpoint is http://host:port/<account> and nothing more" % (endpoint, in_path, account))
+        return u.netloc, scheme
+    host = u.netloc
+    if host.lower().startswith(account.lower() + "."):
+        return host[len(account):], scheme
+    return host, scheme
 
 
 class Store:

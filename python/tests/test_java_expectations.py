@@ -16,12 +16,18 @@ FILTERS = {
 }
 
 
+STORES = ("s3", "gs", "az")  # the Java-built journey on S3Proxy, fake-gcs-server and Azurite
+REMOTE = [e for s in STORES for e in entries(s)]
+REMOTE_FILTER = [e for s in STORES for e in entries(s + "-filter")]
+
+
 def _id(e):
     return "%s-v%d%s" % (e["name"], e["version"], "-" + e["filter"] if "filter" in e else "")
 
 
 def _open(e):
-    opts = EXPECTATIONS["s3_options"] if e["table"].startswith("s3://") else None
+    scheme = e["table"].split("://")[0] if "://" in e["table"] else None
+    opts = EXPECTATIONS["store_options"].get(scheme) if scheme else None
     return quiver.open(e["table"], version=e["version"], storage_options=opts)
 
 
@@ -33,14 +39,14 @@ def test_every_fixture_version_reads_cell_for_cell_as_java(e):
     assert t.count_rows() == e["count_rows"]
 
 
-@pytest.mark.parametrize("e", entries("journey") + entries("s3"), ids=_id)
+@pytest.mark.parametrize("e", entries("journey") + REMOTE, ids=_id)
 def test_every_version_of_the_java_built_table_reads_as_java(e):
     t = _open(e)
     assert_same(t.to_arrow(with_row_address=True), read_expected(e["expected"]), _id(e))
     assert t.count_rows() == e["count_rows"]
 
 
-@pytest.mark.parametrize("e", entries("journey-filter") + entries("s3-filter"), ids=_id)
+@pytest.mark.parametrize("e", entries("journey-filter") + REMOTE_FILTER, ids=_id)
 def test_filtered_reads_equal_java_and_the_full_read_filtered(e):
     t = _open(e)
     f = FILTERS[e["filter"]]
@@ -61,7 +67,9 @@ def test_the_expectations_cover_every_fixture_and_journey():
     assert len(names) >= 11, names
     assert len(entries("journey")) >= 8
     assert len(entries("journey-filter")) == len(FILTERS)
-    assert entries("s3"), "no S3 journey exported"
+    for scheme in STORES:
+        assert entries(scheme), "no %s journey exported" % scheme
+        assert len(entries(scheme + "-filter")) == len(FILTERS), scheme
 
 
 def test_tags_and_time_travel_on_the_java_built_table():

@@ -226,6 +226,26 @@ def test_storage_options_use_the_java_adapter_names():
     assert Store("file:///tmp/x").root == "/tmp/x"
 
 
+def test_azure_endpoints_map_to_pyarrows_path_and_virtual_host_styles():
+    from quiver._store import _blob_authority
+    # Emulators (Azurite) serve http://host:port/<account>: pyarrow adds the account to a plain authority.
+    assert _blob_authority("http://127.0.0.1:10000/devstoreaccount1", "devstoreaccount1") == ("127.0.0.1:10000",
+                                                                                             "http")
+    # The cloud serves https://<account>.<suffix>: pyarrow prefixes the account to an authority starting with '.'.
+    assert _blob_authority("https://acct.blob.core.windows.net", "acct") == (".blob.core.windows.net", "https")
+    assert _blob_authority("https://acct.blob.core.chinacloudapi.cn/", "acct") == (".blob.core.chinacloudapi.cn",
+                                                                                 "https")
+    with pytest.raises(quiver.QuiverError, match="names account 'other' in its path"):
+        _blob_authority("http://127.0.0.1:10000/other", "devstoreaccount1")
+    with pytest.raises(quiver.QuiverError, match="is not a URL"):
+        _blob_authority("127.0.0.1:10000", "devstoreaccount1")
+    # The account of a path-style endpoint is taken from it when no option names one.
+    from quiver._store import Store
+    s = Store("az://container/table", {"azure.endpoint": "http://127.0.0.1:10000/devstoreaccount1",
+                                       "azure.account-key": "a2V5"})
+    assert s.fs.type_name == "abfs" and s.root == "container/table"
+
+
 def test_pandas_polars_and_duckdb_over_the_record_batch_reader():
     t = quiver.open(compat("format-1.1", "history"), version=8)
     df = t.to_pandas()

@@ -2,6 +2,8 @@ package io.quiver.conformance.crossreader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.conformance.emulator.AzuriteEmulator;
+import io.quiver.conformance.emulator.FakeGcsEmulator;
 import io.quiver.conformance.emulator.S3ProxyEmulator;
 import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.Dataset;
@@ -123,16 +125,26 @@ class PythonReaderIT {
       buildJourney("file://" + journey, read, allocator, 1024);
       exportJourney("file://" + journey, journey.toString(), read, out.resolve("journey-expect"), "journey");
 
-      // (5) the same journey on S3Proxy
-      Map<String, String> s3 = null;
-      try (S3ProxyEmulator s3proxy = S3ProxyEmulator.start()) {
+      // (5) the same journey on S3Proxy, fake-gcs-server and Azurite, read by pyarrow's S3, GCS and Azure
+      // filesystems from the options the Java adapters take
+      Map<String, Map<String, String>> stores = new LinkedHashMap<>();
+      try (S3ProxyEmulator s3proxy = S3ProxyEmulator.start();
+          FakeGcsEmulator gcs = FakeGcsEmulator.start();
+          AzuriteEmulator azurite = AzuriteEmulator.start()) {
         s3proxy.createBucket("quiver-py");
-        s3 = s3proxy.storeOptions();
-        DatasetOptions s3read = read.toBuilder().storeOptions(s3).build();
-        buildJourney("s3://quiver-py/journey", s3read, allocator, 1 << 20);
-        exportJourney("s3://quiver-py/journey", "s3://quiver-py/journey", s3read, out.resolve("s3-expect"), "s3");
+        gcs.createBucket("quiver-py");
+        azurite.createContainer("quiver-py");
+        stores.put("s3", s3proxy.storeOptions());
+        stores.put("gs", gcs.storeOptions());
+        stores.put("az", azurite.options());
+        for (Map.Entry<String, Map<String, String>> store : stores.entrySet()) {
+          String uri = store.getKey() + "://quiver-py/journey";
+          DatasetOptions remote = read.toBuilder().storeOptions(store.getValue()).build();
+          buildJourney(uri, remote, allocator, 1 << 20);
+          exportJourney(uri, uri, remote, out.resolve(store.getKey() + "-expect"), store.getKey());
+        }
         Path indexFile = out.resolve("index.json");
-        Files.writeString(indexFile, indexJson(s3), StandardCharsets.UTF_8);
+        Files.writeString(indexFile, indexJson(stores), StandardCharsets.UTF_8);
         runPytest(indexFile, out);
       }
     }
@@ -271,8 +283,12 @@ class PythonReaderIT {
     return new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), allocator);
   }
 
-  private String indexJson(Map<String, String> s3) {
-    StringBuilder b = new StringBuilder("{\n\"s3_options\": ").append(jsonMap(s3)).append(",\n\"entries\": [\n");
+  /** {@code store_options}: each emulator's store options by URI scheme; {@code entries}: what was exported. */
+  private String indexJson(Map<String, Map<String, String>> stores) {
+    StringBuilder b = new StringBuilder("{\n\"store_options\": {");
+    stores.forEach((scheme, options) -> b.append(b.charAt(b.length() - 1) == '{' ? "" : ", ").append(quote(scheme))
+        .append(": ").append(jsonMap(options)));
+    b.append("},\n\"entries\": [\n");
     for (int i = 0; i < index.size(); i++) {
       b.append(i == 0 ? "  " : ",\n  ").append(jsonMap(index.get(i)));
     }
