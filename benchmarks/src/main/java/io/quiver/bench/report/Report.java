@@ -71,6 +71,8 @@ public final class Report {
   static final List<String[]> KEPT_SECTIONS = List.of(
       new String[] {"<!-- import-bench:begin", "<!-- import-bench:end -->"},  // benchmarks/import/run.sh
       new String[] {"<!-- spark:begin", "<!-- spark:end -->"},                // benchmarks-spark/run.sh
+      new String[] {"<!-- python:begin", "<!-- python:end -->"},              // benchmarks/python/run.sh
+      new String[] {"<!-- flink:begin", "<!-- flink:end -->"},                // benchmarks-flink
       new String[] {CompressionReport.BEGIN, CompressionReport.END},          // benchmarks/compression/run.sh
       new String[] {"<!-- hand-written:begin", "<!-- hand-written:end -->"}); // hand-written from JMH runs
 
