@@ -229,6 +229,14 @@ public final class ConformanceReportListener implements TestExecutionListener {
     md.append("(`ci` by default, fixed seeds); `mvn -B verify -Pconformance-long` runs them deep. The broken variants of\n");
     md.append("`io.quiver.conformance.broken` (a non-atomic `putIfAbsent`, a commit that skips the witness check) must\n");
     md.append("make the suites fail, and are not part of this report.\n\n");
+    md.append("**Invariants.** `ModelBasedSuite` (random histories of appends, deletes, updates, column writes, compaction,\n");
+    md.append("restores, keyed and sequenced commits, crashes, restarts, tags and cleanups on three handles) checks three\n");
+    md.append("properties after every step, written once in `io.quiver.model.ModelWorld.Invariant`: *no acknowledged commit\n");
+    md.append("lost* (the latest version is the model's and holds every acknowledged commit's rows; the ledger answers for\n");
+    md.append("every key and sequence), *no row visible twice* (no scan returns an id twice; no retried key leaves extra rows)\n");
+    md.append("and *every kept version reads the same* (the version before the latest, every tagged one and a sampled older\n");
+    md.append("one after every step, and every version a cleanup kept right after it). `ModelHistoriesTest` replays named\n");
+    md.append("histories, among them a cleanup that cannot see the tags: the third invariant catches it.\n\n");
 
     md.append("## Suites × stores\n\n");
     md.append("Tests passed (and skipped, failed) per suite and store; `—`: not run on that store.\n\n");

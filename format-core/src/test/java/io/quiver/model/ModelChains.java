@@ -75,6 +75,11 @@ public final class ModelChains {
             step("restarted driver commits the saved results of k" + k, w -> w.commitSaved(k)))))
         .withAction(2, action(Combinators.combine(handle(), Arbitraries.integers().between(1, 3)).as((h, hours) ->
             step("h" + h + " cleanup down to the latest after +" + hours + "h", w -> w.cleanup(h, hours)))))
+        .withAction(2, action(Combinators.combine(handle(), pick(), Arbitraries.integers().between(1, 3))
+            .as((h, p, hours) -> step("h" + h + " cleanup before version #" + p + " after +" + hours + "h",
+                w -> w.cleanupBefore(h, p, hours)))))
+        .withAction(2, action(pick().map(p -> step("tag version #" + p, w -> w.tag(p)))))
+        .withAction(1, action(pick().map(p -> step("untag #" + p, w -> w.untag(p)))))
         .withAction(2, action(handle().map(h -> step("h" + h + " restart", w -> w.restart(h)))))
         .withAction(1, action(Arbitraries.just(step("clock past the idempotence retention", ModelWorld::expire))))
         .withMaxTransformations(maxSteps);
@@ -83,7 +88,7 @@ public final class ModelChains {
   /** Runs the chain, checking the world after every step, and closes every world opened. */
   public void run(ActionChain<ModelWorld> chain) {
     try {
-      chain.withInvariant("quiver equals the model", ModelWorld::check).run();
+      chain.withInvariant("the three invariants of ModelWorld.Invariant", ModelWorld::check).run();
     } finally {
       RuntimeException closing = null;
       for (ModelWorld w : opened) {

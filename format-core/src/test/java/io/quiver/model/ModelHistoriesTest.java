@@ -1,10 +1,19 @@
 package io.quiver.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
+import io.quiver.internal.table.TagStore;
+import io.quiver.store.ForwardingObjectStore;
+import io.quiver.store.ListPage;
+import io.quiver.store.MemoryObjectStore;
+import io.quiver.store.ObjectInfo;
+import io.quiver.store.ObjectStore;
+import io.quiver.store.TestStores;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -307,6 +316,65 @@ class ModelHistoriesTest {
       w.restore(1, 0);
       w.stagedRewrite(0, 0);
       w.check();
+    }
+  }
+
+  /**
+   * A tagged version and every version from the cleanup's cutoff on survive the cleanup and read as they did;
+   * the ones before go, and the handle left on a removed version moves on.
+   */
+  @Test
+  void aCleanupBeforeAVersionKeepsItTheLaterOnesAndTheTaggedOnes() {
+    try (ModelWorld w = world()) {
+      w.append(0, 3); // v2
+      w.check();
+      w.tag(1); // live [1, 2]: tags v2
+      w.deleteIds(0, 0, 2); // v3
+      w.update(1, 2, 3, 0, 7); // v4 (h1 is stale at v1: rebased)
+      w.append(0, 2); // v5
+      w.check();
+      w.cleanupBefore(2, 3, 2); // live [1..5]: before v4; keeps v2 (tagged), v4, v5
+      w.check();
+      assertThat(w.history().get(w.history().size() - 1)).contains("removed 2 versions");
+      w.untag(0);
+      w.cleanup(0, 1); // down to the latest: v2 goes now
+      w.check();
+    }
+  }
+
+  /**
+   * The failing variant: a store whose listings omit the tags (as a cleanup that ignored them would) makes the
+   * cleanup remove a tagged version, and the third invariant names it.
+   */
+  @Test
+  void aCleanupThatDoesNotSeeTheTagsBreaksTheKeptVersionsInvariant() {
+    MemoryObjectStore memory = new MemoryObjectStore("memory://hidden-tags");
+    ObjectStore hidingTags = new ForwardingObjectStore(memory) {
+      @Override
+      public ListPage list(String prefix, Optional<String> startAfter, int maxKeys) {
+        ListPage page = super.list(prefix, startAfter, maxKeys);
+        List<ObjectInfo> shown = page.objects().stream().filter(o -> !o.key().startsWith(TagStore.TAGS_PREFIX))
+            .toList();
+        return new ListPage(shown, page.hasMore());
+      }
+
+      @Override
+      public List<ObjectInfo> listAll(String prefix) {
+        return super.listAll(prefix).stream().filter(o -> !o.key().startsWith(TagStore.TAGS_PREFIX)).toList();
+      }
+
+      @Override
+      public void close() {} // shared by the world's handles; closed below
+    };
+    try (memory;
+        ModelWorld w = new ModelWorld("hidden://t", allocator -> DatasetOptions.builder().allocator(allocator)
+            .registry(TestStores.registry("hidden", hidingTags)).maxRowsPerFragment(5).rowsPerBatch(4).build())) {
+      w.append(0, 3);
+      w.tag(1);
+      w.append(0, 2);
+      w.check();
+      assertThatThrownBy(() -> w.cleanup(0, 1)).isInstanceOf(AssertionError.class)
+          .hasMessageContaining("[every kept version reads the same]").hasMessageContaining("tags {t0=2}");
     }
   }
 }

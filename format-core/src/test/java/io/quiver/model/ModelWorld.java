@@ -101,6 +101,8 @@ public final class ModelWorld implements AutoCloseable {
   private static final int INITIAL_ROWS = 8;
   /** Earlier versions scanned after every step, besides the latest and the one before it. */
   private static final int SAMPLED_VERSIONS = 1;
+  /** Tags the model keeps at most (each is scanned after every step). */
+  private static final int MAX_TAGS = 3;
 
   private final RootAllocator allocator = new RootAllocator();
   private final ManualClock clock = new ManualClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
@@ -108,6 +110,9 @@ public final class ModelWorld implements AutoCloseable {
   private final DatasetOptions opts;
   /** Versions a cleanup has not removed (the model keeps every state: stale handles build on removed ones). */
   private final TreeSet<Long> live = new TreeSet<>();
+  /** The tags the model created and has not deleted: name to version (a cleanup must keep them). */
+  private final TreeMap<String, Long> tags = new TreeMap<>();
+  private int nextTag;
   private final Dataset[] roots = new Dataset[HANDLES];
   private final Dataset[] views = new Dataset[HANDLES];
   private final TreeMap<Long, ModelState> states = new TreeMap<>();
@@ -667,16 +672,73 @@ public final class ModelWorld implements AutoCloseable {
     long latest = latestVersion();
     CleanupReport report = views[h].cleanup(
         CleanupOptions.builder().before(clock.instant()).safetyWindow(Duration.ofMinutes(30)).build());
-    List<Long> remaining = roots[0].versions().stream().map(VersionInfo::version).toList();
     history.add("h" + h + " cleanup after +" + hours + "h: removed " + report.versionsRemoved().size() + " versions, "
         + report.filesRemoved() + " files");
-    if (!remaining.equals(List.of(latest))) {
-      throw failure("after a cleanup down to the latest version v" + latest + ", the versions are " + remaining);
+    TreeSet<Long> kept = new TreeSet<>(tags.values());
+    kept.add(latest);
+    afterCleanup(kept, "a cleanup down to the latest version v" + latest + " and the tagged ones");
+  }
+
+  /**
+   * Advances the clock {@code hours} and cleans up, through handle {@code h}, the versions committed before the
+   * version at position {@code pick} (modulo) of the live ones: it, every later one, the tagged ones and the
+   * latest stay, each reading as it did before (the third invariant, checked here on every kept version).
+   */
+  void cleanupBefore(int h, int pick, int hours) {
+    List<Long> versions = new ArrayList<>(live);
+    long first = versions.get(Math.floorMod(pick, versions.size()));
+    Map<Long, Instant> committed = new TreeMap<>();
+    roots[0].versions().forEach(v -> committed.put(v.version(), v.timestamp()));
+    Instant cutoff = committed.get(first);
+    clock.advance(Duration.ofHours(hours));
+    CleanupReport report = views[h].cleanup(
+        CleanupOptions.builder().before(cutoff).safetyWindow(Duration.ofMinutes(30)).build());
+    history.add("h" + h + " cleanup before v" + first + " (" + cutoff + ") after +" + hours + "h: removed "
+        + report.versionsRemoved().size() + " versions, " + report.filesRemoved() + " files");
+    TreeSet<Long> kept = new TreeSet<>(tags.values());
+    kept.add(latestVersion());
+    live.stream().filter(v -> !committed.get(v).isBefore(cutoff)).forEach(kept::add);
+    afterCleanup(kept, "a cleanup of the versions before v" + first);
+    for (long v : kept) {
+      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME);
+    }
+  }
+
+  private void afterCleanup(TreeSet<Long> kept, String what) {
+    List<Long> remaining = roots[0].versions().stream().map(VersionInfo::version).sorted().toList();
+    if (!remaining.equals(List.copyOf(kept))) {
+      throw failure(Invariant.KEPT_VERSIONS_READ_THE_SAME, "after " + what + ", the versions are " + remaining
+          + "; the model keeps " + kept + " (tags " + tags + ")");
     }
     live.clear();
-    live.add(latest);
+    live.addAll(kept);
     // Unreferenced files went too: results kept for keys never committed no longer have their files.
     keys.values().stream().filter(r -> r.version == null).forEach(r -> r.saved = null);
+  }
+
+  /** Tags the version at position {@code pick} (modulo) of the live ones, under a name never used before. */
+  void tag(int pick) {
+    if (tags.size() >= MAX_TAGS) {
+      untag(pick);
+      return;
+    }
+    List<Long> versions = new ArrayList<>(live);
+    long target = versions.get(Math.floorMod(pick, versions.size()));
+    String name = "t" + nextTag++;
+    roots[0].tags().create(name, target);
+    tags.put(name, target);
+    history.add("tag " + name + " = v" + target);
+  }
+
+  /** Deletes the tag at position {@code pick} (modulo) of the model's tags, if there is one. */
+  void untag(int pick) {
+    if (tags.isEmpty()) {
+      history.add("untag: no tag");
+      return;
+    }
+    String name = new ArrayList<>(tags.keySet()).get(Math.floorMod(pick, tags.size()));
+    roots[0].tags().delete(name);
+    history.add("untag " + name + " (v" + tags.remove(name) + ")");
   }
 
   /**
@@ -803,7 +865,7 @@ public final class ModelWorld implements AutoCloseable {
       List<Long> stray = rec.everyId.stream()
           .filter(id -> latest.rows().containsKey(id) && !rec.committedIds.contains(id)).sorted().toList();
       if (!stray.isEmpty()) {
-        throw failure("rows of key '" + rec.key + "' that its commit" + (rec.version == null ? " (none)"
+        throw failure(Invariant.NO_ROW_VISIBLE_TWICE, "rows of key '" + rec.key + "' that its commit" + (rec.version == null ? " (none)"
             : " (v" + rec.version + ", ids " + new TreeSet<>(rec.committedIds) + ")") + " did not write are in the"
             + " table: ids " + stray);
       }
@@ -928,18 +990,55 @@ public final class ModelWorld implements AutoCloseable {
     return pendingNote == null ? "" : " [" + pendingNote + "]";
   }
 
-  // ---------------------------------------------------------------- the invariant
+  // ---------------------------------------------------------------- the invariants
 
   /**
-   * After every step: the latest version scans equal to the model, the previous version and a sampled
-   * earlier one still scan to the model's states at those versions, and {@code validate()} passes.
+   * The three properties every history must keep, written once and checked after every step (docs/conformance.md,
+   * "Invariants"). A failure names the one it broke.
    */
+  public enum Invariant {
+    /**
+     * No acknowledged commit lost: the latest version is the model's latest, and it holds every row of every
+     * commit Quiver acknowledged (and of no commit it refused), its ledger answers for every key and sequence.
+     */
+    NO_ACKNOWLEDGED_COMMIT_LOST("no acknowledged commit lost"),
+    /** No row visible twice: no scan returns an id twice, and no key's retried attempts leave extra rows. */
+    NO_ROW_VISIBLE_TWICE("no row visible twice"),
+    /**
+     * Every version reads the same after any cleanup that keeps it: every kept version (the one before the latest,
+     * every tagged one, a sampled older one; after a cleanup, every one it kept) scans to the model's state at it.
+     */
+    KEPT_VERSIONS_READ_THE_SAME("every kept version reads the same");
+
+    private final String title;
+
+    Invariant(String title) {
+      this.title = title;
+    }
+
+    @Override
+    public String toString() {
+      return title;
+    }
+  }
+
+  /** After every step: the three {@link Invariant}s, and {@code validate()} of the latest version. */
   public void check() {
     long latest = latestVersion();
     if (latest != states.lastKey()) {
-      throw failure("latest version is " + latest + ", the model's is " + states.lastKey());
+      throw failure(Invariant.NO_ACKNOWLEDGED_COMMIT_LOST, "latest version is " + latest + ", the model's is "
+          + states.lastKey());
     }
-    List<Long> toScan = new ArrayList<>(List.of(latest));
+    ModelState actual = expectReadsAsModel(latest, Invariant.NO_ACKNOWLEDGED_COMMIT_LOST);
+    try (Dataset at = roots[0].checkout(latest)) {
+      ValidationReport report = at.validate();
+      if (!report.isValid()) {
+        throw failure(Invariant.NO_ACKNOWLEDGED_COMMIT_LOST, "validate() failed at v" + latest + ": " + report);
+      }
+    }
+    checkKeyedRows(actual);
+    checkLedger(latest);
+    TreeSet<Long> toScan = new TreeSet<>(tags.values());
     Long previous = live.lower(latest);
     if (previous != null) {
       toScan.add(previous);
@@ -948,23 +1047,29 @@ public final class ModelWorld implements AutoCloseable {
     for (int i = 0; i < SAMPLED_VERSIONS && !older.isEmpty(); i++) {
       toScan.add(older.remove(sampler.nextInt(older.size())));
     }
+    toScan.remove(latest);
     for (long v : toScan) {
-      try (Dataset at = roots[0].checkout(v)) {
-        ModelState actual = scan(at);
-        String diff = states.get(v).diff(actual);
-        if (diff != null) {
-          throw failure("version " + v + " differs from the model: " + diff);
-        }
-        if (v == latest) {
-          ValidationReport report = at.validate();
-          if (!report.isValid()) {
-            throw failure("validate() failed at v" + v + ": " + report);
-          }
-          checkKeyedRows(actual);
-        }
-      }
+      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME);
     }
-    checkLedger(latest);
+  }
+
+  /** Scans version {@code v} and fails, naming {@code invariant}, unless it equals the model's state at it. */
+  private ModelState expectReadsAsModel(long v, Invariant invariant) {
+    ModelState actual;
+    try (Dataset at = roots[0].checkout(v)) {
+      actual = scan(at);
+    } catch (RowScannedTwice e) {
+      throw failure(Invariant.NO_ROW_VISIBLE_TWICE, e.getMessage());
+    }
+    String diff = states.get(v).diff(actual);
+    if (diff != null) {
+      throw failure(invariant, "version " + v + " differs from the model: " + diff);
+    }
+    return actual;
+  }
+
+  private AssertionError failure(Invariant broken, String message) {
+    return failure("[" + broken + "] " + message);
   }
 
   private AssertionError failure(String message) {
@@ -1136,7 +1241,13 @@ public final class ModelWorld implements AutoCloseable {
     return new ArrowStreamReader(new ByteArrayInputStream(out.toByteArray()), allocator);
   }
 
-  /** Every live row of {@code ds}'s version, as a model state. */
+  private static final class RowScannedTwice extends RuntimeException {
+    RowScannedTwice(String message) {
+      super(message);
+    }
+  }
+
+  /** Every live row of {@code ds}'s version, as a model state (a row scanned twice throws RowScannedTwice). */
   private static ModelState scan(Dataset ds) {
     List<String> cols = names(ds);
     TreeMap<Long, Map<String, Object>> rows = new TreeMap<>();
@@ -1150,7 +1261,7 @@ public final class ModelWorld implements AutoCloseable {
           }
           Long id = (Long) row.get("id");
           if (rows.put(id, row) != null) {
-            throw new AssertionError("id " + id + " scanned twice at v" + ds.version());
+            throw new RowScannedTwice("id " + id + " scanned twice at v" + ds.version());
           }
         }
       }
