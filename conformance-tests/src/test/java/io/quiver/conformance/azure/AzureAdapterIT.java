@@ -132,10 +132,17 @@ class AzureAdapterIT {
    */
   private static final class LoseFirstConditionalResponse implements HttpPipelinePolicy {
     private final String blobPath;
+    private final boolean busyInstead;
     private final AtomicBoolean lost = new AtomicBoolean();
 
     LoseFirstConditionalResponse(String blobPath) {
+      this(blobPath, false);
+    }
+
+    /** @param busyInstead answer 503 ServerBusy in place of the served response, instead of a reset */
+    LoseFirstConditionalResponse(String blobPath, boolean busyInstead) {
       this.blobPath = blobPath;
+      this.busyInstead = busyInstead;
     }
 
     boolean fired() {
@@ -156,7 +163,8 @@ class AzureAdapterIT {
       if (target(context)) {
         return next.process().flatMap(r -> {
           r.close();
-          return Mono.error(new IOException("simulated connection reset after the request was served"));
+          return busyInstead ? Mono.just(new ServerBusy(r.getRequest()))
+              : Mono.error(new IOException("simulated connection reset after the request was served"));
         });
       }
       return next.process();
@@ -165,10 +173,64 @@ class AzureAdapterIT {
     @Override
     public HttpResponse processSync(HttpPipelineCallContext context, HttpPipelineNextSyncPolicy next) {
       if (target(context)) {
-        next.processSync().close();
+        HttpResponse served = next.processSync();
+        served.close();
+        if (busyInstead) {
+          return new ServerBusy(served.getRequest());
+        }
         throw new UncheckedIOException(new IOException("simulated connection reset after the request was served"));
       }
       return next.processSync();
+    }
+  }
+
+  /** The 503 a busy front end answers, in place of the service's answer to a request it served. */
+  private static final class ServerBusy extends HttpResponse {
+    private static final byte[] BODY = ("<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>ServerBusy</Code>"
+        + "<Message>The server is busy.</Message></Error>").getBytes(UTF_8);
+    private final com.azure.core.http.HttpHeaders headers = new com.azure.core.http.HttpHeaders()
+        .set(com.azure.core.http.HttpHeaderName.CONTENT_TYPE, "application/xml")
+        .set(com.azure.core.http.HttpHeaderName.fromString("x-ms-error-code"), "ServerBusy")
+        .set(com.azure.core.http.HttpHeaderName.CONTENT_LENGTH, Integer.toString(BODY.length));
+
+    ServerBusy(com.azure.core.http.HttpRequest request) {
+      super(request);
+    }
+
+    @Override
+    public int getStatusCode() {
+      return 503;
+    }
+
+    @Override
+    @Deprecated
+    public String getHeaderValue(String name) {
+      return headers.getValue(com.azure.core.http.HttpHeaderName.fromString(name));
+    }
+
+    @Override
+    public com.azure.core.http.HttpHeaders getHeaders() {
+      return headers;
+    }
+
+    @Override
+    public reactor.core.publisher.Flux<java.nio.ByteBuffer> getBody() {
+      return reactor.core.publisher.Flux.just(java.nio.ByteBuffer.wrap(BODY));
+    }
+
+    @Override
+    public Mono<byte[]> getBodyAsByteArray() {
+      return Mono.just(BODY.clone());
+    }
+
+    @Override
+    public Mono<String> getBodyAsString() {
+      return Mono.just(new String(BODY, UTF_8));
+    }
+
+    @Override
+    public Mono<String> getBodyAsString(java.nio.charset.Charset charset) {
+      return Mono.just(new String(BODY, charset));
     }
   }
 
@@ -211,6 +273,21 @@ class AzureAdapterIT {
       assertThat(fault.fired()).as("the first response was lost").isTrue();
     }
     assertThat(store.read("lost/no-retry")).containsExactly(data);
+  }
+
+  /** A 503 ServerBusy after the service created the blob (no SDK retry): doubt, settled by the token. */
+  @Test
+  void aServerBusyAnswerAfterTheCreateIsSettledByItsToken() {
+    byte[] data = "mine".getBytes(UTF_8);
+    Map<String, String> options = new HashMap<>(azurite.options());
+    options.put("azure.max-retries", "0");
+    fault = new LoseFirstConditionalResponse("/" + blobName(store, "busy/ours"), true);
+    try (ObjectStore s = new AzureObjectStoreProvider().open(URI.create(store.location()), options,
+        b -> b.addPolicy(fault))) {
+      assertThat(s.putIfAbsent("busy/ours", data)).as("the resend's 409 is our own blob").isEqualTo(PutResult.CREATED);
+      assertThat(fault.fired()).as("the answer was replaced").isTrue();
+    }
+    assertThat(store.read("busy/ours")).containsExactly(data);
   }
 
   @Test

@@ -112,6 +112,12 @@ class GcsAdapterIT {
         assertThat(proxy.pendingFaults()).as("the fault fired").isEqualTo(0);
         assertThat(store.read("lost-ack")).containsExactly("mine".getBytes(UTF_8));
 
+        // A 429 after GCS created the object is doubt too, never a lost race.
+        proxy.failNextConditionalUpload(true, 429);
+        assertThat(s.putIfAbsent("throttled-ack", "mine".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
+        assertThat(proxy.pendingFaults()).as("the fault fired").isEqualTo(0);
+        assertThat(store.read("throttled-ack")).containsExactly("mine".getBytes(UTF_8));
+
         // Refused before forwarding: the retry creates it.
         proxy.failNextConditionalUpload(false);
         assertThat(s.putIfAbsent("refused", "r".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
@@ -134,13 +140,14 @@ class GcsAdapterIT {
     }
   }
 
-  /** HTTP proxy to the emulator that can turn the answer of the next ifGenerationMatch=0 upload into a 503. */
+  /** HTTP proxy to the emulator that can turn the answer of the next ifGenerationMatch=0 upload into an error. */
   private static final class FaultProxy implements AutoCloseable {
     private static final Set<String> HOP_HEADERS =
         Set.of("connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive");
     private final HttpServer server;
     private final java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
     private final java.util.concurrent.atomic.AtomicReference<Boolean> fault = new java.util.concurrent.atomic.AtomicReference<>();
+    private volatile int status = 503;
 
     FaultProxy(String target) throws IOException {
       server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -165,7 +172,7 @@ class GcsAdapterIT {
           java.net.http.HttpResponse<byte[]> response =
               client.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
           if (Boolean.TRUE.equals(forwardFirst)) {
-            reply(exchange, 503, new byte[0], Map.of()); // the object exists; the client never hears so
+            reply(exchange, status, new byte[0], Map.of()); // the object exists; the client never hears so
             return;
           }
           reply(exchange, response.statusCode(), response.body(), response.headers().map());
@@ -192,6 +199,12 @@ class GcsAdapterIT {
 
     /** @param forward true: the request reaches the emulator first; false: refused without forwarding */
     void failNextConditionalUpload(boolean forward) {
+      failNextConditionalUpload(forward, 503);
+    }
+
+    /** As {@link #failNextConditionalUpload(boolean)}, answering {@code httpStatus} after forwarding. */
+    void failNextConditionalUpload(boolean forward, int httpStatus) {
+      status = httpStatus;
       fault.set(forward);
     }
 

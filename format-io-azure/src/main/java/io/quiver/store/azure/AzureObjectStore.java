@@ -340,6 +340,11 @@ public final class AzureObjectStore implements ObjectStore {
           return Failure.REFUSED;
         }
         Failure kind = AzureErrors.classify(failure);
+        if (kind == Failure.REFUSED) {
+          // 429 or 503 ("server busy") to a Put Blob / Put Block List may come after the service applied it:
+          // doubt, settled by the token if a resend answers 409.
+          return Failure.TRANSIENT;
+        }
         return kind == Failure.NOT_FOUND ? Failure.PERMANENT : kind;
       }
 

@@ -291,7 +291,10 @@ public final class GcsObjectStore implements ObjectStore {
 
       @Override
       public Failure classify(RuntimeException failure) {
-        return GcsErrors.classify(failure, false);
+        Failure kind = GcsErrors.classify(failure, false);
+        // A 429 to a create may come after GCS applied it, like a 5xx: doubt, settled by the token if a resend
+        // answers 412 (a false "lost race" would make the committer rebase onto its own version).
+        return kind == Failure.REFUSED ? Failure.TRANSIENT : kind;
       }
 
       @Override

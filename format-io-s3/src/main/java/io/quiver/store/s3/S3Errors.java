@@ -48,6 +48,11 @@ final class S3Errors {
     return classify(e).refusedBeforeActing();
   }
 
+  /** Whether {@code e} is a throttling answer of the service (503 SlowDown, 429, the SDK's throttling codes). */
+  static boolean throttled(SdkException e) {
+    return e instanceof AwsServiceException a && throttled(a);
+  }
+
   private static boolean throttled(AwsServiceException a) {
     int status = a.statusCode();
     return a.isThrottlingException() || status == 429 || status == 503 || "SlowDown".equals(code(a));

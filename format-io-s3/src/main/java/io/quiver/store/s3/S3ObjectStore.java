@@ -64,9 +64,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *   <li>{@link #putIfAbsent}: {@code PutObject} with {@code If-None-Match: *}. S3 creates the object
  *       only if the key is free, atomically; 412 Precondition Failed means it exists. The call goes out
  *       without SDK retries and carries a random token in its metadata ({@code x-amz-meta-}{@value
- *       ConditionalPut#TOKEN_METADATA_KEY}); {@link ConditionalPut} retries refusals (throttling, no
- *       connection, 409 ConditionalRequestConflict) and settles an attempt that may have acted (5xx, a
- *       timeout) by reading the token back with {@code HeadObject}.
+ *       ConditionalPut#TOKEN_METADATA_KEY}); {@link ConditionalPut} retries refusals (no connection, 409
+ *       ConditionalRequestConflict) and settles an attempt that may have acted (5xx, throttling, a timeout)
+ *       by reading the token back with {@code HeadObject} when a resend answers 412.
  *   <li>{@link #readRange}: a ranged {@code GetObject}; 416 (offset at or past the end) gives an empty
  *       array.
  *   <li>{@link #openWriter}: one {@code PutObject} up to the multipart threshold; above it a multipart
@@ -375,7 +375,12 @@ public final class S3ObjectStore implements ObjectStore {
 
       @Override
       public Failure classify(RuntimeException failure) {
-        return failure instanceof SdkException e ? S3Errors.classify(e) : Failure.PERMANENT;
+        if (!(failure instanceof SdkException e)) {
+          return Failure.PERMANENT;
+        }
+        // A throttling answer (503 SlowDown, 429) may come from a front end after the create was applied: doubt,
+        // settled by the token if a resend answers 412. (409 ConditionalRequestConflict says S3 did not act.)
+        return S3Errors.throttled(e) ? Failure.TRANSIENT : S3Errors.classify(e);
       }
 
       @Override

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class S3PutIfAbsentSettlesTest {
   /** What the server does with the next conditional PUT. */
-  private enum Fault { NONE, CREATE_THEN_500, REFUSE_500 }
+  private enum Fault { NONE, CREATE_THEN_500, CREATE_THEN_SLOW_DOWN, CREATE_THEN_429, REFUSE_500 }
 
   private record Stored(byte[] body, String token) {}
 
@@ -77,6 +77,12 @@ class S3PutIfAbsentSettlesTest {
       objects.put(path, new Stored(body, token));
       if (fault == Fault.CREATE_THEN_500) {
         error(exchange, 500, "InternalError"); // created; the client never hears so
+        return;
+      }
+      if (fault == Fault.CREATE_THEN_SLOW_DOWN || fault == Fault.CREATE_THEN_429) {
+        // created; a throttling front end answers in its place
+        error(exchange, fault == Fault.CREATE_THEN_429 ? 429 : 503, fault == Fault.CREATE_THEN_429
+            ? "TooManyRequests" : "SlowDown");
         return;
       }
       exchange.getResponseHeaders().add("ETag", "\"etag\"");
@@ -140,6 +146,20 @@ class S3PutIfAbsentSettlesTest {
       assertThat(s.putIfAbsent("_versions/1", "mine".getBytes(UTF_8))).isEqualTo(PutResult.CREATED);
       assertThat(requests).as("the resend answers 412, and the token says whose object it is").isEqualTo(List.of("PUT /bucket/t/_versions/1", "PUT /bucket/t/_versions/1", "HEAD /bucket/t/_versions/1"));
       assertThat(objects.get("/bucket/t/_versions/1").token()).isNotBlank();
+    }
+  }
+
+  @Test
+  void aThrottlingAnswerToOurCreateIsDoubtSettledByTheToken() {
+    for (Fault throttled : List.of(Fault.CREATE_THEN_SLOW_DOWN, Fault.CREATE_THEN_429)) {
+      requests.clear();
+      try (S3ObjectStore s = open()) {
+        fault(throttled);
+        String key = "_versions/" + throttled.ordinal();
+        assertThat(s.putIfAbsent(key, "mine".getBytes(UTF_8))).as(throttled.name()).isEqualTo(PutResult.CREATED);
+        assertThat(requests).as("%s: resent, 412, read back", throttled).containsExactly("PUT /bucket/t/" + key,
+            "PUT /bucket/t/" + key, "HEAD /bucket/t/" + key);
+      }
     }
   }
 
