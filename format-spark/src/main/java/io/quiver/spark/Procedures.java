@@ -1,8 +1,12 @@
 package io.quiver.spark;
 
+import io.quiver.dataset.CleanupOptions;
+import io.quiver.dataset.CleanupReport;
 import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.CompactionResult;
+import io.quiver.dataset.Dataset;
 import io.quiver.exceptions.InvalidArgumentException;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
@@ -27,16 +31,23 @@ import org.apache.spark.unsafe.types.UTF8String;
  * CALL quiver.system.compact(table => 'db.events', target_rows_per_fragment => 1000000)
  * CALL quiver.system.add_column(table => 'db.readings', column => 'fahrenheit', expression => 'celsius * 9 / 5 + 32')
  * CALL quiver.system.replace_column(table => 'db.readings', column => 'label', expression => 'upper(label)')
+ * CALL quiver.system.rollback_to_version(table => 'db.events', version => 12)
+ * CALL quiver.system.cleanup(table => 'db.events', older_than_hours => 24)
+ * CALL quiver.system.create_tag(table => 'db.events', tag => 'nightly')
+ * CALL quiver.system.drop_tag(table => 'db.events', tag => 'nightly')
  * </pre>
  *
  * <p>{@code table} is a table of this catalog ({@code namespace.name}) or a URI. Each returns one row:
  * compact {@code (version, fragments_removed, fragments_added, rows_rewritten)}, the column procedures
- * {@code (version, fragments, attempts)} — see {@link QuiverSpark#compact} and {@link Backfill}.
+ * {@code (version, fragments, attempts)} — see {@link QuiverSpark#compact} and {@link Backfill};
+ * rollback_to_version {@code (version, restored_version)}, cleanup {@code (versions_removed, files_removed,
+ * bytes_freed, dry_run)}, create_tag and drop_tag {@code (tag, version)}.
  */
 final class Procedures {
   private Procedures() {}
 
-  static final List<String> NAMES = List.of("compact", "add_column", "replace_column");
+  static final List<String> NAMES = List.of("compact", "add_column", "replace_column", "rollback_to_version",
+      "cleanup", "create_tag", "drop_tag");
 
   static UnboundProcedure load(QuiverCatalog catalog, Identifier ident) {
     if (ident.namespace().length != 1 || !ident.namespace()[0].equals("system") || !NAMES.contains(ident.name())) {
@@ -50,6 +61,36 @@ final class Procedures {
                   .defaultValue(Long.toString(CompactionOptions.DEFAULT_TARGET_ROWS_PER_FRAGMENT)).build()},
           new StructType().add("version", DataTypes.LongType).add("fragments_removed", DataTypes.IntegerType)
               .add("fragments_added", DataTypes.IntegerType).add("rows_rewritten", DataTypes.LongType));
+      case "rollback_to_version" -> new Proc(catalog, "rollback_to_version", "commits a new version whose rows, schema"
+          + " and configuration are those of an earlier version (Dataset.restore); fails with a retryable conflict if"
+          + " anything is committed meanwhile",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("version", DataTypes.LongType).build()},
+          new StructType().add("version", DataTypes.LongType).add("restored_version", DataTypes.LongType));
+      case "cleanup" -> new Proc(catalog, "cleanup", "removes versions committed more than older_than_hours ago (never"
+          + " the latest or a tagged one) and the files no kept version references, outside the safety window",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("older_than_hours", DataTypes.LongType)
+                  .defaultValue(Long.toString(CleanupOptions.DEFAULT_OLDER_THAN.toHours())).build(),
+              ProcedureParameter.in("safety_window_minutes", DataTypes.LongType)
+                  .defaultValue(Long.toString(CleanupOptions.DEFAULT_SAFETY_WINDOW.toMinutes())).build(),
+              ProcedureParameter.in("dry_run", DataTypes.BooleanType).defaultValue("false").build()},
+          new StructType().add("versions_removed", DataTypes.IntegerType).add("files_removed", DataTypes.LongType)
+              .add("bytes_freed", DataTypes.LongType).add("dry_run", DataTypes.BooleanType));
+      case "create_tag" -> new Proc(catalog, "create_tag", "names a version (default: the latest); a tagged version"
+          + " is kept by every cleanup",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("tag", DataTypes.StringType).build(),
+              ProcedureParameter.in("version", DataTypes.LongType).defaultValue("-1").build()},
+          new StructType().add("tag", DataTypes.StringType).add("version", DataTypes.LongType));
+      case "drop_tag" -> new Proc(catalog, "drop_tag", "deletes a tag; the version it named stays until a cleanup",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("tag", DataTypes.StringType).build()},
+          new StructType().add("tag", DataTypes.StringType).add("version", DataTypes.LongType));
       default -> new Proc(catalog, ident.name(), (ident.name().equals("add_column") ? "adds a column" : "replaces a"
           + " column's values") + " computed by a SQL expression over the table's columns, staged per fragment on"
           + " the executors and committed once",
@@ -86,7 +127,9 @@ final class Procedures {
       TableRef ref = catalog.resolve(string(input, 0));
       SparkSession spark = SparkSession.active();
       InternalRow row;
-      if (name.equals("compact")) {
+      if (!List.of("compact", "add_column", "replace_column").contains(name)) {
+        row = new GenericInternalRow(tableOperation(ref, input));
+      } else if (name.equals("compact")) {
         CompactionResult r = DistributedCompactionJob.run(spark, ref,
             CompactionOptions.defaults().withTargetRowsPerFragment(input.getLong(1)));
         row = new GenericInternalRow(new Object[] {r.version(), r.fragmentsRemoved(), r.fragmentsAdded(),
@@ -111,6 +154,44 @@ final class Procedures {
         }
       };
       return List.of(scan).iterator();
+    }
+
+    /** The procedures that are one call of the Quiver API on the driver. */
+    private Object[] tableOperation(TableRef ref, InternalRow input) {
+      try (Dataset ds = ref.open()) {
+        switch (name) {
+          case "rollback_to_version" -> {
+            long target = input.getLong(1);
+            return new Object[] {ds.restore(target), target};
+          }
+          case "cleanup" -> {
+            long hours = input.getLong(1);
+            long minutes = input.getLong(2);
+            if (hours < 0 || minutes < 0) {
+              throw new InvalidArgumentException("CALL " + catalog.name() + ".system.cleanup: older_than_hours ("
+                  + hours + ") and safety_window_minutes (" + minutes + ") must be 0 or more");
+            }
+            CleanupReport r = ds.cleanup(CleanupOptions.builder().olderThan(Duration.ofHours(hours))
+                .safetyWindow(Duration.ofMinutes(minutes)).dryRun(input.getBoolean(3)).build());
+            long files = r.manifestsRemoved() + r.transactionFilesRemoved() + r.dataFilesRemoved()
+                + r.deletionFilesRemoved() + r.stagingFilesRemoved() + r.temporaryFilesRemoved()
+                + r.segmentFilesRemoved();
+            return new Object[] {r.versionsRemoved().size(), files, r.bytesFreed(), r.dryRun()};
+          }
+          case "create_tag" -> {
+            long version = input.getLong(2) < 0 ? ds.latestVersion() : input.getLong(2);
+            ds.tags().create(string(input, 1), version);
+            return new Object[] {input.getUTF8String(1).copy(), version};
+          }
+          case "drop_tag" -> {
+            String tag = string(input, 1);
+            long version = ds.tags().version(tag);
+            ds.tags().delete(tag);
+            return new Object[] {input.getUTF8String(1).copy(), version};
+          }
+          default -> throw new IllegalStateException(name);
+        }
+      }
     }
 
     private static String string(InternalRow input, int i) {

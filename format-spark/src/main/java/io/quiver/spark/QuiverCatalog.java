@@ -12,6 +12,7 @@ import io.quiver.store.Prefixes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -140,12 +141,41 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, P
     return load(ident, new VersionRef.AsOf(java.time.Instant.EPOCH.plusNanos(Math.multiplyExact(timestamp, 1000L))));
   }
 
-  private QuiverTable load(Identifier ident, VersionRef version) throws NoSuchTableException {
+  private Table load(Identifier ident, VersionRef version) throws NoSuchTableException {
+    Optional<MetadataTable.Kind> kind = MetadataTable.Kind.of(ident.name());
+    if (kind.isPresent() && ident.namespace().length > 0 && !isTable(ref(ident))) {
+      // db.events.history: the metadata table of db.events (a table of that name comes first).
+      String[] ns = ident.namespace();
+      Identifier table = Identifier.of(java.util.Arrays.copyOf(ns, ns.length - 1), ns[ns.length - 1]);
+      try {
+        return MetadataTable.load(name + "." + ident, kind.get(), ref(table), version);
+      } catch (TableNotFoundException | StoreNotFoundException | InvalidArgumentException e) {
+        throw new NoSuchTableException(ident); // no table db.events either
+      }
+    }
     try {
       return QuiverTable.load(name + "." + ident, ref(ident), version);
     } catch (TableNotFoundException | StoreNotFoundException e) {
       throw new NoSuchTableException(ident);
     }
+  }
+
+  private boolean isTable(TableRef ref) {
+    try (ObjectStore store = ObjectStores.defaultRegistry().open(ref.uri(), storeOptions)) {
+      return Prefixes.isTable(store, "");
+    } catch (StoreNotFoundException e) {
+      return false;
+    }
+  }
+
+  /** The Quiver table {@code ident} names; a metadata table ({@code db.t.history}) is refused as a target. */
+  private QuiverTable dataTable(Identifier ident) throws NoSuchTableException {
+    Table t = loadTable(ident);
+    if (t instanceof QuiverTable q) {
+      return q;
+    }
+    throw new InvalidArgumentException(name + "." + ident + " is a metadata table of " + name + "."
+        + String.join(".", ident.namespace()) + ", computed from its manifest: it cannot be replaced or written");
   }
 
   @Override
@@ -202,15 +232,14 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, P
   @Override
   public StagedTable stageReplace(Identifier ident, Column[] columns, Transform[] partitions,
       Map<String, String> properties) throws NoSuchTableException {
-    QuiverTable existing = (QuiverTable) loadTable(ident);
-    return replacing(ident, existing, columns, partitions, properties);
+    return replacing(ident, dataTable(ident), columns, partitions, properties);
   }
 
   @Override
   public StagedTable stageCreateOrReplace(Identifier ident, Column[] columns, Transform[] partitions,
       Map<String, String> properties) {
     try {
-      return replacing(ident, (QuiverTable) loadTable(ident), columns, partitions, properties);
+      return replacing(ident, dataTable(ident), columns, partitions, properties);
     } catch (NoSuchTableException e) {
       try {
         return stageCreate(ident, columns, partitions, properties);

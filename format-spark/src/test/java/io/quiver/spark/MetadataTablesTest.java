@@ -1,0 +1,161 @@
+package io.quiver.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.dataset.Dataset;
+import io.quiver.dataset.VersionInfo;
+import java.util.List;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A table's history from SQL: the metadata tables {@code <table>.history}, {@code .versions}, {@code .fragments},
+ * {@code .files} and {@code .tags}, and the procedures that act on the history (rollback, tags, cleanup).
+ */
+class MetadataTablesTest {
+  static SparkTests spark;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTests.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.close();
+  }
+
+  private static List<String> rows(String sql) {
+    return spark.spark().sql(sql).collectAsList().stream().map(Row::toString).toList();
+  }
+
+  private static String uri(String ns, String table) {
+    return spark.warehouse().resolve(ns).resolve(table).toUri().toString();
+  }
+
+  @Test
+  void historyVersionsFragmentsFilesAndTagsAreTablesOfTheCatalog() {
+    spark.spark().sql("CREATE TABLE quiver.meta.events (id BIGINT NOT NULL, kind STRING)");
+    spark.spark().sql("INSERT INTO quiver.meta.events VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    spark.spark().sql("INSERT INTO quiver.meta.events VALUES (4, 'd')");
+    spark.spark().sql("DELETE FROM quiver.meta.events WHERE id = 2");
+    List<VersionInfo> versions;
+    try (Dataset ds = Dataset.open(uri("meta", "events"))) {
+      versions = ds.versions().stream().sorted(java.util.Comparator.comparingLong(VersionInfo::version)).toList();
+      ds.tags().create("two-inserts", versions.get(2).version());
+    }
+    assertThat(versions).hasSize(4); // create, two appends, a delete
+
+    // history: the commit log, one row per version, as the Java API reports it
+    List<Row> history = spark.spark().sql("SELECT version, operation, read_version, committed_at"
+        + " FROM quiver.meta.events.history ORDER BY version").collectAsList();
+    assertThat(history).extracting(r -> r.getLong(0)).containsExactlyElementsOf(
+        versions.stream().map(VersionInfo::version).toList());
+    assertThat(history).extracting(r -> r.getString(1)).containsExactlyElementsOf(
+        versions.stream().map(VersionInfo::operation).toList());
+    assertThat(history.get(3).getLong(2)).isEqualTo(versions.get(3).readVersion());
+    assertThat(history.get(3).getTimestamp(3).toInstant()).isEqualTo(versions.get(3).timestamp());
+
+    // versions: rows and fragments per version, the tags naming it, the latest marked
+    assertThat(rows("SELECT version, rows, tags, is_latest FROM quiver.meta.events.versions ORDER BY version"))
+        .containsExactly(
+            "[" + versions.get(0).version() + ",0,ArraySeq(),false]",
+            "[" + versions.get(1).version() + ",3,ArraySeq(),false]",
+            "[" + versions.get(2).version() + ",4,ArraySeq(two-inserts),false]",
+            "[" + versions.get(3).version() + ",3,ArraySeq(),true]");
+
+    // fragments and files of the latest version, and of an earlier one by VERSION AS OF
+    int fragments;
+    long withDeletions;
+    List<Integer> fieldIds;
+    try (Dataset ds = Dataset.open(uri("meta", "events"))) {
+      fragments = ds.manifest().fragments().size();
+      fieldIds = ds.manifest().fragments().get(0).files().get(0).fieldIds();
+      withDeletions = ds.manifest().fragments().stream().filter(f -> f.deletionFile().isPresent())
+          .count();
+    }
+    assertThat(fragments).isGreaterThanOrEqualTo(2); // one insert per task
+    assertThat(rows("SELECT SUM(live_rows), SUM(deleted_rows), COUNT(*) FROM quiver.meta.events.fragments"))
+        .containsExactly("[3,1," + fragments + "]");
+    assertThat(rows("SELECT kind, COUNT(*) FROM quiver.meta.events.files GROUP BY kind ORDER BY kind"))
+        .containsExactly("[data," + fragments + "]", "[deletion," + withDeletions + "]");
+    assertThat(withDeletions).isEqualTo(1);
+    assertThat(rows("SELECT SUM(live_rows), SUM(deleted_rows) FROM quiver.meta.events.fragments VERSION AS OF "
+        + versions.get(2).version())).containsExactly("[4,0]");
+    long bytes = spark.spark().sql("SELECT SUM(size_bytes) FROM quiver.meta.events.files").first().getLong(0);
+    assertThat(bytes).isEqualTo(spark.spark().sql("SELECT SUM(size_bytes) FROM quiver.meta.events.fragments")
+        .first().getLong(0)).isPositive();
+    List<Row> dataFiles = spark.spark().sql("SELECT path, field_ids FROM quiver.meta.events.files"
+        + " WHERE kind = 'data'").collectAsList();
+    assertThat(dataFiles).allSatisfy(r -> {
+      assertThat(r.getString(0)).startsWith("data/");
+      assertThat(r.<Integer>getList(1)).containsExactlyElementsOf(fieldIds).hasSize(2);
+    });
+
+    assertThat(rows("SELECT * FROM quiver.meta.events.tags"))
+        .containsExactly("[two-inserts," + versions.get(2).version() + "]");
+
+    // the table itself is untouched, and a metadata table is not a write target
+    assertThat(rows("SELECT id FROM quiver.meta.events ORDER BY id")).containsExactly("[1]", "[3]", "[4]");
+    assertThatThrownBy(() -> spark.spark().sql("INSERT INTO quiver.meta.events.history SELECT * FROM"
+        + " quiver.meta.events.history").collect()).hasMessageContaining("history");
+    assertThatThrownBy(() -> spark.spark().sql("SELECT * FROM quiver.meta.events.nonsense").collect())
+        .hasMessageContaining("nonsense");
+    assertThatThrownBy(() -> spark.spark().sql("SELECT * FROM quiver.meta.missing.history").collect())
+        .hasMessageContaining("missing");
+  }
+
+  @Test
+  void proceduresRollBackTagAndCleanUp() {
+    spark.spark().sql("CREATE TABLE quiver.proc.t (id BIGINT NOT NULL)");
+    spark.spark().sql("INSERT INTO quiver.proc.t VALUES (1), (2)");
+    long two;
+    try (Dataset ds = Dataset.open(uri("proc", "t"))) {
+      two = ds.version();
+    }
+    spark.spark().sql("INSERT INTO quiver.proc.t VALUES (3)");
+
+    assertThat(rows("CALL quiver.system.create_tag(table => 'proc.t', tag => 'before-three', version => " + two
+        + ")")).containsExactly("[before-three," + two + "]");
+    List<Row> rolled = spark.spark().sql("CALL quiver.system.rollback_to_version(table => 'proc.t', version => "
+        + two + ")").collectAsList();
+    assertThat(rolled.get(0).getLong(1)).isEqualTo(two);
+    long restored = rolled.get(0).getLong(0);
+    assertThat(restored).isGreaterThan(two + 1);
+    assertThat(rows("SELECT id FROM quiver.proc.t ORDER BY id")).containsExactly("[1]", "[2]");
+    assertThat(rows("SELECT operation FROM quiver.proc.t.history WHERE version = " + restored))
+        .containsExactly("[restore]");
+
+    // A tag on the latest version by default; cleanup keeps the latest and the tagged versions.
+    assertThat(rows("CALL quiver.system.create_tag(table => 'proc.t', tag => 'now')"))
+        .containsExactly("[now," + restored + "]");
+    List<Row> dry = spark.spark().sql("CALL quiver.system.cleanup(table => 'proc.t', older_than_hours => 0,"
+        + " safety_window_minutes => 0, dry_run => true)").collectAsList();
+    assertThat(dry.get(0).getBoolean(3)).isTrue();
+    long before = spark.spark().sql("SELECT COUNT(*) FROM quiver.proc.t.versions").first().getLong(0);
+    assertThat(dry.get(0).getInt(0)).isEqualTo(before - 2); // all but `two` (tagged) and the latest
+    assertThat(spark.spark().sql("SELECT COUNT(*) FROM quiver.proc.t.versions").first().getLong(0))
+        .as("a dry run removes nothing").isEqualTo(before);
+    List<Row> cleaned = spark.spark().sql("CALL quiver.system.cleanup(table => 'proc.t', older_than_hours => 0,"
+        + " safety_window_minutes => 0)").collectAsList();
+    assertThat(cleaned.get(0).getInt(0)).isEqualTo(before - 2);
+    assertThat(cleaned.get(0).getLong(1)).isPositive();
+    assertThat(rows("SELECT version, tags FROM quiver.proc.t.versions ORDER BY version")).containsExactly(
+        "[" + two + ",ArraySeq(before-three)]", "[" + restored + ",ArraySeq(now)]");
+    assertThat(rows("SELECT id FROM quiver.proc.t VERSION AS OF 'before-three' ORDER BY id"))
+        .containsExactly("[1]", "[2]");
+
+    assertThat(rows("CALL quiver.system.drop_tag(table => 'proc.t', tag => 'before-three')"))
+        .containsExactly("[before-three," + two + "]");
+    assertThat(rows("SELECT name FROM quiver.proc.t.tags")).containsExactly("[now]");
+    assertThatThrownBy(() -> spark.spark().sql("CALL quiver.system.drop_tag(table => 'proc.t', tag => 'gone')")
+        .collect()).hasMessageContaining("gone");
+    assertThatThrownBy(() -> spark.spark().sql("CALL quiver.system.rollback_to_version(table => 'proc.t',"
+        + " version => 999)").collect()).hasMessageContaining("999");
+    assertThatThrownBy(() -> spark.spark().sql("CALL quiver.system.cleanup(table => 'proc.t',"
+        + " older_than_hours => -1)").collect()).hasMessageContaining("must be 0 or more");
+  }
+}
