@@ -686,8 +686,13 @@ public final class DataLossScenarios {
 
   /** F10: a writer or reader whose manifest or data reads come back truncated fails typed and commits nothing. */
   public static void f10_truncatedManifestOrDataReadsFailTypedAndCommitNothing(ScenarioTable t) {
+    f10(t, StoreViews.TruncatingReads::new);
+  }
+
+  /** F10 with the truncating view {@code views} makes over the scenario's store. */
+  public static void f10(ScenarioTable t, java.util.function.Function<ObjectStore, StoreViews.TruncatingReads> views) {
     t.create(0, 40).close();
-    StoreViews.TruncatingReads view = new StoreViews.TruncatingReads(t.faults());
+    StoreViews.TruncatingReads view = views.apply(t.faults());
     try (Dataset writer = openThrough(t, view); Dataset other = t.open()) {
       t.append(other, 40, 40); // v2, which the writer reads when it commits
       view.truncate(k -> k.startsWith(ObjectStoreCommitStore.VERSIONS_PREFIX) || k.startsWith("_transactions/"));
@@ -697,7 +702,7 @@ public final class DataLossScenarios {
       assertThatExceptionOfType(QuiverException.class).isThrownBy(() -> openThrough(t, view).close());
       assertThat(other.latestVersion()).as("nothing committed").isEqualTo(2);
     }
-    StoreViews.TruncatingReads dataView = new StoreViews.TruncatingReads(t.faults());
+    StoreViews.TruncatingReads dataView = views.apply(t.faults());
     try (Dataset compactor = openThrough(t, dataView)) {
       dataView.truncate(k -> k.startsWith("data/"));
       assertThatExceptionOfType(QuiverException.class).isThrownBy(() -> compactor.compact(CompactionOptions.defaults()));

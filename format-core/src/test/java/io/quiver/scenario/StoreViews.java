@@ -72,7 +72,7 @@ public final class StoreViews {
    * its first half, and a range read of one returns half the bytes asked for, as a connection cut mid-body
    * that the client did not notice would.
    */
-  public static final class TruncatingReads extends ForwardingObjectStore {
+  public static class TruncatingReads extends ForwardingObjectStore {
     private volatile Predicate<String> truncated = k -> false;
 
     public TruncatingReads(ObjectStore delegate) {
@@ -84,16 +84,21 @@ public final class StoreViews {
       return this;
     }
 
+    /** What a read of {@code key} returns in place of {@code whole}, the bytes the store holds: the first half. */
+    protected byte[] cut(String key, byte[] whole) {
+      return Arrays.copyOf(whole, whole.length / 2);
+    }
+
     @Override
     public byte[] read(String key) {
       byte[] all = super.read(key);
-      return truncated.test(key) ? Arrays.copyOf(all, all.length / 2) : all;
+      return truncated.test(key) ? cut(key, all) : all;
     }
 
     @Override
     public byte[] readRange(String key, long offset, int length) {
       byte[] got = super.readRange(key, offset, length);
-      return truncated.test(key) ? Arrays.copyOf(got, got.length / 2) : got;
+      return truncated.test(key) ? cut(key, got) : got;
     }
 
     @Override
