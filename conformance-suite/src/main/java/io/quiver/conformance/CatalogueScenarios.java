@@ -2,11 +2,14 @@ package io.quiver.conformance;
 
 import io.quiver.scenario.CheckpointScenarios;
 import io.quiver.scenario.CommitScenarios;
+import io.quiver.scenario.DataLossScenarios;
 import io.quiver.scenario.DerivedColumnScenarios;
 import io.quiver.scenario.ExactlyOnceScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.scenario.StructValidityScenarios;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -22,9 +25,13 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class CatalogueScenarios extends StoreSuite {
   private void run(Consumer<ScenarioTable> scenario) {
+    run(fixture().storeOptions(), scenario);
+  }
+
+  private void run(Map<String, String> storeOptions, Consumer<ScenarioTable> scenario) {
     StoreFixture fixture = fixture();
     try (RootAllocator allocator = new RootAllocator()) { // close fails the test on a leaked buffer
-      try (ScenarioTable table = ScenarioTable.on(fixture.newTableUri(), fixture.storeOptions(), allocator)) {
+      try (ScenarioTable table = ScenarioTable.on(fixture.newTableUri(), storeOptions, allocator)) {
         scenario.accept(table);
       }
     }
@@ -312,5 +319,81 @@ public abstract class CatalogueScenarios extends StoreSuite {
   @Test
   void e6_encodedWriteKeepsItsInputsAcrossDatasetInstances() {
     run(DerivedColumnScenarios::e6_encodedWriteKeepsItsInputsAcrossDatasetInstances);
+  }
+
+  // ---- F: data-loss classes other formats shipped in 2025-26 (DataLossScenarios)
+
+  @Test
+  void f1_compactionPlannedBeforeAConcurrentDeleteNeverBringsDeletedRowsBack() {
+    run(DataLossScenarios::f1_compactionPlannedBeforeAConcurrentDeleteNeverBringsDeletedRowsBack);
+  }
+
+  @Test
+  void f2_compactionKeepsNullAndEmptyStringsAndBinariesApart() {
+    run(DataLossScenarios::f2_compactionKeepsNullAndEmptyStringsAndBinariesApart);
+  }
+
+  @Test
+  void f3_concurrentMergeInsertsOfTheSameNewKeyNeverDuplicateIt() {
+    run(DataLossScenarios::f3_concurrentMergeInsertsOfTheSameNewKeyNeverDuplicateIt);
+  }
+
+  @Test
+  void f4_aRetryNeverCommitsTheRestOfAHalfConsumedInput() {
+    run(DataLossScenarios::f4_aRetryNeverCommitsTheRestOfAHalfConsumedInput);
+  }
+
+  @Test
+  void f5_cleanupKeepsTaggedVersionsAndNeverRootsAtAStaleLatest() {
+    run(DataLossScenarios::f5_cleanupKeepsTaggedVersionsAndNeverRootsAtAStaleLatest);
+  }
+
+  @Test
+  void f6_anAbortedWriteDeletesOnlyTheFilesItWrote() {
+    run(DataLossScenarios::f6_anAbortedWriteDeletesOnlyTheFilesItWrote);
+  }
+
+  @Test
+  void f7_aRewriteKeepsDeletionIdentityRowsNeitherReappearNorDouble() {
+    run(DataLossScenarios::f7_aRewriteKeepsDeletionIdentityRowsNeitherReappearNorDouble);
+  }
+
+  @Test
+  void f8_deletesCommittedWithTheRowsTheyReplaceApplyToTheOldRowsOnly() {
+    run(DataLossScenarios::f8_deletesCommittedWithTheRowsTheyReplaceApplyToTheOldRowsOnly);
+  }
+
+  @Test
+  void f9_laggingListingsAndMetadataCleanupNeverLoseAVersion() {
+    run(DataLossScenarios::f9_laggingListingsAndMetadataCleanupNeverLoseAVersion);
+  }
+
+  @Test
+  void f10_truncatedManifestOrDataReadsFailTypedAndCommitNothing() {
+    run(DataLossScenarios::f10_truncatedManifestOrDataReadsFailTypedAndCommitNothing);
+  }
+
+  /**
+   * With the store options that send large objects in parts (a block list on Azure, a resumable upload on
+   * GCS, a multipart upload on S3), so that version files above the threshold take that path if any does.
+   */
+  @Test
+  void f11_largeVersionFilesKeepTheirClaimConditional() {
+    Map<String, String> options = new HashMap<>(fixture().storeOptions());
+    int threshold = fixture().largeObjects().map(large -> {
+      options.putAll(large.options());
+      return large.threshold();
+    }).orElse(0);
+    run(options, t -> DataLossScenarios.f11_largeVersionFilesKeepTheirClaimConditional(t, threshold));
+  }
+
+  @Test
+  void f12_anAmbiguousClaimIsSettledByReadBackNeverAssumed() {
+    run(DataLossScenarios::f12_anAmbiguousClaimIsSettledByReadBackNeverAssumed);
+  }
+
+  @Test
+  void f13_deleteByKeyRemovesEveryDuplicateAcrossFragments() {
+    run(DataLossScenarios::f13_deleteByKeyRemovesEveryDuplicateAcrossFragments);
   }
 }

@@ -142,10 +142,16 @@ final public class Cleaner {
     Instant cutoff = options.cutoff(now);
     Instant youngAfter = now.minus(options.safetyWindow());
 
-    List<Long> versions = io.commitStore().listVersions(Integer.MAX_VALUE); // newest first
+    List<Long> versions = new ArrayList<>(io.commitStore().listVersions(Integer.MAX_VALUE)); // newest first
     if (versions.isEmpty()) {
       throw new TableNotFoundException(
           "no Quiver table at " + io.location() + " (no committed version); nothing to clean up");
+    }
+    // A listing may lag behind the newest claims (an eventually consistent or cached listing): reachability is
+    // never rooted at a stale latest, whose successors' files would look unreferenced. Versions are claimed one
+    // after another, so the ones the listing missed are the listed latest + 1, + 2, ...
+    for (long next = versions.get(0) + 1; io.commitStore().read(next).isPresent(); next++) {
+      versions.add(0, next);
     }
     long latest = versions.get(0);
     Set<Long> tagged = new HashSet<>(new TagStore(io, clock).list().values());

@@ -121,11 +121,14 @@ final public class CommitLoop {
     Optional<Manifest> latest = base;
     List<CommittedTransaction> committedSince = new ArrayList<>();
     long seededFor = -1;
+    // The newest version a claim of ours found taken: it exists whatever a (lagging) listing says.
+    long takenByOthers = 0;
     for (int attempt = 1; ; attempt++) {
       // Catch up with everything committed since the newest version we know. Versions are claimed one after
-      // another, so those after `known` are known+1 .. the newest; one listing page finds the newest.
+      // another, so those after `known` are known+1 .. the newest; one listing page finds the newest. A listing
+      // that lags behind the version we lost would send us back to claim it again, attempt after attempt.
       long known = latest.map(Manifest::version).orElse(0L);
-      long head = io.commitStore().latestVersion().orElse(0L);
+      long head = Math.max(io.commitStore().latestVersion().orElse(0L), takenByOthers);
       Optional<Manifest> newest = head > known ? Optional.of(io.load(head).manifest()) : Optional.empty();
       if (newest.isPresent()) {
         // The ledger of the version we would build on answers first: it knows the key's or the sequence's
@@ -226,6 +229,7 @@ final public class CommitLoop {
         // Another writer holds the version: this attempt's segments and root are referenced by nothing. (After
         // an ambiguous claim they are kept: a put that seemed not to happen may still land.)
         deleteQuietly(attemptFiles);
+        takenByOthers = Math.max(takenByOthers, next.version());
       }
       if (attempt >= options.maxAttempts() || clock.instant().isAfter(deadline)) {
         throw new CommitRetriesExhaustedException(
