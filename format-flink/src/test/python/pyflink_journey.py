@@ -3,7 +3,8 @@
 Usage: pyflink_journey.py <bundle.jar> <warehouse-dir>
 
 Appends through 'connector' = 'quiver', reads them back filtered, upserts through a table with a primary key,
-and checks every row; prints "pyflink journey ok" and exits 0 when all is as expected.
+travels in time, then creates a Quiver catalog, a database and a keyed table in it and upserts into that, and
+checks every row; prints "pyflink journey ok" and exits 0 when all is as expected.
 """
 import sys
 
@@ -46,6 +47,17 @@ def main():
     expect("version 1", rows(t_env, "SELECT id, name FROM u /*+ OPTIONS('scan.version'='1') */"), [])
     expect("version 2", rows(t_env, "SELECT id, name FROM u /*+ OPTIONS('scan.version'='2') */ ORDER BY id"),
            [(1, "a"), (2, "b")])
+
+    # The catalog: databases as prefixes of the warehouse, the key and options stored in the table.
+    t_env.execute_sql(f"CREATE CATALOG q WITH ('type' = 'quiver', 'warehouse' = '{root}/warehouse')")
+    t_env.execute_sql("USE CATALOG q")
+    t_env.execute_sql("CREATE DATABASE sales")
+    t_env.execute_sql("CREATE TABLE sales.orders (id BIGINT NOT NULL, amount INT, PRIMARY KEY (id) NOT ENFORCED)")
+    t_env.execute_sql("INSERT INTO sales.orders VALUES (1, 10), (2, 20)").wait()
+    t_env.execute_sql("INSERT INTO sales.orders VALUES (2, 25), (3, 30)").wait()
+    expect("catalog tables", rows(t_env, "SHOW TABLES IN sales"), [("orders",)])
+    expect("catalog upserted", rows(t_env, "SELECT id, amount FROM sales.orders ORDER BY id"),
+           [(1, 10), (2, 25), (3, 30)])
     print("pyflink journey ok")
 
 
