@@ -20,6 +20,8 @@ import java.util.List;
  * @param dryRun true when nothing was actually deleted
  * @param segmentFilesRemoved root files under {@code _manifests/} and segment files under {@code _segments/}
  *     removed (segmented manifests, format 1.2): those of removed versions and of commit attempts that lost
+ * @param indexFilesRemoved index segment files under {@code _indices/} removed (format 1.3): of dropped or
+ *     compacted-away indices no remaining version lists, and of index builds that never committed
  */
 public record CleanupReport(
     List<Long> versionsRemoved,
@@ -32,11 +34,20 @@ public record CleanupReport(
     long bytesFreed,
     List<String> failed,
     boolean dryRun,
-    long segmentFilesRemoved) {
+    long segmentFilesRemoved,
+    long indexFilesRemoved) {
 
   public CleanupReport {
     versionsRemoved = List.copyOf(versionsRemoved);
     failed = List.copyOf(failed);
+  }
+
+  /** A report without index files. */
+  public CleanupReport(List<Long> versionsRemoved, long manifestsRemoved, long transactionFilesRemoved,
+      long dataFilesRemoved, long deletionFilesRemoved, long stagingFilesRemoved, long temporaryFilesRemoved,
+      long bytesFreed, List<String> failed, boolean dryRun, long segmentFilesRemoved) {
+    this(versionsRemoved, manifestsRemoved, transactionFilesRemoved, dataFilesRemoved, deletionFilesRemoved,
+        stagingFilesRemoved, temporaryFilesRemoved, bytesFreed, failed, dryRun, segmentFilesRemoved, 0);
   }
 
   /** A report without root or segment files. */
@@ -65,6 +76,6 @@ public record CleanupReport(
   /** Every file removed, of any kind. */
   public long filesRemoved() {
     return manifestsRemoved + transactionFilesRemoved + dataFilesRemoved + deletionFilesRemoved + stagingFilesRemoved
-        + temporaryFilesRemoved + segmentFilesRemoved;
+        + temporaryFilesRemoved + segmentFilesRemoved + indexFilesRemoved;
   }
 }

@@ -649,6 +649,14 @@ public final class Dataset implements AutoCloseable {
     return new Tags(new TagStore(io, options.clock()));
   }
 
+  /**
+   * The table's scalar indices at this handle's version (btree and bitmap, docs/format.md §13): create, list,
+   * optimize and drop. Scans use them for the fragments they cover in their current state.
+   */
+  public Indices indices() {
+    return new Indices(this);
+  }
+
   // ---------------------------------------------------------------- maintenance: cleanup, validation
 
   /**

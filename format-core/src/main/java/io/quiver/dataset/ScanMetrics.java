@@ -38,6 +38,8 @@ public final class ScanMetrics {
   private final LongAdder dataFilesOpened = new LongAdder();
   private final LongAdder bytesFetched = new LongAdder();
   private final LongAdder rowsReturned = new LongAdder();
+  private final LongAdder fragmentsAnsweredByIndex = new LongAdder();
+  private final LongAdder fragmentsScannedWithoutIndex = new LongAdder();
 
   private final ScanCounters counters = new ScanCounters() {
     @Override
@@ -79,6 +81,16 @@ public final class ScanMetrics {
     public void rowsReturned(long n) {
       rowsReturned.add(n);
     }
+
+    @Override
+    public void fragmentsAnsweredByIndex(long n) {
+      fragmentsAnsweredByIndex.add(n);
+    }
+
+    @Override
+    public void fragmentsScannedWithoutIndex(long n) {
+      fragmentsScannedWithoutIndex.add(n);
+    }
   };
 
   /** Counters at zero. */
@@ -118,6 +130,22 @@ public final class ScanMetrics {
     return rowsReturned.sum();
   }
 
+  /**
+   * Fragments a scalar index answered the filter for: read only at the offsets the index selected, or pruned
+   * when it selected none.
+   */
+  public long fragmentsAnsweredByIndex() {
+    return fragmentsAnsweredByIndex.sum();
+  }
+
+  /**
+   * Fragments a filtered scan of a table with scalar indices read without one: no segment covers them in their
+   * current state (added or changed since the index was built or optimized), or no index fits the filter.
+   */
+  public long fragmentsScannedWithoutIndex() {
+    return fragmentsScannedWithoutIndex.sum();
+  }
+
   /** Adds {@code other}'s counts to these (e.g. per-task metrics into a job's total); returns this. */
   public ScanMetrics add(ScanMetrics other) {
     if (other == null) {
@@ -131,6 +159,8 @@ public final class ScanMetrics {
     dataFilesOpened.add(other.dataFilesOpened());
     bytesFetched.add(other.bytesFetched());
     rowsReturned.add(other.rowsReturned());
+    fragmentsAnsweredByIndex.add(other.fragmentsAnsweredByIndex());
+    fragmentsScannedWithoutIndex.add(other.fragmentsScannedWithoutIndex());
     return this;
   }
 
@@ -149,6 +179,7 @@ public final class ScanMetrics {
     return "ScanMetrics[fragmentsConsidered=" + fragmentsConsidered() + ", fragmentsPruned=" + fragmentsPruned()
         + ", tasksPlanned=" + tasksPlanned() + ", batchesConsidered=" + batchesConsidered() + ", batchesPruned="
         + batchesPruned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
-        + bytesFetched() + ", rowsReturned=" + rowsReturned() + "]";
+        + bytesFetched() + ", rowsReturned=" + rowsReturned() + ", fragmentsAnsweredByIndex="
+        + fragmentsAnsweredByIndex() + ", fragmentsScannedWithoutIndex=" + fragmentsScannedWithoutIndex() + "]";
   }
 }

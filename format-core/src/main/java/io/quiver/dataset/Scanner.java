@@ -18,6 +18,9 @@ import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import io.quiver.internal.index.IndexSelection;
+import org.roaringbitmap.RoaringBitmap;
 import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -52,6 +55,7 @@ public final class Scanner {
   private int batchSize = DEFAULT_BATCH_SIZE;
   private boolean withRowAddress;
   private long targetTaskBytes = ScanPlanner.NO_SPLIT;
+  private boolean useIndices = true;
   private BufferAllocator allocator;
   private ScanMetrics metrics;
   private int parallelism = 1;
@@ -193,6 +197,17 @@ public final class Scanner {
     return this;
   }
 
+  /**
+   * Whether the table's scalar indices may narrow the rows read (default true). An index answers only for the
+   * fragments it covers in their current state, so results are the same either way; false reads every fragment
+   * the statistics do not prune, as a table without indices does (for comparison, or to read past a damaged
+   * index file).
+   */
+  public Scanner useIndices(boolean value) {
+    this.useIndices = value;
+    return this;
+  }
+
   /** The schema (with field ids) of the projected columns, without {@code _rowaddr}. */
   public Schema projectedSchema() {
     return Projection.project(manifest.schema(), columns, fieldIds);
@@ -215,11 +230,23 @@ public final class Scanner {
     counters.fragmentsConsidered(manifest.fragments().size());
     List<Fragment> candidates = ScanPlanner.candidates(manifest, spec);
     counters.fragmentsPruned(manifest.fragments().size() - candidates.size()); // whole segments, by their bounds
+    IndexSelection selection = useIndices ? IndexSelection.of(metered(io, counters), manifest, spec.filter(), candidates)
+        : IndexSelection.NONE;
     for (Fragment f : candidates) {
-      if (spec.mayMatch(f)) {
-        ranges.add(FragmentRange.whole(f));
-      } else {
+      if (!spec.mayMatch(f)) {
         counters.fragmentsPruned(1); // column statistics: no row can match the filter
+        continue;
+      }
+      Optional<RoaringBitmap> hits = selection.candidates(f.id());
+      if (hits.isEmpty()) {
+        counters.fragmentsScannedWithoutIndex(!useIndices || manifest.indices().isEmpty() || spec.filter().isEmpty() ? 0 : 1);
+        ranges.add(FragmentRange.whole(f));
+      } else if (hits.get().isEmpty()) {
+        counters.fragmentsAnsweredByIndex(1);
+        counters.fragmentsPruned(1); // a scalar index: no row of it can match the filter
+      } else {
+        counters.fragmentsAnsweredByIndex(1);
+        ranges.add(FragmentRange.whole(f).select(hits.get()));
       }
     }
     BufferAllocator batches = allocator != null ? allocator : defaultAllocator;
@@ -259,7 +286,23 @@ public final class Scanner {
     boolean prunable = limit != ScanSpec.NO_LIMIT && spec.filter().isEmpty();
     long rowsSoFar = 0;
     List<ScanPlanner.Planned> planned = ScanPlanner.plan(metered(io, counters), manifest, spec, targetTaskBytes);
+    IndexSelection selection = IndexSelection.NONE;
+    if (useIndices && !manifest.indices().isEmpty() && spec.filter().isPresent()) {
+      List<Fragment> fragments = planned.stream().map(p -> p.range().fragment()).distinct().toList();
+      selection = IndexSelection.of(metered(io, counters), manifest, spec.filter(), fragments);
+      for (Fragment f : fragments) {
+        if (selection.candidates(f.id()).isPresent()) {
+          counters.fragmentsAnsweredByIndex(1);
+        } else {
+          counters.fragmentsScannedWithoutIndex(1);
+        }
+      }
+    }
     for (ScanPlanner.Planned p : planned) {
+      Optional<RoaringBitmap> hits = selection.candidates(p.range().fragment().id());
+      if (hits.isPresent() && hits.get().rangeCardinality(p.range().start(), p.range().end()) == 0) {
+        continue; // a scalar index: no row of the range can match the filter
+      }
       if (prunable && rowsSoFar >= limit) {
         break;
       }

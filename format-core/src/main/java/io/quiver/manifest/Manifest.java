@@ -28,6 +28,7 @@ import java.util.TreeSet;
  * @param writerFeatures features a writer must implement
  * @param ledger the idempotence ledger (keys and application sequences committed within the retention);
  *     empty for versions written before the ledger existed (format 1.0)
+ * @param indices the table's scalar indices in ascending name order (format 1.3); empty if none
  */
 public record Manifest(
     long version,
@@ -42,7 +43,8 @@ public record Manifest(
     String transactionPath,
     Set<String> readerFeatures,
     Set<String> writerFeatures,
-    Optional<CommitLedger> ledger) {
+    Optional<CommitLedger> ledger,
+    List<ScalarIndex> indices) {
 
   /** Format version this library writes. */
   public static final int FORMAT_MAJOR = 1;
@@ -52,6 +54,17 @@ public record Manifest(
    * segmented manifests ({@link #SEGMENTED_FEATURE}); a version in the single-file layout is still written as 1.1.
    */
   public static final int FORMAT_MINOR = 2;
+
+  /** Minor format version of a version that lists scalar indices (docs/format.md section 13). */
+  public static final int INDICES_MINOR = 3;
+
+  /**
+   * Writer feature of a version with scalar indices (format 1.3): a writer that does not maintain them (prune
+   * coverage of rewritten fragments, drop indices of dropped fields) refuses to commit rather than silently
+   * dropping the user's indices. No reader feature: a reader that ignores indices reads every fragment, which
+   * is always correct. Derived on every commit: present exactly while the version lists an index.
+   */
+  public static final String INDICES_FEATURE = "scalar-indices";
 
   /** Minor format version of a version in the single-file layout. */
   public static final int SINGLE_FILE_MINOR = 1;
@@ -80,7 +93,8 @@ public record Manifest(
 
   /** Reader and writer features this library implements. */
   public static final Set<String> KNOWN_FEATURES =
-      Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE, SEGMENT_LISTS_FEATURE);
+      Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE, SEGMENT_LISTS_FEATURE,
+          INDICES_FEATURE);
 
   /** A manifest without a ledger, as format 1.0 wrote them. */
   public Manifest(
@@ -89,6 +103,16 @@ public record Manifest(
       String transactionPath, Set<String> readerFeatures, Set<String> writerFeatures) {
     this(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config, transactionUuid,
         transactionPath, readerFeatures, writerFeatures, Optional.empty());
+  }
+
+  /** A manifest without indices, as formats 1.1 and 1.2 wrote them. */
+  public Manifest(
+      long version, Schema schema, List<Fragment> fragments, OptionalLong maxFragmentId, int maxFieldId,
+      Instant timestamp, String writerVersion, Map<String, String> config, String transactionUuid,
+      String transactionPath, Set<String> readerFeatures, Set<String> writerFeatures,
+      Optional<CommitLedger> ledger) {
+    this(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config, transactionUuid,
+        transactionPath, readerFeatures, writerFeatures, ledger, List.of());
   }
 
   public Manifest {
@@ -106,6 +130,13 @@ public record Manifest(
     readerFeatures = Set.copyOf(new TreeSet<>(readerFeatures));
     writerFeatures = Set.copyOf(new TreeSet<>(writerFeatures));
     Objects.requireNonNull(ledger, "ledger");
+    indices = List.copyOf(indices);
+    for (int i = 1; i < indices.size(); i++) {
+      if (indices.get(i - 1).name().compareTo(indices.get(i).name()) >= 0) {
+        throw new IllegalArgumentException("manifest " + version + " lists index '" + indices.get(i).name()
+            + "' after '" + indices.get(i - 1).name() + "'; indices must be in ascending, distinct name order");
+      }
+    }
     if (ledger.isPresent() && !writerFeatures.contains(CommitLedger.WRITER_FEATURE)) {
       throw new IllegalArgumentException(
           "manifest " + version + " carries a ledger but not the writer feature " + CommitLedger.WRITER_FEATURE);
@@ -144,25 +175,42 @@ public record Manifest(
     Set<String> features = new TreeSet<>(writerFeatures);
     features.add(CommitLedger.WRITER_FEATURE);
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger));
+        transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger), indices);
   }
 
   /** This manifest with {@code features} as its writer features. */
   public Manifest withWriterFeatures(Set<String> features) {
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, features, ledger);
+        transactionUuid, transactionPath, readerFeatures, features, ledger, indices);
   }
 
   /** This manifest with {@code newFragments} (the same fragments, e.g. once a commit wrote its segments). */
   public Manifest withFragments(List<Fragment> newFragments) {
     return new Manifest(version, schema, newFragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, writerFeatures, ledger);
+        transactionUuid, transactionPath, readerFeatures, writerFeatures, ledger, indices);
   }
 
   /** This manifest with {@code features} as its reader features. */
   public Manifest withReaderFeatures(Set<String> features) {
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, features, writerFeatures, ledger);
+        transactionUuid, transactionPath, features, writerFeatures, ledger, indices);
+  }
+
+  /** This manifest with {@code newIndices}, and {@link #INDICES_FEATURE} among its writer features exactly when any. */
+  public Manifest withIndices(List<ScalarIndex> newIndices) {
+    Set<String> features = new TreeSet<>(writerFeatures);
+    if (newIndices.isEmpty()) {
+      features.remove(INDICES_FEATURE);
+    } else {
+      features.add(INDICES_FEATURE);
+    }
+    return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        transactionUuid, transactionPath, readerFeatures, features, ledger, newIndices);
+  }
+
+  /** The index named {@code name}, if any. */
+  public Optional<ScalarIndex> index(String name) {
+    return indices.stream().filter(i -> i.name().equals(name)).findFirst();
   }
 
   /** Whether this version is in the segmented layout (format 1.2): its fragments are a {@link FragmentList}. */

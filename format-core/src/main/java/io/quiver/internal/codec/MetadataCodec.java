@@ -118,7 +118,7 @@ public final class MetadataCodec {
     byte[] root = envelope(ROOT_MAGIC, deterministic(encode(manifest)));
     String path = rootPath(manifest.version(), transaction.uuid());
     io.quiver.internal.proto.Manifest.Builder stub = io.quiver.internal.proto.Manifest.newBuilder()
-        .setFormatVersion(FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(Manifest.FORMAT_MINOR))
+        .setFormatVersion(FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(minorOf(manifest)))
         .addAllReaderFeatures(new TreeSet<>(manifest.readerFeatures()))
         .addAllWriterFeatures(new TreeSet<>(manifest.writerFeatures()))
         .setVersion(manifest.version())
@@ -827,8 +827,7 @@ public final class MetadataCodec {
     io.quiver.internal.proto.Manifest.Builder b =
         io.quiver.internal.proto.Manifest.newBuilder()
             .setFormatVersion(
-                FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR)
-                    .setMinor(m.segmented() ? Manifest.FORMAT_MINOR : Manifest.SINGLE_FILE_MINOR))
+                FormatVersion.newBuilder().setMajor(Manifest.FORMAT_MAJOR).setMinor(minorOf(m)))
             .addAllReaderFeatures(new TreeSet<>(m.readerFeatures()))
             .addAllWriterFeatures(new TreeSet<>(m.writerFeatures()))
             .setVersion(m.version())
@@ -856,7 +855,16 @@ public final class MetadataCodec {
       }
     }
     m.ledger().ifPresent(l -> b.setLedger(encode(l)));
+    m.indices().forEach(i -> b.addIndices(IndexCodec.encode(i)));
     return b.build();
+  }
+
+  /** 1.3 with indices; else 1.2 segmented, 1.1 single-file. */
+  private static int minorOf(Manifest m) {
+    if (!m.indices().isEmpty()) {
+      return Manifest.INDICES_MINOR;
+    }
+    return m.segmented() ? Manifest.FORMAT_MINOR : Manifest.SINGLE_FILE_MINOR;
   }
 
   private static io.quiver.internal.proto.CommitLedger encode(CommitLedger l) {
@@ -935,7 +943,8 @@ public final class MetadataCodec {
         m.getTransactionPath(),
         new TreeSet<>(m.getReaderFeaturesList()),
         new TreeSet<>(m.getWriterFeaturesList()),
-        m.hasLedger() ? Optional.of(decode(m.getLedger(), m.getVersion())) : Optional.empty());
+        m.hasLedger() ? Optional.of(decode(m.getLedger(), m.getVersion())) : Optional.empty(),
+        IndexCodec.decode(m.getIndicesList(), m.getVersion()));
   }
 
   static io.quiver.internal.proto.Fragment encode(Fragment f) {
@@ -1141,6 +1150,9 @@ public final class MetadataCodec {
               .setSchema(SchemaCodec.encode(r.schema()))
               .addAllFragments(encodeFragments(r.fragments()))
               .putAllConfig(r.config()));
+    } else if (op instanceof Operation.UpdateIndices u) {
+      b.setUpdateIndices(io.quiver.internal.proto.UpdateIndices.newBuilder()
+          .setAction(u.action().label()).setIndex(IndexCodec.encode(u.index())));
     } else if (op instanceof Operation.UpdateConfig c) {
       b.setUpdateConfig(
           io.quiver.internal.proto.UpdateConfig.newBuilder().putAllUpserts(c.upserts()).addAllDeletes(c.deletes()));
@@ -1237,6 +1249,10 @@ public final class MetadataCodec {
                   SchemaCodec.decode(t.getRestore().getSchema()),
                   decodeFragments(t.getRestore().getFragmentsList()),
                   t.getRestore().getConfigMap());
+          case UPDATE_INDICES ->
+              new Operation.UpdateIndices(
+                  Operation.UpdateIndices.Action.of(t.getUpdateIndices().getAction()),
+                  IndexCodec.decodeOne(t.getUpdateIndices().getIndex(), Long.MAX_VALUE));
           case UPDATE_CONFIG ->
               new Operation.UpdateConfig(
                   t.getUpdateConfig().getUpsertsMap(), new TreeSet<>(t.getUpdateConfig().getDeletesList()));

@@ -47,6 +47,7 @@ final public class Cleaner {
 
   /** Prefixes whose files cleanup may remove. Anything else under the root is left alone. */
   static final String TRANSACTIONS_PREFIX = "_transactions/";
+  static final String INDICES_PREFIX = "_indices/";
 
   private final TableIo io;
   private final MetadataCache cache;
@@ -86,6 +87,7 @@ final public class Cleaner {
       own = segmented.inline();
     }
     own.forEach(f -> addReferences(f, out));
+    m.indices().forEach(index -> index.segments().forEach(segment -> out.add(segment.path())));
     if (!m.transactionPath().isEmpty()) {
       out.add(m.transactionPath());
     }
@@ -227,7 +229,7 @@ final public class Cleaner {
     List<String> candidates = new ArrayList<>();
     Map<String, Long> sizes = new HashMap<>();
     for (String prefix : List.of(DataFile.DATA_PREFIX, DeletionFile.DELETIONS_PREFIX, TRANSACTIONS_PREFIX,
-        MetadataCodec.ROOTS_PREFIX, Segment.PREFIX)) {
+        MetadataCodec.ROOTS_PREFIX, Segment.PREFIX, INDICES_PREFIX)) {
       for (ObjectInfo info : io.store().listAll(prefix)) {
         if (referenced.contains(info.key()) || !info.lastModified().isBefore(youngAfter)) {
           continue;
@@ -269,6 +271,7 @@ final public class Cleaner {
     long deletions = 0;
     long transactions = 0;
     long segmentFiles = 0;
+    long indexFiles = 0;
     for (String key : candidates) {
       if (notDeleted.contains(key)) {
         failed.add(key);
@@ -281,6 +284,8 @@ final public class Cleaner {
         deletions++;
       } else if (key.startsWith(MetadataCodec.ROOTS_PREFIX) || key.startsWith(Segment.PREFIX)) {
         segmentFiles++;
+      } else if (key.startsWith(INDICES_PREFIX)) {
+        indexFiles++;
       } else {
         transactions++;
       }
@@ -288,7 +293,7 @@ final public class Cleaner {
     transactions += batchesRemoved.size();
     CleanupReport report =
         new CleanupReport(removed, removed.size(), transactions, data, deletions, stagingRemoved, temporaries.size(),
-            bytesFreed, failed, options.dryRun(), segmentFiles);
+            bytesFreed, failed, options.dryRun(), segmentFiles, indexFiles);
     LOG.debug("cleanup of {} with {}: {}", io.location(), options, report);
     return report;
   }

@@ -4,6 +4,7 @@ import io.quiver.dataset.ValidationReport.Kind;
 import io.quiver.dataset.ValidationReport.Problem;
 import io.quiver.dataset.ValidationReport;
 import io.quiver.exceptions.CorruptFileException;
+import io.quiver.internal.index.IndexFiles;
 import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
 import io.quiver.internal.codec.MetadataCodec;
@@ -90,6 +91,7 @@ final public class Validator {
     for (Fragment fragment : fragments) {
       checkFragment(fragment);
     }
+    checkIndices();
     return new ValidationReport(manifest.version(), problems, filesChecked);
   }
 
@@ -170,6 +172,32 @@ final public class Validator {
     return (b.mayHaveValues() ? "values " + b.lower().map(Object::toString).orElse("unbounded") + ".."
         + b.upper().map(Object::toString).orElse("unbounded") : "no values")
         + (b.mayHaveNulls() ? ", nulls" : ", no nulls") + (b.mayHaveNan() ? ", NaN" : "");
+  }
+
+  /** Every index segment file exists, has the recorded size and decodes (pages and footer). */
+  private void checkIndices() {
+    for (io.quiver.manifest.ScalarIndex index : manifest.indices()) {
+      for (io.quiver.manifest.IndexSegment segment : index.segments()) {
+        filesChecked++;
+        byte[] bytes;
+        try {
+          bytes = io.store().read(segment.path());
+        } catch (ObjectNotFoundException e) {
+          problem(Kind.MISSING_FILE, segment.path(), "segment of index '" + index.name() + "' does not exist");
+          continue;
+        }
+        if (bytes.length != segment.sizeBytes()) {
+          problem(Kind.SIZE_MISMATCH, segment.path(), "segment of index '" + index.name() + "' is " + bytes.length
+              + " bytes; the manifest records " + segment.sizeBytes());
+          continue;
+        }
+        try {
+          IndexFiles.verify(io, index, segment, bytes);
+        } catch (CorruptFileException e) {
+          problem(Kind.CORRUPT_FILE, segment.path(), e.getMessage());
+        }
+      }
+    }
   }
 
   /** The transaction a version file carries decodes (a reader of the table state does not need it; a committer does). */

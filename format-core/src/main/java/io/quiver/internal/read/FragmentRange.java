@@ -1,12 +1,16 @@
 package io.quiver.internal.read;
 
 import io.quiver.manifest.Fragment;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * The physical rows {@code [start, end)} of one fragment: the unit a scan reads and a scan task ships.
- * Deleted rows inside the range are skipped on read.
+ * Deleted rows inside the range are skipped on read. With a {@code selection} (the offsets a scalar index
+ * says may match the filter), only those offsets are read: chunks without one are never fetched.
+ *
+ * @param selection offsets that may match, or null for every offset of the range
  */
-public record FragmentRange(Fragment fragment, long start, long end) {
+public record FragmentRange(Fragment fragment, long start, long end, RoaringBitmap selection) {
   public FragmentRange {
     if (start < 0 || end > fragment.physicalRows() || start > end) {
       throw new IllegalArgumentException(
@@ -15,9 +19,19 @@ public record FragmentRange(Fragment fragment, long start, long end) {
     }
   }
 
+  /** Every offset of {@code [start, end)}. */
+  public FragmentRange(Fragment fragment, long start, long end) {
+    this(fragment, start, end, null);
+  }
+
   /** Every physical row of the fragment. */
   public static FragmentRange whole(Fragment fragment) {
     return new FragmentRange(fragment, 0, fragment.physicalRows());
+  }
+
+  /** This range reading only {@code offsets}. */
+  public FragmentRange select(RoaringBitmap offsets) {
+    return new FragmentRange(fragment, start, end, offsets);
   }
 
   /** True when the range covers the whole fragment. */

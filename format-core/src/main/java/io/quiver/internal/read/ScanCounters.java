@@ -16,6 +16,12 @@ public interface ScanCounters {
 
   default void tasksPlanned(long n) {}
 
+  /** Fragments for which a scalar index answered the filter (read only at the offsets it selected, or pruned). */
+  default void fragmentsAnsweredByIndex(long n) {}
+
+  /** Fragments a filter with an indexed column had to scan: no index segment covers them in their current state. */
+  default void fragmentsScannedWithoutIndex(long n) {}
+
   /** Chunks of record batches a read planned to read (before zone statistics pruned any). */
   default void batchesConsidered(long n) {}
 

@@ -173,7 +173,7 @@ final public class ScanReader extends ArrowReader {
       FragmentReader.Chunk chunk = chunks.next();
       long deletedInChunk = deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
       try (VectorSchemaRoot physical = reader.read(chunk)) {
-        int[] selected = select(physical, chunk, deletedInChunk > 0);
+        int[] selected = select(physical, chunk, deletedInChunk > 0 || range.selection() != null);
         int rows = selected == null ? chunk.length() : selected.length;
         if (rows == 0) {
           continue;
@@ -200,7 +200,14 @@ final public class ScanReader extends ArrowReader {
   private List<FragmentReader.Chunk> chunksToRead(List<FragmentReader.Chunk> all) {
     counters.batchesConsidered(all.size());
     List<FragmentReader.Chunk> live = new ArrayList<>(all.size());
+    RoaringBitmap selection = range.selection();
     for (FragmentReader.Chunk chunk : all) {
+      if (selection != null) {
+        long wanted = selection.rangeCardinality(chunk.start(), chunk.start() + chunk.length());
+        if (wanted == 0) {
+          continue; // no offset a scalar index selected (counted by the scan as answered by the index)
+        }
+      }
       if (deleted.rangeCardinality(chunk.start(), chunk.start() + chunk.length()) < chunk.length()) {
         live.add(chunk);
       }
@@ -329,7 +336,26 @@ final public class ScanReader extends ArrowReader {
     to.setValueCount(rows);
   }
 
+  /** Rows of the chunk that are not deleted and, under an index selection, selected. */
   private int[] liveRows(FragmentReader.Chunk chunk) {
+    RoaringBitmap selection = range.selection();
+    if (selection != null) {
+      int[] live = new int[(int) selection.rangeCardinality(chunk.start(), chunk.start() + chunk.length())];
+      int n = 0;
+      // Ascending offsets from the chunk's start.
+      org.roaringbitmap.PeekableIntIterator peek = selection.getIntIterator();
+      peek.advanceIfNeeded((int) chunk.start());
+      while (peek.hasNext()) {
+        int offset = peek.next();
+        if (offset >= chunk.start() + chunk.length()) {
+          break;
+        }
+        if (!deleted.contains(offset)) {
+          live[n++] = (int) (offset - chunk.start());
+        }
+      }
+      return Arrays.copyOf(live, n);
+    }
     int[] live = new int[chunk.length()];
     int n = 0;
     for (int i = 0; i < chunk.length(); i++) {

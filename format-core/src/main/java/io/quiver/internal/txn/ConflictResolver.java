@@ -226,6 +226,16 @@ public final class ConflictResolver {
         || (m.deletesBySource() && !added.isEmpty()) || m.insertedKeys().mayBeIn(added, m.keyFieldIds());
   }
 
+  private static boolean sameIndexClash(Operation ours, Operation theirs) {
+    Operation.UpdateIndices o = (Operation.UpdateIndices) ours;
+    Operation.UpdateIndices t = (Operation.UpdateIndices) theirs;
+    if (!o.index().name().equals(t.index().name())) {
+      return false;
+    }
+    return !(o.action() == Operation.UpdateIndices.Action.OPTIMIZE
+        && t.action() == Operation.UpdateIndices.Action.OPTIMIZE && o.index().uuid().equals(t.index().uuid()));
+  }
+
   private static boolean configKeysCollide(Operation ours, Operation theirs) {
     return !intersection(configKeys(ours), configKeys(theirs)).isEmpty();
   }
@@ -506,6 +516,24 @@ public final class ConflictResolver {
     merge.put(Kind.ROW_DELTA, new Cell("retryable if it touched a fragment we used, its rows may hold a key we insert, or we delete by source",
         "rows we matched changed, both would insert the key, or serially we would have deleted its rows",
         retryIf(ConflictResolver::deltaMeetsMerge)));
+
+    // ---- scalar indices: they change no data, and a reader checks each segment's coverage against the
+    // fragments' current state, so data commits and index commits never invalidate each other.
+    Map<Kind, Cell> index = m.get(Kind.UPDATE_INDICES);
+    for (Kind other : Kind.values()) {
+      if (other != Kind.OVERWRITE && other != Kind.RESTORE) {
+        index.put(other, new Cell("compatible", "a segment answers only for fragments still in the state it records;"
+            + " readers scan the fragments it changed", OK));
+      }
+      m.get(other).put(Kind.UPDATE_INDICES, new Cell("compatible", "an index changes no data, schema or configuration",
+          OK));
+    }
+    index.put(Kind.PROJECT, new Cell("incompatible if it dropped the indexed field", "the column to index is gone",
+        (o, t) -> ((Operation.Project) t).droppedFieldIds().containsAll(o.readFieldIds()) && !o.readFieldIds().isEmpty()
+            ? Outcome.INCOMPATIBLE : Outcome.COMPATIBLE));
+    index.put(Kind.UPDATE_INDICES, new Cell("incompatible on the same index name, unless both optimize it",
+        "both created, dropped or dropped and optimized the index (two optimizes add up)",
+        (o, t) -> sameIndexClash(o, t) ? Outcome.INCOMPATIBLE : Outcome.COMPATIBLE));
 
     // ---- update config
     Map<Kind, Cell> config = m.get(Kind.UPDATE_CONFIG);

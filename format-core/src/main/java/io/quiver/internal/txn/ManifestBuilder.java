@@ -60,7 +60,8 @@ public final class ManifestBuilder {
         withLayout(buildContent(current, txn, timestamp), current.map(Manifest::segmented).orElse(true)));
     // Every operation carries the ledger forward: a restore or overwrite replaces the content, never the
     // record of what was committed.
-    return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp));
+    return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp))
+        .withIndices(IndexUpdate.next(current, txn, built));
   }
 
   /**
@@ -202,6 +203,8 @@ public final class ManifestBuilder {
       return new Manifest(version, r.schema(), r.fragments(),
           maxFragment < 0 ? OptionalLong.empty() : OptionalLong.of(maxFragment), restored.maxFieldId(), timestamp,
           writerVersion, config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+    } else if (op instanceof Operation.UpdateIndices) {
+      return s.build(version, base.schema(), base.maxFieldId(), base.config(), txn, timestamp); // see IndexUpdate
     } else if (op instanceof Operation.UpdateConfig c) {
       Map<String, String> config = new HashMap<>(base.config());
       config.putAll(c.upserts());

@@ -31,7 +31,7 @@ public sealed interface Operation {
   /** Kinds of operation, in the order of the conflict matrix. */
   enum Kind {
     APPEND, OVERWRITE, DELETE, UPDATE, ADD_COLUMNS, PROJECT, REPLACE_DATA, REWRITE, RESTORE, UPDATE_CONFIG, WRITE_COLUMNS,
-    MERGE_INSERT, ROW_DELTA;
+    MERGE_INSERT, ROW_DELTA, UPDATE_INDICES;
 
     static Kind of(Operation op) {
       if (op instanceof Append) {
@@ -60,6 +60,8 @@ public sealed interface Operation {
         return MERGE_INSERT;
       } else if (op instanceof RowDelta) {
         return ROW_DELTA;
+      } else if (op instanceof UpdateIndices) {
+        return UPDATE_INDICES;
       }
       throw new IllegalStateException("unknown operation " + op);
     }
@@ -403,6 +405,50 @@ public sealed interface Operation {
     @Override
     public String name() {
       return "restore";
+    }
+  }
+
+  /**
+   * Creates, extends (optimize) or drops one scalar index. Changes no data: an index segment answers for a
+   * fragment only while the fragment is in the state the segment records, so the commit never has to be checked
+   * against data changes committed since its read version.
+   *
+   * @param action what to do
+   * @param index create: the new index with its segments; optimize: the index as read, holding only the segments
+   *     to add; drop: the index as read
+   */
+  record UpdateIndices(Action action, io.quiver.manifest.ScalarIndex index) implements Operation {
+    /** What an index commit does. */
+    public enum Action {
+      CREATE, OPTIMIZE, DROP;
+
+      public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+      }
+
+      public static Action of(String label) {
+        for (Action a : values()) {
+          if (a.label().equals(label)) {
+            return a;
+          }
+        }
+        throw new IllegalArgumentException("unknown index action '" + label + "'");
+      }
+    }
+
+    public UpdateIndices {
+      Objects.requireNonNull(action, "action");
+      Objects.requireNonNull(index, "index");
+    }
+
+    @Override
+    public String name() {
+      return action.label() + "-index";
+    }
+
+    @Override
+    public Set<Integer> readFieldIds() {
+      return action == Action.DROP ? Set.of() : Set.of(index.fieldId());
     }
   }
 

@@ -72,8 +72,37 @@ public final class ManifestArbitraries {
                   txn.path(),
                   Set.of(),
                   Set.of());
+          if (random.nextInt(3) == 0) {
+            List<Integer> atomic = schema.atomicFields().stream().map(Field::id).toList();
+            List<io.quiver.manifest.ScalarIndex> indices = new ArrayList<>();
+            for (int i = 1 + random.nextInt(2); i > 0; i--) {
+              indices.add(index(atomic, fragments, random, indices.size()));
+            }
+            manifest = manifest.withIndices(indices);
+          }
           return new Committed(manifest, txn);
         });
+  }
+
+  /** A random scalar index of one of {@code atomic}, covering some of {@code fragments}. */
+  static io.quiver.manifest.ScalarIndex index(List<Integer> atomic, List<Fragment> fragments, Random random, int n) {
+    String uuid = new java.util.UUID(random.nextLong(), random.nextLong()).toString();
+    List<io.quiver.manifest.IndexSegment> segments = new ArrayList<>();
+    for (int s = random.nextInt(3); s > 0; s--) {
+      List<io.quiver.manifest.IndexedFragment> covered = new ArrayList<>();
+      for (Fragment f : fragments) {
+        if (random.nextBoolean()) {
+          covered.add(new io.quiver.manifest.IndexedFragment(f.id(), f.physicalRows(),
+              f.files().stream().map(DataFile::path).limit(1 + random.nextInt(2)).toList()));
+        }
+      }
+      long size = 100 + random.nextInt(1000);
+      segments.add(new io.quiver.manifest.IndexSegment("_indices/" + uuid + "/" + s + ".idx", size, size - 50, 50,
+          1, random.nextInt(1000), covered));
+    }
+    return new io.quiver.manifest.ScalarIndex(uuid, "idx_" + n, random.nextBoolean()
+        ? io.quiver.manifest.ScalarIndex.Kind.BTREE : io.quiver.manifest.ScalarIndex.Kind.BITMAP,
+        atomic.get(random.nextInt(atomic.size())), 1, segments);
   }
 
   /** A random operation of any kind, built from the sample's schema and fragments. */
@@ -102,6 +131,8 @@ public final class ManifestArbitraries {
       case REWRITE -> new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(any.id()), fragments)));
       case RESTORE -> new Operation.Restore(1 + random.nextInt(5), schema, fragments, config);
       case UPDATE_CONFIG -> new Operation.UpdateConfig(config, Set.of("gone-" + random.nextInt(3)));
+      case UPDATE_INDICES -> new Operation.UpdateIndices(
+          Operation.UpdateIndices.Action.values()[random.nextInt(3)], index(atomic, fragments, random, 0));
       case MERGE_INSERT -> {
         MutableRoaringBitmap added = bitmap(any.physicalRows(), random).toMutableRoaringBitmap();
         List<Integer> keys = List.of(atomic.get(random.nextInt(atomic.size())));

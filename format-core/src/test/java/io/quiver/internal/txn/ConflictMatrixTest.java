@@ -39,32 +39,35 @@ import org.roaringbitmap.buffer.MutableRoaringBitmap;
  * "a") and a "cold" pair (ours touches fragment 2, field 2, config key "b"; theirs is hot). Codes: C
  * compatible for both; X incompatible for both; R retryable for both; r retryable when hot, compatible
  * when cold; B rebase when hot, compatible when cold; k retryable when hot (colliding config key),
- * compatible when cold.
+ * compatible when cold; x incompatible when hot, compatible when cold.
  */
 class ConflictMatrixTest {
   // theirs: APPEND OVERWRITE DELETE UPDATE ADD_COLUMNS PROJECT REPLACE_DATA REWRITE RESTORE UPDATE_CONFIG WRITE_COLUMNS
-  //         MERGE_INSERT ROW_DELTA
+  //         MERGE_INSERT ROW_DELTA UPDATE_INDICES
   private static final Map<Kind, String> EXPECTED =
       Map.ofEntries(
-          Map.entry(Kind.APPEND, "CXCCRrCCXCRCC"),
-          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkRRR"),
-          Map.entry(Kind.DELETE, "CXBrCrrrXCrrr"),
-          Map.entry(Kind.UPDATE, "CXCrCrrrXCrrr"),
+          Map.entry(Kind.APPEND, "CXCCRrCCXCRCCC"),
+          Map.entry(Kind.OVERWRITE, "RRRRRRRRRkRRRC"),
+          Map.entry(Kind.DELETE, "CXBrCrrrXCrrrC"),
+          Map.entry(Kind.UPDATE, "CXCrCrrrXCrrrC"),
           // The hot merge-insert sample inserts rows, so an add-columns after it is always retryable.
-          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCRRR"),
-          Map.entry(Kind.PROJECT, "rXCrRRrCXCRrr"),
-          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCrrr"),
-          Map.entry(Kind.REWRITE, "CXrrRrrrXCRrr"),
-          Map.entry(Kind.RESTORE, "RRRRRRRRRRRRR"),
-          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkCCC"),
+          Map.entry(Kind.ADD_COLUMNS, "RXCrRRrRXCRRRC"),
+          Map.entry(Kind.PROJECT, "rXCrRRrCXCRrrC"),
+          Map.entry(Kind.REPLACE_DATA, "CXCrCrrrXCrrrC"),
+          Map.entry(Kind.REWRITE, "CXrrRrrrXCRrrC"),
+          Map.entry(Kind.RESTORE, "RRRRRRRRRRRRRC"),
+          Map.entry(Kind.UPDATE_CONFIG, "CkCCCCCCkkCCCC"),
           // Staged column writes: the witness check in the manifest builder decides, not the matrix.
-          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCCCC"),
+          Map.entry(Kind.WRITE_COLUMNS, "CCCCCCCCXCCCCC"),
           // The hot sample inserts key 5 (an appended file without statistics may hold it); the cold one
           // inserts nothing, uses fragment 2 and keys on field 2.
-          Map.entry(Kind.MERGE_INSERT, "rXrrrrrrXCrrr"),
+          Map.entry(Kind.MERGE_INSERT, "rXrrrrrrXCrrrC"),
           // The hot row delta deletes in fragment 1, adds a fragment and is serializable with no filter (every
           // added row counts as read); the cold one deletes in fragment 2, adds nothing, under snapshot isolation.
-          Map.entry(Kind.ROW_DELTA, "rXrrrrrrXCrrr"));
+          Map.entry(Kind.ROW_DELTA, "rXrrrrrrXCrrrC"),
+          // Index commits: the hot sample creates index "a" on field 1 (which the hot projection drops), the cold
+          // one index "b" on field 2.
+          Map.entry(Kind.UPDATE_INDICES, "CXCCCxCCXCCCCx"));
 
   private static final Schema SCHEMA =
       Schema.fromArrow(
@@ -114,6 +117,10 @@ class ConflictMatrixTest {
       }
       case 'r', 'k' -> {
         assertThatExceptionOfType(RetryableConflictException.class).isThrownBy(() -> resolver.check(oursHot, committed));
+        assertThat(resolver.check(oursCold, committed).isCompatible()).isTrue();
+      }
+      case 'x' -> {
+        assertThatExceptionOfType(IncompatibleTransactionException.class).isThrownBy(() -> resolver.check(oursHot, committed));
         assertThat(resolver.check(oursCold, committed).isCompatible()).isTrue();
       }
       case 'B' -> {
@@ -201,6 +208,9 @@ class ConflictMatrixTest {
       case RESTORE -> new Operation.Restore(1, SCHEMA, List.of(fragment(fragment, field)), Map.of(key, "1"));
       case UPDATE_CONFIG -> new Operation.UpdateConfig(Map.of(key, "1"), Set.of());
       case MERGE_INSERT -> mergeInsert(fragment, field, hot);
+      case UPDATE_INDICES -> new Operation.UpdateIndices(Operation.UpdateIndices.Action.CREATE,
+          new io.quiver.manifest.ScalarIndex(UUID.randomUUID().toString(), key, io.quiver.manifest.ScalarIndex.Kind.BTREE,
+              field, 1, List.of()));
       case ROW_DELTA -> new Operation.RowDelta(
           List.of(new Operation.FragmentDeletion(fragment, Optional.empty(),
               new DeletionFile("_deletions/" + fragment + "-1-y.bin", 2, 20), offsets.toImmutableRoaringBitmap())),

@@ -1,0 +1,85 @@
+package io.quiver.internal.index;
+
+import io.quiver.internal.predicate.KeyConditions;
+import io.quiver.internal.table.TableIo;
+import io.quiver.manifest.Fragment;
+import io.quiver.manifest.IndexSegment;
+import io.quiver.manifest.IndexedFragment;
+import io.quiver.manifest.Manifest;
+import io.quiver.manifest.ScalarIndex;
+import io.quiver.predicate.Predicate;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * What a version's indices say about a filter: for each fragment some index answers for (a segment covering it
+ * in its current state, for a field a top-level conjunct constrains), the offsets that may match — every other
+ * offset makes that conjunct false or unknown. Fragments no usable segment covers are absent and are scanned.
+ * When several conjuncts have usable indices for a fragment, their candidates are intersected.
+ */
+public final class IndexSelection {
+  private final Map<Long, RoaringBitmap> candidates;
+
+  private IndexSelection(Map<Long, RoaringBitmap> candidates) {
+    this.candidates = candidates;
+  }
+
+  /** No fragment is answered by an index. */
+  public static final IndexSelection NONE = new IndexSelection(Map.of());
+
+  /** The selection for {@code filter} over {@code fragments} of {@code manifest}. */
+  public static IndexSelection of(TableIo io, Manifest manifest, Optional<Predicate> filter, List<Fragment> fragments) {
+    if (filter.isEmpty() || manifest.indices().isEmpty() || fragments.isEmpty()) {
+      return NONE;
+    }
+    List<KeyConditions.Condition> conditions = KeyConditions.of(filter.get(), manifest.schema());
+    if (conditions.isEmpty()) {
+      return NONE;
+    }
+    Map<Long, Fragment> byId = new HashMap<>();
+    fragments.forEach(f -> byId.put(f.id(), f));
+    Map<Long, RoaringBitmap> out = new HashMap<>();
+    for (KeyConditions.Condition condition : conditions) {
+      for (ScalarIndex index : manifest.indices()) {
+        if (index.fieldId() != condition.fieldId()) {
+          continue;
+        }
+        Set<Integer> column = IndexedColumns.of(manifest.schema(), index.fieldId());
+        for (IndexSegment segment : index.segments()) {
+          Map<Long, RoaringBitmap> answered = new HashMap<>();
+          for (IndexedFragment covered : segment.fragments()) {
+            Fragment f = byId.get(covered.fragmentId());
+            if (f != null && covered.matches(f, column)) {
+              answered.put(f.id(), new RoaringBitmap());
+            }
+          }
+          if (answered.isEmpty()) {
+            continue;
+          }
+          SegmentFile.lookup(io, segment, condition).forEach((fragment, offsets) -> {
+            RoaringBitmap hits = answered.get(fragment);
+            if (hits != null) {
+              hits.or(offsets);
+            }
+          });
+          answered.forEach((fragment, hits) -> out.merge(fragment, hits, (a, b) -> RoaringBitmap.and(a, b)));
+        }
+      }
+    }
+    return out.isEmpty() ? NONE : new IndexSelection(out);
+  }
+
+  /** The offsets of fragment {@code id} that may match, or empty when no index answers for it. */
+  public Optional<RoaringBitmap> candidates(long fragmentId) {
+    return Optional.ofNullable(candidates.get(fragmentId));
+  }
+
+  /** Fragments an index answered for. */
+  public int answered() {
+    return candidates.size();
+  }
+}
