@@ -525,6 +525,105 @@ final class Commands {
     }
   }
 
+  @Command(name = "index", mixinStandardHelpOptions = true,
+      description = "Scalar indices (btree, bitmap): create, list, optimize, drop.",
+      footer = "%nExample: quiver index create /tmp/t by_id btree id",
+      subcommands = {Index.Create.class, Index.ListIndices.class, Index.Optimize.class, Index.Drop.class})
+  static final class Index implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand: create, list, optimize or drop");
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+        description = "Builds an index of a column (dotted for struct members) over the latest version and commits it.",
+        footer = "%nExample: quiver index create /tmp/t by_city bitmap address.city")
+    static final class Create extends TableCommand {
+      @Parameters(index = "1", paramLabel = "<name>")
+      String name;
+
+      @Parameters(index = "2", paramLabel = "<kind>", description = "btree or bitmap")
+      String kind;
+
+      @Parameters(index = "3", paramLabel = "<column>")
+      String column;
+
+      @Override
+      void run() {
+        io.quiver.manifest.ScalarIndex.Kind k;
+        try {
+          k = io.quiver.manifest.ScalarIndex.Kind.of(kind);
+        } catch (IllegalArgumentException e) {
+          throw new UserException(e.getMessage());
+        }
+        try (Dataset ds = open()) {
+          io.quiver.manifest.ScalarIndex index = ds.indices().create(name, k, column);
+          out().println("created " + k.label() + " index " + name + " on " + column + " as version " + ds.version()
+              + " (" + index.rows() + " rows, " + index.sizeBytes() + " bytes)");
+        }
+      }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists indices and what they cover.",
+        footer = "%nExample: quiver index list /tmp/t")
+    static final class ListIndices extends TableCommand {
+      @Override
+      void run() {
+        try (Dataset ds = open()) {
+          if (ds.indices().list().isEmpty()) {
+            out().println("no indices");
+            return;
+          }
+          List<String[]> rows = new ArrayList<>();
+          for (io.quiver.manifest.ScalarIndex i : ds.indices().list()) {
+            io.quiver.dataset.Indices.Coverage c = ds.indices().coverage(i.name());
+            rows.add(new String[] {i.name(), i.kind().label(), ds.schema().pathOf(i.fieldId()),
+                String.valueOf(i.segments().size()), String.valueOf(i.sizeBytes()),
+                c.coveredFragments() + "/" + (c.coveredFragments() + c.uncoveredFragments()),
+                String.valueOf(c.uncoveredRows())});
+          }
+          Table.aligned(out(), new String[] {"index", "kind", "column", "segments", "bytes", "fragments covered",
+              "rows to optimize"}, rows);
+        }
+      }
+    }
+
+    @Command(name = "optimize", mixinStandardHelpOptions = true,
+        description = "Indexes the fragments added or changed since the index was built (commits nothing if none).",
+        footer = "%nExample: quiver index optimize /tmp/t by_id")
+    static final class Optimize extends TableCommand {
+      @Parameters(index = "1", paramLabel = "<name>")
+      String name;
+
+      @Override
+      void run() {
+        try (Dataset ds = open()) {
+          long before = ds.version();
+          ds.indices().optimize(name);
+          out().println(ds.version() == before ? "index " + name + " already covers every fragment"
+              : "optimized index " + name + " as version " + ds.version());
+        }
+      }
+    }
+
+    @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drops an index.",
+        footer = "%nExample: quiver index drop /tmp/t by_id")
+    static final class Drop extends TableCommand {
+      @Parameters(index = "1", paramLabel = "<name>")
+      String name;
+
+      @Override
+      void run() {
+        try (Dataset ds = open()) {
+          out().println("dropped index " + name + " as version " + ds.indices().drop(name));
+        }
+      }
+    }
+  }
+
   @Command(name = "schemes", hidden = true, mixinStandardHelpOptions = true,
       description = "Lists the store schemes found through ServiceLoader.")
   static final class Schemes implements Callable<Integer> {

@@ -63,6 +63,7 @@ import picocli.CommandLine;
         Commands.Cleanup.class,
         Commands.Restore.class,
         Commands.Tag.class,
+        Commands.Index.class,
         Commands.Validate.class,
         DemoCommand.class,
         Commands.Schemes.class,

@@ -122,6 +122,10 @@ final class ScanCommand extends TableCommand {
         + (m.fragmentsConsidered() - m.fragmentsPruned()) + " read");
     err.println("  batches:   " + m.batchesConsidered() + " considered, " + m.batchesPruned() + " pruned, "
         + (m.batchesConsidered() - m.batchesPruned()) + " read");
+    if (m.fragmentsAnsweredByIndex() + m.fragmentsScannedWithoutIndex() > 0) {
+      err.println("  indices:   " + m.fragmentsAnsweredByIndex() + " fragments answered by an index, "
+          + m.fragmentsScannedWithoutIndex() + " scanned without one");
+    }
     err.println("  data files opened: " + m.dataFilesOpened());
     err.println("  bytes fetched:     " + m.bytesFetched());
     err.println("  rows returned:     " + m.rowsReturned());

@@ -274,6 +274,27 @@ class CliCommandsTest {
   }
 
   @Test
+  void indicesCreateListOptimizeAndDrop() throws Exception {
+    assertThat(ok("index", "list", table).out()).contains("no indices");
+    assertThat(ok("index", "create", table, "by_name", "bitmap", "name").out())
+        .contains("created bitmap index by_name on name as version 2");
+    ok("import", table, write("more.csv", "id,name\n9,zed\n").toString());
+    assertThat(ok("index", "list", table).out()).containsPattern("by_name\\s+bitmap\\s+name\\s+1\\s+\\d+\\s+1/2\\s+1");
+    CliRunner.Result scan = ok("scan", table, "--where", "name IN ('bob', 'zed')", "--stats", "-f", "csv");
+    assertThat(scan.out()).contains("bob").contains("zed");
+    assertThat(scan.err()).contains("1 fragments answered by an index, 1 scanned without one");
+    assertThat(ok("index", "optimize", table, "by_name").out()).contains("optimized index by_name as version 4");
+    assertThat(ok("index", "optimize", table, "by_name").out()).contains("already covers every fragment");
+    assertThat(ok("scan", table, "--where", "name IN ('bob', 'zed')", "--stats").err()).contains("2 fragments answered by an index, 0 scanned");
+    assertThat(userError("index", "create", table, "x", "hash", "name")).contains("btree or bitmap");
+    assertThat(userError("index", "create", table, "x", "btree", "score")).contains("cannot be indexed");
+    assertThat(userError("index", "create", table, "by_name", "btree", "id")).contains("already has an index named");
+    assertThat(ok("index", "drop", table, "by_name").out()).contains("dropped index by_name as version 5");
+    assertThat(userError("index", "drop", table, "by_name")).contains("no index named 'by_name'");
+    assertThat(ok("validate", table).out()).contains("is valid");
+  }
+
+  @Test
   void compactCleanupAndValidate() throws Exception {
     for (int i = 0; i < 3; i++) {
       ok("import", table, write("p" + i + ".csv", "id,name\n" + (10 + i) + ",x\n").toString());
