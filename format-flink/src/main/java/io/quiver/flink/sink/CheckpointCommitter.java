@@ -81,7 +81,10 @@ abstract class CheckpointCommitter<C> implements Committer<C> {
     long checkpoint = checkpointId(c);
     try {
       Dataset table = dataset();
-      Optional<CommitLedger.SequenceWatermark> mark = table.distributed().applicationWatermark(app);
+      SinkFaults faults = SinkFaults.current();
+      Optional<CommitLedger.SequenceWatermark> mark = faults.ledgerIgnored()
+          ? Optional.empty()
+          : table.distributed().applicationWatermark(app);
       if (mark.isPresent() && mark.get().sequence() >= checkpoint) {
         LOG.info("{} is already in {} (watermark {} at version {})", c, uri, mark.get().sequence(),
             mark.get().version());
@@ -92,8 +95,11 @@ abstract class CheckpointCommitter<C> implements Committer<C> {
         return;
       }
       requireFiles(c);
-      long version = commitNew(table, c, CommitOptions.defaults().withApplicationSequence(app, checkpoint));
+      long version = commitNew(table, c, faults.ledgerIgnored()
+          ? CommitOptions.defaults()
+          : CommitOptions.defaults().withApplicationSequence(app, checkpoint));
       LOG.info("committed {} to {} as version {}", c, uri, version);
+      faults.afterTableCommit(app, checkpoint, version);
     } catch (StaleReadVersionException e) {
       throw e; // retrying cannot bring removed versions back
     } catch (StoreException | RetryableConflictException e) {

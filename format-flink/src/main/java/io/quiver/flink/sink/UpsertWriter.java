@@ -58,6 +58,9 @@ final class UpsertWriter implements CommittingSinkWriter<RowData, UpsertResult> 
   @Override
   public void write(RowData row, Context context) {
     String key = keys.of(row);
+    if (SinkFaults.current().firstChangeWins() && changes.containsKey(key)) {
+      return;
+    }
     RowKind kind = row.getRowKind();
     if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
       RowData copy = copier.copy(row);

@@ -32,7 +32,10 @@ import org.apache.flink.table.types.logical.RowType;
  *   <li>{@code follow}: the source table read in follow mode and every row appended to the table (unbounded).
  * </ul>
  *
- * It prints {@code DONE} when a bounded job ends.
+ * It prints {@code DONE} when a bounded job ends. The system property {@code quiver.kill.faults} (a comma-separated
+ * list) sets faults for the suites: {@code halt-after=N} halts the JVM with status 137 right after its N-th table
+ * commit; {@code ignore-ledger}, {@code first-change-wins} and {@code ignore-restored-state} run the broken sink,
+ * upsert writer and source the suites must catch (see the two {@code ProcessFaults}).
  */
 public final class FlinkChild {
   static final RowType IDS = RowType.of(new LogicalType[] {new BigIntType(false)}, new String[] {"id"});
@@ -47,6 +50,7 @@ public final class FlinkChild {
     String restore = args[3];
     long rows = Long.parseLong(args[4]);
     int perCheckpoint = Integer.parseInt(args[5]);
+    setFaults(System.getProperty("quiver.kill.faults", ""));
 
     Configuration conf = new Configuration();
     conf.setString("execution.checkpointing.dir", checkpoints.toUri().toString());
@@ -94,5 +98,25 @@ public final class FlinkChild {
     }
     System.out.flush();
     System.exit(0);
+  }
+
+  private static void setFaults(String faults) {
+    int haltAfter = 0;
+    boolean ignoreLedger = false;
+    boolean firstChangeWins = false;
+    for (String fault : faults.split(",")) {
+      if (fault.startsWith("halt-after=")) {
+        haltAfter = Integer.parseInt(fault.substring("halt-after=".length()));
+      } else if (fault.equals("ignore-ledger")) {
+        ignoreLedger = true;
+      } else if (fault.equals("first-change-wins")) {
+        firstChangeWins = true;
+      } else if (fault.equals("ignore-restored-state")) {
+        io.quiver.flink.source.ProcessFaults.ignoreRestoredState();
+      } else if (!fault.isEmpty()) {
+        throw new IllegalArgumentException("fault " + fault);
+      }
+    }
+    io.quiver.flink.sink.ProcessFaults.set(haltAfter, ignoreLedger, firstChangeWins);
   }
 }

@@ -54,11 +54,17 @@ class FlinkProcessKillIT {
     final Path log;
 
     Child(List<String> args, Path log) throws IOException {
+      this(args, log, "");
+    }
+
+    /** A child with {@code faults} ({@link FlinkChild}'s {@code quiver.kill.faults}). */
+    Child(List<String> args, Path log, String faults) throws IOException {
       this.log = log;
       List<String> command = new ArrayList<>();
       command.add(ProcessHandle.current().info().command().orElse("java"));
       command.addAll(Arrays.asList(System.getProperty("quiver.flink.jvm-flags", "").trim().split("\\s+")));
       command.add("-Xmx768m");
+      command.add("-Dquiver.kill.faults=" + faults);
       command.add("-cp");
       command.add(System.getProperty("java.class.path"));
       command.add(FlinkChild.class.getName());
@@ -99,6 +105,13 @@ class FlinkProcessKillIT {
       process.destroyForcibly();
       assertThat(process.waitFor(1, TimeUnit.MINUTES)).isTrue();
       assertThat(process.exitValue()).as("killed by SIGKILL (128 + 9)").isEqualTo(137);
+    }
+
+    /** Waits for the halt a {@code halt-after} fault causes: status 137, as SIGKILL leaves it. */
+    void awaitHalt() throws Exception {
+      await("the halt after a table commit", () -> !process.isAlive());
+      assertThat(process.exitValue()).as("halted (137); log:\n%s", tail()).isEqualTo(137);
+      assertThat(Files.readString(log)).contains("HALT after committing checkpoint");
     }
 
     void awaitExit() throws Exception {
@@ -202,6 +215,51 @@ class FlinkProcessKillIT {
     return "missing " + missing + ", more than once " + twice;
   }
 
+  /** Empty when {@code counts} holds every id of {@code 0 .. total-1} exactly once, else what is wrong. */
+  private static String exactlyOnceProblems(Map<Long, Integer> counts, long total) {
+    boolean ok = counts.size() == total && counts.values().stream().allMatch(n -> n == 1)
+        && counts.keySet().stream().allMatch(id -> id >= 0 && id < total);
+    return ok ? "" : ids(counts, total);
+  }
+
+  /**
+   * The deterministic crash window of a checkpoint committer: the child halts right after its second table
+   * commit, before Flink hears of it, so the checkpoint it restores from re-delivers that committed checkpoint;
+   * the resubmitted job runs to its end. Returns every id's count.
+   */
+  private Map<Long, Integer> sinkHaltedAfterACommitAndResumed(String name, String faults, long total)
+      throws Exception {
+    Path table = createIdTable(dir.resolve(name));
+    Path first = dir.resolve(name + "-ckpt-0");
+    try (Child child = new Child(List.of("sink", table.toString(), first.toString(), "none", Long.toString(total),
+        "50"), dir.resolve(name + "-0.log"), joined("halt-after=2", faults))) {
+      child.awaitHalt();
+    }
+    try (Child child = new Child(List.of("sink", table.toString(), dir.resolve(name + "-ckpt-1").toString(),
+        restoreFrom(first), Long.toString(total), "50"), dir.resolve(name + "-1.log"), faults)) {
+      child.awaitExit();
+    }
+    return counts(table, "id");
+  }
+
+  private static String joined(String a, String b) {
+    return b.isEmpty() ? a : a + "," + b;
+  }
+
+  @Test
+  void aDataStreamSinkHaltedRightAfterATableCommitIsRestoredWithoutADuplicate() throws Exception {
+    Map<Long, Integer> all = sinkHaltedAfterACommitAndResumed("halted", "", 600);
+    assertThat(exactlyOnceProblems(all, 600)).as("every id exactly once").isEmpty();
+  }
+
+  /** The failing variant: a sink that commits re-delivered committables again (no ledger) is caught. */
+  @Test
+  void aSinkWithoutItsLedgerIsCaughtCommittingTheRedeliveredCheckpointTwice() throws Exception {
+    Map<Long, Integer> all = sinkHaltedAfterACommitAndResumed("no-ledger", "ignore-ledger", 600);
+    assertThat(exactlyOnceProblems(all, 600)).as("the exactly-once check catches the broken sink")
+        .contains("more than once [").doesNotContain("more than once []");
+  }
+
   @Test
   void aDataStreamSinkKilledAndResubmittedFromRetainedCheckpointsWritesEveryRowOnce() throws Exception {
     Path table = createIdTable(dir.resolve("events"));
@@ -296,6 +354,79 @@ class FlinkProcessKillIT {
     assertThat(lastIds).as("each key's last id").isEqualTo(expectedLast);
     Map<Long, Integer> n = counts(table, "n");
     assertThat(n).as("each key counted every id once").isEqualTo(Map.of(total / FlinkChild.KEYS, FlinkChild.KEYS));
+  }
+
+  /**
+   * The upsert job of {@link #aSqlUpsertJobKilledAndResubmittedEndsWithTheExactStatePerKey}, halted right after
+   * its second table commit and resubmitted from the checkpoint that re-delivers it; returns what is wrong with
+   * the table's final state per key (empty when it is exact).
+   */
+  private List<String> upsertHaltedAfterACommitAndResumed(String name, String faults, long total) throws Exception {
+    Path table = dir.resolve(name);
+    Path first = dir.resolve(name + "-ckpt-0");
+    try (Child child = new Child(List.of("upsert", table.toString(), first.toString(), "none", Long.toString(total),
+        "40"), dir.resolve(name + "-0.log"), joined("halt-after=2", faults))) {
+      child.awaitHalt();
+    }
+    try (Child child = new Child(List.of("upsert", table.toString(), dir.resolve(name + "-ckpt-1").toString(),
+        restoreFrom(first), Long.toString(total), "40"), dir.resolve(name + "-1.log"), faults)) {
+      child.awaitExit();
+    }
+    List<String> problems = new ArrayList<>();
+    Map<Long, Integer> keys = counts(table, "k");
+    if (keys.size() != FlinkChild.KEYS || !keys.values().stream().allMatch(n -> n == 1)) {
+      problems.add("rows per key " + keys);
+    }
+    Map<Long, Integer> expectedLast = new TreeMap<>();
+    for (long k = 0; k < FlinkChild.KEYS; k++) {
+      expectedLast.put(total - FlinkChild.KEYS + k, 1);
+    }
+    Map<Long, Integer> lastIds = counts(table, "last_id");
+    if (!lastIds.equals(expectedLast)) {
+      problems.add("last ids " + lastIds + ", expected " + expectedLast);
+    }
+    Map<Long, Integer> n = counts(table, "n");
+    if (!n.equals(Map.of(total / FlinkChild.KEYS, FlinkChild.KEYS))) {
+      problems.add("counts " + n);
+    }
+    return problems;
+  }
+
+  @Test
+  void aSqlUpsertJobHaltedRightAfterATableCommitEndsWithTheExactStatePerKey() throws Exception {
+    assertThat(upsertHaltedAfterACommitAndResumed("upsert-halted", "", 800)).isEmpty();
+  }
+
+  /** The failing variant: an upsert writer that keeps a key's first change of a checkpoint is caught. */
+  @Test
+  void anUpsertWriterKeepingTheFirstChangeOfAKeyIsCaught() throws Exception {
+    assertThat(upsertHaltedAfterACommitAndResumed("upsert-first-wins", "first-change-wins", 800))
+        .as("the final-state check catches the broken writer").isNotEmpty();
+  }
+
+  /** The failing variant: a source whose restored enumerator forgets its position is caught re-emitting rows. */
+  @Test
+  void aSourceThatForgetsItsRestoredPositionIsCaughtEmittingRowsTwice() throws Exception {
+    Path source = createIdTable(dir.resolve("broken-source"));
+    Path target = createIdTable(dir.resolve("broken-target"));
+    append(source, 0, 100);
+    append(source, 100, 100);
+    Path first = dir.resolve("broken-follow-ckpt-0");
+    try (Child child = new Child(List.of("follow", target.toString(), first.toString(), "none", "0", "1",
+        source.toString()), dir.resolve("broken-follow-0.log"))) {
+      child.await("every row downstream and a retained checkpoint", () -> rows(target) >= 200 && hasCheckpoint(first));
+      child.kill();
+    }
+    assertThat(exactlyOnceProblems(counts(target, "id"), rows(target))).as("the correct source, before").isEmpty();
+    append(source, 200, 100);
+    try (Child child = new Child(List.of("follow", target.toString(), dir.resolve("broken-follow-ckpt-1").toString(),
+        restoreFrom(first), "0", "1", source.toString()), dir.resolve("broken-follow-1.log"),
+        "ignore-restored-state")) {
+      child.await("more rows downstream than were appended", () -> rows(target) > 300);
+      child.kill();
+    }
+    assertThat(exactlyOnceProblems(counts(target, "id"), 300)).as("the exactly-once check catches the broken source")
+        .contains("more than once [").doesNotContain("more than once []");
   }
 
   @Test
