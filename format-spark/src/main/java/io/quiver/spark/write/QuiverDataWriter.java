@@ -117,7 +117,17 @@ final class QuiverDataWriter implements DataWriter<InternalRow> {
   public WriterCommitMessage commit() {
     seal();
     flush();
-    WriteHooks.current().afterFilesWritten(partitionId, attemptNumber, epochId, List.copyOf(files));
+    WriteHooks hooks = WriteHooks.current();
+    hooks.afterFilesWritten(partitionId, attemptNumber, epochId, List.copyOf(files));
+    if (hooks.commitsEachTask() && !results.isEmpty()) { // the broken write of the kill suites; never in production
+      try (io.quiver.dataset.Dataset ds = factory.ref.open()) {
+        long version = ds.distributed().commit(results.stream().map(WriteResult::decode).toList(),
+            io.quiver.dataset.WriteMode.APPEND,
+            io.quiver.dataset.CommitOptions.defaults());
+        hooks.afterTableCommit("task " + partitionId, version);
+      }
+      return new QuiverCommitMessage(partitionId, taskId, attemptNumber, epochId, List.of());
+    }
     return new QuiverCommitMessage(partitionId, taskId, attemptNumber, epochId, results);
   }
 

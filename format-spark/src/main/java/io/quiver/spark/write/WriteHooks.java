@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * Test-only failure injection: the points where the write path consults {@link #current()}. Production never
- * sets it (the default does nothing); tests in this package set it to make a task fail after its files are
- * written, or the driver fail before or after its table commit, deterministically.
+ * sets it (the default does nothing and breaks nothing); tests in this package set it to make a task fail after
+ * its files are written, or the driver fail before or after its table commit, deterministically, and the process
+ * kill suites (through the test sources' {@code ProcessFaults}) to run deliberately broken writes they must catch.
  */
 interface WriteHooks {
   WriteHooks NONE = new WriteHooks() {};
@@ -18,6 +19,22 @@ interface WriteHooks {
 
   /** The driver committed {@code key} as {@code version} (or found it committed). */
   default void afterTableCommit(String key, long version) {}
+
+  /**
+   * True for the broken streaming write: each epoch is committed as new, without the ledger (no watermark check,
+   * no application sequence, no idempotence key), as a sink without an idempotence ledger would.
+   */
+  default boolean ledgerIgnored() {
+    return false;
+  }
+
+  /**
+   * True for the broken batch write: each task commits its own files when it ends, as a write without a
+   * driver-side commit would (then {@link #afterTableCommit} is called in the task).
+   */
+  default boolean commitsEachTask() {
+    return false;
+  }
 
   static WriteHooks current() {
     return Holder.hooks;

@@ -21,11 +21,30 @@ import org.apache.spark.sql.streaming.Trigger;
  *   <li>{@code insert <warehouse> <table> <rows> <partitions>}: one batch {@code INSERT} of ids {@code [0, rows)}
  *       in that many tasks, each printing {@code TASK <partition>} once its rows were handed to the writer.
  * </ul>
+ *
+ * The system property {@code quiver.kill.faults} (a comma-separated list) sets faults for the suites: {@code
+ * halt-after=N} halts the JVM with status 137 right after its N-th table commit; {@code ignore-ledger} and {@code
+ * commit-each-task} run the broken streaming and batch writes the suites must catch ({@code ProcessFaults}).
  */
 public final class SparkChild {
   private SparkChild() {}
 
   public static void main(String[] args) throws Exception {
+    int haltAfter = 0;
+    boolean ignoreLedger = false;
+    boolean commitEachTask = false;
+    for (String fault : System.getProperty("quiver.kill.faults", "").split(",")) {
+      if (fault.startsWith("halt-after=")) {
+        haltAfter = Integer.parseInt(fault.substring("halt-after=".length()));
+      } else if (fault.equals("ignore-ledger")) {
+        ignoreLedger = true;
+      } else if (fault.equals("commit-each-task")) {
+        commitEachTask = true;
+      } else if (!fault.isEmpty()) {
+        throw new IllegalArgumentException("fault " + fault);
+      }
+    }
+    io.quiver.spark.write.ProcessFaults.set(haltAfter, ignoreLedger, commitEachTask);
     SparkSession spark = SparkSession.builder()
         .master("local[2]")
         .appName("quiver-kill-child")

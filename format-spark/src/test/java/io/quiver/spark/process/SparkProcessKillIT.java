@@ -50,10 +50,16 @@ class SparkProcessKillIT {
     final List<String> lines = new ArrayList<>();
 
     Child(List<String> args, Path log) throws IOException {
+      this(args, log, "");
+    }
+
+    /** A child with {@code faults} ({@link SparkChild}'s {@code quiver.kill.faults}). */
+    Child(List<String> args, Path log, String faults) throws IOException {
       List<String> command = new ArrayList<>();
       command.add(ProcessHandle.current().info().command().orElse("java"));
       command.addAll(Arrays.asList(System.getProperty("quiver.spark.jvm-flags", "").trim().split("\\s+")));
       command.add("-Xmx768m");
+      command.add("-Dquiver.kill.faults=" + faults);
       command.add("-cp");
       command.add(System.getProperty("java.class.path"));
       command.add(SparkChild.class.getName());
@@ -78,6 +84,13 @@ class SparkProcessKillIT {
         }
       }
       throw new AssertionError("no line '" + prefix + "' within " + LINE_TIMEOUT + "; printed " + lines);
+    }
+
+    /** Waits for the halt a {@code halt-after} fault causes: a HALT line, then status 137, as SIGKILL leaves it. */
+    void awaitHalt() throws Exception {
+      await("HALT ");
+      assertThat(process.waitFor(1, TimeUnit.MINUTES)).isTrue();
+      assertThat(process.exitValue()).as("halted (137); printed %s", lines).isEqualTo(137);
     }
 
     /** SIGKILL: no shutdown hook, no finally block runs in the child. */
@@ -186,6 +199,71 @@ class SparkProcessKillIT {
     try (Dataset ds = Dataset.open(uri, options())) {
       assertThat(ds.validate().isValid()).isTrue();
     }
+  }
+
+  /**
+   * The deterministic crash window of a streaming write: the driver halts right after the table commit of its
+   * second batch with rows, before Spark writes that batch to its commit log, so the restarted query runs the
+   * batch again under the same epoch id; it then drains the input. Returns every id's count.
+   */
+  private Map<Long, Integer> streamHaltedAfterACommitAndDrained(String name, String faults, int files, int perFile)
+      throws Exception {
+    Path warehouse = dir.resolve(name);
+    Path input = Files.createDirectories(dir.resolve(name + "-input"));
+    Path checkpoint = dir.resolve(name + "-checkpoint");
+    createTable(warehouse, name);
+    for (int f = 0; f < files; f++) {
+      StringBuilder json = new StringBuilder();
+      for (int i = 0; i < perFile; i++) {
+        json.append("{\"id\":").append(f * perFile + i).append("}\n");
+      }
+      Files.writeString(input.resolve(String.format("part-%03d.json", f)), json.toString());
+    }
+    List<String> args = List.of("stream", warehouse.toUri().toString(), name, input.toString(), checkpoint.toString(),
+        "drain");
+    String halting = faults.isEmpty() ? "halt-after=2" : "halt-after=2," + faults;
+    try (Child child = new Child(args, dir.resolve(name + "-0.log"), halting)) {
+      child.awaitHalt();
+    }
+    try (Child child = new Child(args, dir.resolve(name + "-1.log"), faults)) {
+      child.await("DONE");
+      assertThat(child.process.waitFor(1, TimeUnit.MINUTES)).isTrue();
+    }
+    return ids(warehouse.resolve("db").resolve(name).toUri().toString());
+  }
+
+  @Test
+  void aStreamingQueryHaltedRightAfterATableCommitRunsTheBatchAgainWithoutADuplicate() throws Exception {
+    Map<Long, Integer> all = streamHaltedAfterACommitAndDrained("halted", "", 5, 40);
+    assertThat(all).containsOnlyKeys(Stream.iterate(0L, i -> i + 1).limit(200).toList());
+    assertThat(all.values()).as("every id once").allMatch(n -> n == 1);
+  }
+
+  /** The failing variant: a streaming write without its ledger is caught committing the batch run again twice. */
+  @Test
+  void aStreamingWriteWithoutItsLedgerIsCaughtCommittingTheBatchTwice() throws Exception {
+    Map<Long, Integer> all = streamHaltedAfterACommitAndDrained("no_ledger", "ignore-ledger", 5, 40);
+    assertThat(all).containsOnlyKeys(Stream.iterate(0L, i -> i + 1).limit(200).toList());
+    assertThat(all.values()).as("the exactly-once check catches the broken write: ids twice")
+        .anyMatch(n -> n > 1);
+  }
+
+  /**
+   * The failing variant: a batch write whose tasks commit their own files, its driver halted right after the
+   * first task's commit, is caught by the all-or-none check.
+   */
+  @Test
+  void aBatchWriteCommittingEachTaskIsCaughtLeavingPartOfTheJob() throws Exception {
+    Path warehouse = dir.resolve("wh");
+    String table = "per_task";
+    createTable(warehouse, table);
+    long rows = 4_000;
+    try (Child child = new Child(List.of("insert", warehouse.toUri().toString(), table, Long.toString(rows), "8"),
+        dir.resolve("per-task.log"), "commit-each-task,halt-after=1")) {
+      child.awaitHalt();
+    }
+    Map<Long, Integer> after = ids(warehouse.resolve("db").resolve(table).toUri().toString());
+    assertThat(after.size()).as("the all-or-none check catches the broken write").isNotIn(0, (int) rows);
   }
 
   @Test
