@@ -305,12 +305,7 @@ final public class ScanReader extends ArrowReader {
       from.makeTransferPair(to).transfer();
       return;
     }
-    to.clear();
-    to.allocateNew();
-    for (int i = 0; i < selected.length; i++) {
-      to.copyFromSafe(selected[i], i, from);
-    }
-    to.setValueCount(selected.length);
+    SelectedRows.copy(from, to, selected);
   }
 
   /**
@@ -356,14 +351,22 @@ final public class ScanReader extends ArrowReader {
       }
       return Arrays.copyOf(live, n);
     }
-    int[] live = new int[chunk.length()];
+    // The chunk's rows but the deleted ones: walk the deleted offsets in the chunk, not every row's bit.
+    int start = (int) chunk.start();
+    int length = chunk.length();
+    int[] live = new int[length - (int) deleted.rangeCardinality(start, (long) start + length)];
+    org.roaringbitmap.PeekableIntIterator gone = deleted.getIntIterator();
+    gone.advanceIfNeeded(start);
+    int nextGone = gone.hasNext() ? gone.next() - start : length;
     int n = 0;
-    for (int i = 0; i < chunk.length(); i++) {
-      if (!deleted.contains((int) (chunk.start() + i))) {
-        live[n++] = i;
+    for (int i = 0; i < length; i++) {
+      if (i == nextGone) {
+        nextGone = gone.hasNext() ? gone.next() - start : length;
+        continue;
       }
+      live[n++] = i;
     }
-    return Arrays.copyOf(live, n);
+    return live;
   }
 
   private void closeFragment() {
