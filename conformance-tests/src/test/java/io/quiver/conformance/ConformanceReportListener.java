@@ -230,13 +230,16 @@ public final class ConformanceReportListener implements TestExecutionListener {
     md.append("`io.quiver.conformance.broken` (a non-atomic `putIfAbsent`, a commit that skips the witness check) must\n");
     md.append("make the suites fail, and are not part of this report.\n\n");
     md.append("**Invariants.** `ModelBasedSuite` (random histories of appends, deletes, updates, column writes, compaction,\n");
-    md.append("restores, keyed and sequenced commits, crashes, restarts, tags and cleanups on three handles) checks three\n");
-    md.append("properties after every step, written once in `io.quiver.model.ModelWorld.Invariant`: *no acknowledged commit\n");
-    md.append("lost* (the latest version is the model's and holds every acknowledged commit's rows; the ledger answers for\n");
-    md.append("every key and sequence), *no row visible twice* (no scan returns an id twice; no retried key leaves extra rows)\n");
-    md.append("and *every kept version reads the same* (the version before the latest, every tagged one and a sampled older\n");
-    md.append("one after every step, and every version a cleanup kept right after it). `ModelHistoriesTest` replays named\n");
-    md.append("histories, among them a cleanup that cannot see the tags: the third invariant catches it.\n\n");
+    md.append("restores, keyed and sequenced commits, crashes, restarts, tags, cleanups and scalar index creates, optimizes\n");
+    md.append("and drops on three handles) checks four properties after every step, written once in\n");
+    md.append("`io.quiver.model.ModelWorld.Invariant`: *no acknowledged commit lost* (the latest version is the model's and\n");
+    md.append("holds every acknowledged commit's rows; the ledger answers for every key and sequence), *no row visible twice*\n");
+    md.append("(no scan returns an id twice; no retried key leaves extra rows), *every kept version reads the same* (the\n");
+    md.append("version before the latest, every tagged one and a sampled older one after every step, and every version a\n");
+    md.append("cleanup kept right after it) and *indices are never stale* (filters on an indexed column return the model's\n");
+    md.append("rows, and at the latest version the rows of the scan without indices, at the latest and a kept older\n");
+    md.append("version). `ModelHistoriesTest` replays named histories, among them a cleanup that cannot see the tags: the\n");
+    md.append("third invariant catches it.\n\n");
 
     md.append("## Suites × stores\n\n");
     md.append("Tests passed (and skipped, failed) per suite and store; `—`: not run on that store.\n\n");

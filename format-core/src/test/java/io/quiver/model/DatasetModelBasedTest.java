@@ -14,11 +14,12 @@ import net.jqwik.api.state.ActionChain;
 /**
  * Model-based stateful property on the memory store: three handles with stale views run random
  * histories of appends, deletes, updates, column evolution, staged column writes, replacements,
- * compactions, restores and checkouts, and of exactly-once commits: keyed appends (retried with the same
- * rows, reused with others; through append and through workers' results), application sequences, driver
- * crashes recovered through findCommit, restarted processes, cleanups to the latest version and expiry of
- * the idempotence ledger; after every step Quiver must agree with {@link ModelWorld}'s reference model (see
- * there). About 20 s on 2 cores.
+ * compactions, restores and checkouts, scalar index creates, optimizes and drops, and of exactly-once
+ * commits: keyed appends (retried with the same rows, reused with others; through append and through
+ * workers' results), application sequences, driver crashes recovered through findCommit, restarted
+ * processes, cleanups to the latest version and expiry of the idempotence ledger; after every step Quiver
+ * must agree with {@link ModelWorld}'s reference model, and every index with the scan without indices (see
+ * there). About 40 s on 2 cores.
  */
 class DatasetModelBasedTest {
   private final ModelChains chains = new ModelChains(

@@ -1,6 +1,7 @@
 package io.quiver.model;
 
 import io.quiver.dataset.DatasetOptions;
+import io.quiver.manifest.ScalarIndex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -82,13 +83,20 @@ public final class ModelChains {
         .withAction(1, action(pick().map(p -> step("untag #" + p, w -> w.untag(p)))))
         .withAction(2, action(handle().map(h -> step("h" + h + " restart", w -> w.restart(h)))))
         .withAction(1, action(Arbitraries.just(step("clock past the idempotence retention", ModelWorld::expire))))
+        .withAction(3, action(Combinators.combine(handle(), columnIndex(), Arbitraries.of(ScalarIndex.Kind.class))
+            .as((h, k, kind) -> step("h" + h + " create " + kind.label() + " index on column #" + k,
+                w -> w.createIndex(h, k, kind)))))
+        .withAction(2, action(Combinators.combine(handle(), pick()).as((h, p) ->
+            step("h" + h + " optimize index #" + p, w -> w.optimizeIndex(h, p)))))
+        .withAction(1, action(Combinators.combine(handle(), pick()).as((h, p) ->
+            step("h" + h + " drop index #" + p, w -> w.dropIndex(h, p)))))
         .withMaxTransformations(maxSteps);
   }
 
   /** Runs the chain, checking the world after every step, and closes every world opened. */
   public void run(ActionChain<ModelWorld> chain) {
     try {
-      chain.withInvariant("the three invariants of ModelWorld.Invariant", ModelWorld::check).run();
+      chain.withInvariant("the four invariants of ModelWorld.Invariant", ModelWorld::check).run();
     } finally {
       RuntimeException closing = null;
       for (ModelWorld w : opened) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.Session;
 import io.quiver.internal.table.TagStore;
+import io.quiver.manifest.ScalarIndex;
 import io.quiver.store.ForwardingObjectStore;
 import io.quiver.store.ListPage;
 import io.quiver.store.MemoryObjectStore;
@@ -315,6 +316,52 @@ class ModelHistoriesTest {
       w.refresh(1);
       w.restore(1, 0);
       w.stagedRewrite(0, 0);
+      w.check();
+    }
+  }
+
+  /**
+   * Scalar indices through the changes that make a segment stale (an update of the indexed column, appends, a
+   * compaction, a drop of the column), an optimize, taken and concurrently taken names, and a cleanup that keeps a
+   * tagged version built with the indices: after every step every index answers as the scan without indices
+   * (the fourth invariant), at the latest version and at the tagged one.
+   */
+  @Test
+  void indicesAnswerAsScansThroughChangesOptimizeAndCleanup() {
+    try (ModelWorld w = world()) {
+      w.createIndex(0, 1, ScalarIndex.Kind.BTREE); // ix_a_btree, v2
+      w.check();
+      w.createIndex(0, 0, ScalarIndex.Kind.BITMAP); // ix_id_bitmap, v3
+      w.check();
+      w.createIndex(0, 3, ScalarIndex.Kind.BTREE); // ix_a_btree again
+      assertThat(last(w)).endsWith("-> InvalidArgumentException");
+      w.createIndex(1, 1, ScalarIndex.Kind.BTREE); // h1 at v1 does not see it: the commit conflicts
+      assertThat(last(w)).endsWith("-> IncompatibleTransactionException");
+      w.check();
+      w.update(0, 0, 3, 0, 4); // column a of ids 0..2: an overlay on the first fragment
+      w.check();
+      w.append(2, 3); // h2 at v1: rebased
+      w.check();
+      w.tag(2); // v3: both indices cover every fragment
+      w.compact(0);
+      w.check();
+      w.optimizeIndex(0, 0); // ix_a_btree
+      assertThat(last(w)).endsWith("-> committed");
+      w.check();
+      w.drop(0, 1); // column a, and with it ix_a_btree
+      w.check();
+      w.addNullColumn(0);
+      w.createIndex(0, 1, ScalarIndex.Kind.BITMAP); // ix_c1_bitmap: every value null
+      w.check();
+      w.dropIndex(1, 0); // h1 at v1 has no index
+      assertThat(last(w)).endsWith("-> nothing to commit");
+      w.refresh(1);
+      w.dropIndex(1, 1); // ix_id_bitmap
+      assertThat(last(w)).endsWith("-> committed");
+      w.check();
+      w.cleanup(0, 1); // keeps the latest and the tagged v3, whose index files must stay
+      w.check();
+      w.optimizeIndex(2, 0); // h2's version was removed: it moves to the latest
       w.check();
     }
   }

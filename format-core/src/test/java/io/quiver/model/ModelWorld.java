@@ -9,6 +9,8 @@ import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.DistributedWriter;
+import io.quiver.dataset.Indices;
+import io.quiver.dataset.ScanMetrics;
 import io.quiver.dataset.Session;
 import io.quiver.dataset.StagedColumnWrite;
 import io.quiver.dataset.ValidationReport;
@@ -25,6 +27,7 @@ import io.quiver.exceptions.StaleReadVersionException;
 import io.quiver.internal.txn.LedgerUpdate;
 import io.quiver.manifest.CommitLedger;
 import io.quiver.manifest.Fragment;
+import io.quiver.manifest.ScalarIndex;
 import io.quiver.predicate.Predicate;
 import io.quiver.scenario.ScenarioTable.ManualClock;
 import java.io.ByteArrayInputStream;
@@ -91,6 +94,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * the scans: every key's rows appear at most once and only those of its commit, {@code findCommit} answers
  * COMMITTED at the key's version (UNKNOWN once expired, never NOT_COMMITTED), NOT_COMMITTED for keys never
  * committed, and every application's watermark is the model's highest committed sequence.
+ *
+ * <p>Scalar indices: handles create (btree or bitmap, on any column), optimize and drop them. They change no row,
+ * so the model's states stay; after every step an index of the latest version, and one of a kept older version,
+ * answers a few filters on its column as the scan without indices does ({@link Invariant#INDEX_NEVER_STALE}).
  */
 public final class ModelWorld implements AutoCloseable {
   public static final int HANDLES = 3;
@@ -119,6 +126,8 @@ public final class ModelWorld implements AutoCloseable {
   private final List<String> history = new ArrayList<>();
   private final List<String> outcomes = new ArrayList<>();
   private final Random sampler = new Random(8);
+  /** Picks the older version whose indices are checked and the filters' values (apart from {@link #sampler}). */
+  private final Random indexSampler = new Random(13);
   private long nextId;
   private int nextColumn = 1;
   private int nextSalt = 1;
@@ -293,6 +302,85 @@ public final class ModelWorld implements AutoCloseable {
       ModelState old = states.get(target);
       return latest -> old;
     });
+  }
+
+  // ---------------------------------------------------------------- scalar indices
+
+  /**
+   * Creates, through handle {@code h}, an index of {@code kind} on the {@code k}-th column (modulo, {@code id}
+   * included) of the handle's schema, named {@code ix_<column>_<kind>}. An index changes no row, so the model's
+   * state stays as it is; the commit is a version like any other. A name the handle's version already has raises
+   * InvalidArgumentException, and a name a concurrent commit took (or a column it dropped) a typed conflict: both
+   * publish nothing. An index built on the latest version covers every fragment with live rows.
+   */
+  void createIndex(int h, int k, ScalarIndex.Kind kind) {
+    attempt(h, "create " + kind.label() + " index on column #" + k, (ds, base) -> {
+      List<String> cols = names(ds);
+      String col = cols.get(Math.floorMod(k, cols.size()));
+      String name = "ix_" + col + "_" + kind.label();
+      note(name);
+      boolean fresh = ds.version() == latestVersion();
+      ds.indices().create(name, kind, col);
+      expectFullCoverage(ds, name, fresh, "a create");
+      return latest -> latest;
+    });
+  }
+
+  /**
+   * Optimizes, through handle {@code h}, the index at position {@code pick} (modulo) of the handle's version's
+   * indices (nothing when it has none, or when the index covers every fragment already). Changes no row.
+   */
+  void optimizeIndex(int h, int pick) {
+    attempt(h, "optimize index #" + pick, (ds, base) -> {
+      Optional<String> name = indexAt(ds, pick);
+      if (name.isEmpty()) {
+        note("no index");
+        return latest -> latest;
+      }
+      note(name.get() + " " + ds.indices().coverage(name.get()));
+      boolean fresh = ds.version() == latestVersion();
+      ds.indices().optimize(name.get());
+      expectFullCoverage(ds, name.get(), fresh, "an optimize");
+      return latest -> latest;
+    });
+  }
+
+  /** Drops, through handle {@code h}, the index at position {@code pick} (modulo) of the handle's version's. */
+  void dropIndex(int h, int pick) {
+    attempt(h, "drop index #" + pick, (ds, base) -> {
+      Optional<String> name = indexAt(ds, pick);
+      if (name.isEmpty()) {
+        note("no index");
+        return latest -> latest;
+      }
+      note(name.get());
+      ds.indices().drop(name.get());
+      if (ds.indices().get(name.get()).isPresent()) {
+        throw failure("index " + name.get() + " is still listed at v" + ds.version() + ", which dropped it");
+      }
+      return latest -> latest;
+    });
+  }
+
+  private static Optional<String> indexAt(Dataset ds, int pick) {
+    List<ScalarIndex> indices = ds.indices().list();
+    return indices.isEmpty() ? Optional.empty()
+        : Optional.of(indices.get(Math.floorMod(pick, indices.size())).name());
+  }
+
+  /**
+   * After a create or optimize that committed on the latest version ({@code fresh}: no other commit to rebase
+   * onto), the index covers every fragment with live rows of the version it committed.
+   */
+  private void expectFullCoverage(Dataset ds, String name, boolean fresh, String what) {
+    if (!fresh || ds.indices().get(name).isEmpty()) {
+      return;
+    }
+    Indices.Coverage coverage = ds.indices().coverage(name);
+    if (coverage.uncoveredFragments() != 0) {
+      throw failure(Invariant.INDEX_NEVER_STALE, what + " of " + name + " on the latest version left fragments"
+          + " uncovered at v" + ds.version() + ": " + coverage);
+    }
   }
 
   /** Moves handle {@code h} to the version at position {@code pick} (modulo) of the committed versions. */
@@ -677,6 +765,10 @@ public final class ModelWorld implements AutoCloseable {
     TreeSet<Long> kept = new TreeSet<>(tags.values());
     kept.add(latest);
     afterCleanup(kept, "a cleanup down to the latest version v" + latest + " and the tagged ones");
+    // The index files of the kept versions stay: their indices still answer (the latest's: after the step).
+    for (long v : kept.headSet(latest)) {
+      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME, IndexCheck.MODEL);
+    }
   }
 
   /**
@@ -700,7 +792,7 @@ public final class ModelWorld implements AutoCloseable {
     live.stream().filter(v -> !committed.get(v).isBefore(cutoff)).forEach(kept::add);
     afterCleanup(kept, "a cleanup of the versions before v" + first);
     for (long v : kept) {
-      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME);
+      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME, IndexCheck.MODEL);
     }
   }
 
@@ -993,7 +1085,7 @@ public final class ModelWorld implements AutoCloseable {
   // ---------------------------------------------------------------- the invariants
 
   /**
-   * The three properties every history must keep, written once and checked after every step (docs/conformance.md,
+   * The four properties every history must keep, written once and checked after every step (docs/conformance.md,
    * "Invariants"). A failure names the one it broke.
    */
   public enum Invariant {
@@ -1008,7 +1100,15 @@ public final class ModelWorld implements AutoCloseable {
      * Every version reads the same after any cleanup that keeps it: every kept version (the one before the latest,
      * every tagged one, a sampled older one; after a cleanup, every one it kept) scans to the model's state at it.
      */
-    KEPT_VERSIONS_READ_THE_SAME("every kept version reads the same");
+    KEPT_VERSIONS_READ_THE_SAME("every kept version reads the same"),
+    /**
+     * Scalar indices are never stale: at the latest version and at a kept older one (after a cleanup, at every
+     * one it kept), an index the version lists (one at random per version and step) answers each filter on its
+     * column (equality on a present and on an absent value, a range, IN, IS NULL, and one every row matches)
+     * with exactly the rows the scan without indices returns, which are the model's; and that last filter is
+     * answered by an index for at least every fragment its coverage reports.
+     */
+    INDEX_NEVER_STALE("indices are never stale");
 
     private final String title;
 
@@ -1022,14 +1122,14 @@ public final class ModelWorld implements AutoCloseable {
     }
   }
 
-  /** After every step: the three {@link Invariant}s, and {@code validate()} of the latest version. */
+  /** After every step: the four {@link Invariant}s, and {@code validate()} of the latest version. */
   public void check() {
     long latest = latestVersion();
     if (latest != states.lastKey()) {
       throw failure(Invariant.NO_ACKNOWLEDGED_COMMIT_LOST, "latest version is " + latest + ", the model's is "
           + states.lastKey());
     }
-    ModelState actual = expectReadsAsModel(latest, Invariant.NO_ACKNOWLEDGED_COMMIT_LOST);
+    ModelState actual = expectReadsAsModel(latest, Invariant.NO_ACKNOWLEDGED_COMMIT_LOST, IndexCheck.SCAN);
     try (Dataset at = roots[0].checkout(latest)) {
       ValidationReport report = at.validate();
       if (!report.isValid()) {
@@ -1048,24 +1148,145 @@ public final class ModelWorld implements AutoCloseable {
       toScan.add(older.remove(sampler.nextInt(older.size())));
     }
     toScan.remove(latest);
+    // One of the kept older versions also has its indices checked (time travel to an index an older commit built).
+    List<Long> scanned = List.copyOf(toScan);
+    long indexed = scanned.isEmpty() ? -1 : scanned.get(indexSampler.nextInt(scanned.size()));
     for (long v : toScan) {
-      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME);
+      expectReadsAsModel(v, Invariant.KEPT_VERSIONS_READ_THE_SAME, v == indexed ? IndexCheck.MODEL : IndexCheck.NONE);
     }
   }
 
-  /** Scans version {@code v} and fails, naming {@code invariant}, unless it equals the model's state at it. */
-  private ModelState expectReadsAsModel(long v, Invariant invariant) {
+  /** How {@link #expectReadsAsModel} checks the indices of the version it scanned. */
+  private enum IndexCheck {
+    /** Not at all. */
+    NONE,
+    /** Indexed scans against the model; a scan without indices only to tell which is wrong when they differ. */
+    MODEL,
+    /** Indexed scans against the same scans without indices, and against the model. */
+    SCAN
+  }
+
+  /**
+   * Scans version {@code v} and fails, naming {@code invariant}, unless it equals the model's state at it; then
+   * checks, as {@code indices} says, that its indices answer as the scan does ({@link Invariant#INDEX_NEVER_STALE}).
+   */
+  private ModelState expectReadsAsModel(long v, Invariant invariant, IndexCheck indices) {
     ModelState actual;
     try (Dataset at = roots[0].checkout(v)) {
       actual = scan(at);
+      String diff = states.get(v).diff(actual);
+      if (diff != null) {
+        throw failure(invariant, "version " + v + " differs from the model: " + diff);
+      }
+      if (indices != IndexCheck.NONE) {
+        expectIndicesAnswerAsScans(at, actual, indices == IndexCheck.SCAN);
+      }
     } catch (RowScannedTwice e) {
       throw failure(Invariant.NO_ROW_VISIBLE_TWICE, e.getMessage());
     }
-    String diff = states.get(v).diff(actual);
-    if (diff != null) {
-      throw failure(invariant, "version " + v + " differs from the model: " + diff);
-    }
     return actual;
+  }
+
+  /** A filter of the index check, and which cell values (null for a null cell) it selects. */
+  private record IndexFilter(Predicate predicate, java.util.function.Predicate<Object> selects) {}
+
+  /**
+   * One index of {@code at}'s version, picked at random ({@link Invariant#INDEX_NEVER_STALE}; one per check keeps
+   * the cost of a step flat, and every index is checked over the steps of a history): each filter of {@link
+   * #filtersOn} returns the rows of {@code state} (the model's, which the full scan just matched) the filter
+   * selects, and with {@code againstScan} (always, where they differ) the rows the same scan without indices
+   * returns; the filter every row matches is answered by an index for at least the fragments the index reports
+   * covered. The filters' values come from {@code state}. (The scans without indices double the cost: {@link
+   * #check} asks for them at the latest version, and compares the older one with the model alone.)
+   */
+  private void expectIndicesAnswerAsScans(Dataset at, ModelState state, boolean againstScan) {
+    List<ScalarIndex> listed = at.indices().list();
+    if (listed.isEmpty()) {
+      return;
+    }
+    ScalarIndex index = listed.get(indexSampler.nextInt(listed.size()));
+    String col = at.manifest().schema().pathOf(index.fieldId());
+    Indices.Coverage coverage = at.indices().coverage(index.name());
+    String which = "v" + at.version() + " index " + index.name() + " (" + index.kind().label() + " on " + col
+        + ", created at v" + index.createdVersion() + ", " + index.segments().size() + " segments, " + coverage
+        + ")";
+    List<IndexFilter> filters = filtersOn(col, state, states.get(index.createdVersion()));
+    for (int i = 0; i < filters.size(); i++) {
+      IndexFilter filter = filters.get(i);
+      ScanMetrics metrics = new ScanMetrics();
+      ModelState indexed = scan(at, filter.predicate(), true, metrics);
+      List<Long> unselected = state.rows().entrySet().stream()
+          .filter(e -> !filter.selects().test(e.getValue().get(col))).map(Map.Entry::getKey).toList();
+      String fromModel = state.without(unselected).diff(indexed);
+      if (againstScan || fromModel != null) {
+        ModelState unindexed = scan(at, filter.predicate(), false, null);
+        String diff = unindexed.diff(indexed);
+        if (diff != null) {
+          throw failure(Invariant.INDEX_NEVER_STALE, which + ": " + filter.predicate() + " with indices differs from"
+              + " the scan without ('model': the scan without indices, 'quiver': with them): " + diff);
+        }
+      }
+      if (fromModel != null) {
+        throw failure(Invariant.INDEX_NEVER_STALE, which + ": " + filter.predicate() + " differs from the model"
+            + " (with and without indices alike): " + fromModel);
+      }
+      if (i == filters.size() - 1 && metrics.fragmentsAnsweredByIndex() < coverage.coveredFragments()) {
+        throw failure(Invariant.INDEX_NEVER_STALE, which + ": " + filter.predicate() + " was answered by an"
+            + " index for " + metrics.fragmentsAnsweredByIndex() + " fragments, fewer than the covered ones ("
+            + metrics + ")");
+      }
+    }
+  }
+
+  /**
+   * The filters the index check runs on {@code column} ({@code id} is int64, every other column int32), with
+   * values drawn from {@code state}: equality on a present value and on an absent one (within the values'
+   * range where there is room), a range from a present value, IN of two present values and an absent one, IS
+   * NULL, and last {@code IS NULL OR >= MIN}, which every row matches. The first present value is, where there
+   * is one, a value that a row holds now and did not hold in {@code built} (the state where the index was
+   * created): the rows a stale index would miss.
+   */
+  private List<IndexFilter> filtersOn(String column, ModelState state, ModelState built) {
+    boolean isId = column.equals("id");
+    TreeSet<Long> present = new TreeSet<>();
+    TreeSet<Long> changed = new TreeSet<>();
+    state.rows().forEach((id, row) -> {
+      Object value = row.get(column);
+      if (value != null) {
+        present.add(((Number) value).longValue());
+        Map<String, Object> before = built == null ? null : built.rows().get(id);
+        if (before == null || !value.equals(before.get(column))) {
+          changed.add(((Number) value).longValue());
+        }
+      }
+    });
+    List<Long> values = List.copyOf(present);
+    List<Long> fresh = changed.isEmpty() ? values : List.copyOf(changed);
+    long some = fresh.isEmpty() ? 0 : fresh.get(indexSampler.nextInt(fresh.size()));
+    long other = values.isEmpty() ? 1 : values.get(indexSampler.nextInt(values.size()));
+    long absent = some;
+    while (present.contains(absent)) {
+      absent++;
+    }
+    long span = isId ? 12 : 250;
+    Function<Long, Object> literal = v -> isId ? (Object) v : (Object) (int) (long) v;
+    long low = some;
+    long absentValue = absent;
+    return List.of(
+        new IndexFilter(Predicate.eq(column, literal.apply(some)), v -> v != null && number(v) == some),
+        new IndexFilter(Predicate.eq(column, literal.apply(absent)), v -> v != null && number(v) == absentValue),
+        new IndexFilter(Predicate.and(Predicate.ge(column, literal.apply(low)),
+            Predicate.lt(column, literal.apply(low + span))), v -> v != null && number(v) >= low
+                && number(v) < low + span),
+        new IndexFilter(Predicate.in(column, literal.apply(some), literal.apply(other), literal.apply(absent)),
+            v -> v != null && (number(v) == some || number(v) == other || number(v) == absentValue)),
+        new IndexFilter(Predicate.isNull(column), v -> v == null),
+        new IndexFilter(Predicate.or(Predicate.isNull(column),
+            Predicate.ge(column, isId ? (Object) Long.MIN_VALUE : (Object) Integer.MIN_VALUE)), v -> true));
+  }
+
+  private static long number(Object value) {
+    return ((Number) value).longValue();
   }
 
   private AssertionError failure(Invariant broken, String message) {
@@ -1249,9 +1470,17 @@ public final class ModelWorld implements AutoCloseable {
 
   /** Every live row of {@code ds}'s version, as a model state (a row scanned twice throws RowScannedTwice). */
   private static ModelState scan(Dataset ds) {
+    return scan(ds, Predicate.TRUE, true, null);
+  }
+
+  /**
+   * The rows of {@code ds}'s version that {@code filter} selects, with or without the indices, recording into
+   * {@code metrics} (may be null), as a model state (a row scanned twice throws RowScannedTwice).
+   */
+  private static ModelState scan(Dataset ds, Predicate filter, boolean useIndices, ScanMetrics metrics) {
     List<String> cols = names(ds);
     TreeMap<Long, Map<String, Object>> rows = new TreeMap<>();
-    try (ArrowReader reader = ds.newScan().open()) {
+    try (ArrowReader reader = ds.newScan().filter(filter).useIndices(useIndices).metrics(metrics).open()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         for (int i = 0; i < root.getRowCount(); i++) {
