@@ -166,6 +166,18 @@ public final class PredicateEvaluator {
         // Also checks the column's type: an empty list on a list column is as wrong as a full one.
         ValueComparator.checkComparable(in.column(), column.field());
       }
+      java.util.Optional<InSet> hashed = InSet.of(column.field(), new ArrayList<>(in.values()));
+      if (hashed.isPresent()) {
+        InSet set = hashed.get();
+        return (b, t, f) -> {
+          Resolved r = b.columns.get(column);
+          for (int i = 0; i < b.rows; i++) {
+            if (!r.isNull(i)) {
+              (set.contains(r.vector(), i) ? t : f).set(i);
+            }
+          }
+        };
+      }
       return (b, t, f) -> {
         Resolved r = b.columns.get(column);
         for (int i = 0; i < b.rows; i++) {

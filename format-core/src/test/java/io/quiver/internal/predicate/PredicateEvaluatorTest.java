@@ -133,6 +133,24 @@ class PredicateEvaluatorTest {
   // ------------------------------------------------------------------ operators
 
   @Test
+  void longInListsAreHashedAndMatchWhatEqualitiesMatch() {
+    VectorSchemaRoot b = longs(1L, 5L, 9L, null, 5L, -7L, Long.MAX_VALUE, 40L);
+    Object[] values = {9, 1L, (short) 100, (byte) -7, Long.MAX_VALUE, 1000, 1001, 1002, 1003};
+    assertThat(values.length).isGreaterThanOrEqualTo(InSet.MIN_VALUES);
+    assertThat(match(in("c", values), b)).isEqualTo(List.of(0, 2, 5, 6));
+    // NOT IN: the null row is unknown, so it is in neither result.
+    assertThat(match(not(in("c", values)), b)).isEqualTo(List.of(1, 4, 7));
+    // A list with a non-integral literal is compared value by value: 5.0 equals 5, 5.5 equals nothing.
+    Object[] mixed = {5.0, 5.5, 1000, 1001, 1002, 1003, 1004, 1005, 1006};
+    assertThat(match(in("c", mixed), b)).isEqualTo(List.of(1, 4));
+
+    VectorSchemaRoot s = strings("a", "", null, "é", "zz", "a");
+    Object[] words = {"a", "", "é", "b", "c", "d", "e", "f", "g"};
+    assertThat(match(in("c", words), s)).isEqualTo(List.of(0, 1, 3, 5));
+    assertThat(match(not(in("c", words)), s)).isEqualTo(List.of(4));
+  }
+
+  @Test
   void everyComparisonOperatorOnIntegers() {
     VectorSchemaRoot b = longs(1L, 5L, 9L, null, 5L);
     assertThat(match(eq("c", 5), b)).isEqualTo(List.of(1, 4));
