@@ -24,6 +24,16 @@ final public class Deletions {
     } catch (java.io.IOException | RuntimeException e) {
       throw new CorruptFileException(location, "not a portable RoaringBitmap: " + e.getMessage(), e);
     }
+    boolean wellFormed;
+    try {
+      wellFormed = Boolean.TRUE.equals(bitmap.validate()); // sorted, distinct offsets in consistent containers
+    } catch (RuntimeException e) {
+      wellFormed = false;
+    }
+    if (!wellFormed) {
+      throw new CorruptFileException(location, "not a well-formed RoaringBitmap: its containers hold unsorted or"
+          + " repeated offsets, or disagree with their cardinalities; the file is damaged");
+    }
     if (bitmap.getLongCardinality() != fragment.deletionFile().get().deletedRows()) {
       throw new CorruptFileException(
           location,

@@ -354,7 +354,7 @@ final public class ScanReader extends ArrowReader {
     // The chunk's rows but the deleted ones: walk the deleted offsets in the chunk, not every row's bit.
     int start = (int) chunk.start();
     int length = chunk.length();
-    int[] live = new int[length - (int) deleted.rangeCardinality(start, (long) start + length)];
+    int[] live = new int[length];
     org.roaringbitmap.PeekableIntIterator gone = deleted.getIntIterator();
     gone.advanceIfNeeded(start);
     int nextGone = gone.hasNext() ? gone.next() - start : length;
@@ -366,7 +366,7 @@ final public class ScanReader extends ArrowReader {
       }
       live[n++] = i;
     }
-    return live;
+    return Arrays.copyOf(live, n);
   }
 
   private void closeFragment() {
