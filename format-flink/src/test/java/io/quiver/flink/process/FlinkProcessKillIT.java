@@ -230,16 +230,28 @@ class FlinkProcessKillIT {
   private Map<Long, Integer> sinkHaltedAfterACommitAndResumed(String name, String faults, long total)
       throws Exception {
     Path table = createIdTable(dir.resolve(name));
+    haltAfterACommitThenResume("sink", table, name, faults, total, 50);
+    return counts(table, "id");
+  }
+
+  /**
+   * Runs {@link FlinkChild} in {@code mode} on {@code table} with {@code faults} until it halts right after its
+   * second table commit, then resubmits it (with {@code faults}, without the halt) from its latest retained
+   * checkpoint and waits for the end of the job.
+   */
+  private void haltAfterACommitThenResume(String mode, Path table, String name, String faults, long total,
+      int perCheckpoint) throws Exception {
     Path first = dir.resolve(name + "-ckpt-0");
-    try (Child child = new Child(List.of("sink", table.toString(), first.toString(), "none", Long.toString(total),
-        "50"), dir.resolve(name + "-0.log"), joined("halt-after=2", faults))) {
+    String rows = Long.toString(total);
+    String pace = Integer.toString(perCheckpoint);
+    try (Child child = new Child(List.of(mode, table.toString(), first.toString(), "none", rows, pace),
+        dir.resolve(name + "-0.log"), joined("halt-after=2", faults))) {
       child.awaitHalt();
     }
-    try (Child child = new Child(List.of("sink", table.toString(), dir.resolve(name + "-ckpt-1").toString(),
-        restoreFrom(first), Long.toString(total), "50"), dir.resolve(name + "-1.log"), faults)) {
+    try (Child child = new Child(List.of(mode, table.toString(), dir.resolve(name + "-ckpt-1").toString(),
+        restoreFrom(first), rows, pace), dir.resolve(name + "-1.log"), faults)) {
       child.awaitExit();
     }
-    return counts(table, "id");
   }
 
   private static String joined(String a, String b) {
@@ -363,15 +375,7 @@ class FlinkProcessKillIT {
    */
   private List<String> upsertHaltedAfterACommitAndResumed(String name, String faults, long total) throws Exception {
     Path table = dir.resolve(name);
-    Path first = dir.resolve(name + "-ckpt-0");
-    try (Child child = new Child(List.of("upsert", table.toString(), first.toString(), "none", Long.toString(total),
-        "40"), dir.resolve(name + "-0.log"), joined("halt-after=2", faults))) {
-      child.awaitHalt();
-    }
-    try (Child child = new Child(List.of("upsert", table.toString(), dir.resolve(name + "-ckpt-1").toString(),
-        restoreFrom(first), Long.toString(total), "40"), dir.resolve(name + "-1.log"), faults)) {
-      child.awaitExit();
-    }
+    haltAfterACommitThenResume("upsert", table, name, faults, total, 40);
     List<String> problems = new ArrayList<>();
     Map<Long, Integer> keys = counts(table, "k");
     if (keys.size() != FlinkChild.KEYS || !keys.values().stream().allMatch(n -> n == 1)) {
