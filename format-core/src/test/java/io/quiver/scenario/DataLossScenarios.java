@@ -1,6 +1,7 @@
 package io.quiver.scenario;
 
 import static io.quiver.dataset.SampleTable.range;
+import static io.quiver.internal.codec.MetadataCodec.ROOTS_PREFIX;
 import static io.quiver.dataset.SampleTable.scanIds;
 import static io.quiver.predicate.Predicate.and;
 import static io.quiver.predicate.Predicate.eq;
@@ -27,7 +28,10 @@ import io.quiver.dataset.ValidationReport;
 import io.quiver.dataset.VersionInfo;
 import io.quiver.dataset.WriteMode;
 import io.quiver.dataset.WriteResult;
+import io.quiver.exceptions.CorruptFileException;
+import io.quiver.exceptions.ObjectNotFoundException;
 import io.quiver.exceptions.QuiverException;
+import io.quiver.manifest.Segment;
 import io.quiver.predicate.Predicate;
 import io.quiver.schema.ReservedNames;
 import io.quiver.store.FaultInjectingObjectStore.Fault;
@@ -706,6 +710,133 @@ public final class DataLossScenarios {
       assertThat(compactor.latestVersion()).as("nothing committed").isEqualTo(2);
     }
     assertThat(sorted(t.validateAndScanLatest())).isEqualTo(range(0, 80));
+    partialManifestReads(t, 2, new ArrayList<>(range(0, 80)), (what, commit) -> commit.run());
+  }
+
+  /** The partial manifest reads of F10, named as {@link #partialManifestReadsOfF10} names them to its reader. */
+  public static final List<String> PARTIAL_READS = List.of("a root without its last inline fragment",
+      "a root without its last segment", "a segment without its last fragment",
+      "a single-file version without its last fragment");
+
+  /**
+   * F10's partial reads on their own, on a new table of rows {@code [0, 80)} in two versions (see {@link
+   * #partialManifestReads}), each commit on a partial read run by {@code reader} with the name of what was cut (one
+   * of {@link #PARTIAL_READS}): a broken reader is the failing variant.
+   */
+  public static void partialManifestReadsOfF10(ScenarioTable t, java.util.function.BiConsumer<String, Runnable> reader) {
+    t.create(0, 40).close();
+    try (Dataset ds = t.open()) {
+      t.append(ds, 40, 40);
+    }
+    partialManifestReads(t, 2, new ArrayList<>(range(0, 80)), reader);
+  }
+
+  /**
+   * F10's reads that parse but are short, from a table at {@code version} holding {@code expected}: a root that
+   * lost its last inline fragment, a root that lost its last segment, a segment that lost its last fragment, a
+   * segment file that is gone, and a single-file version file that lost its last fragment. Each is read by a
+   * writer that commits on top of it; each commit fails typed, and every row of every acknowledged commit is
+   * still there. A reader that trusted any well-formed payload would publish the short state as the next version.
+   */
+  private static void partialManifestReads(ScenarioTable t, long version, List<Long> expected,
+      java.util.function.BiConsumer<String, Runnable> reader) {
+    // 1. The root of the version another writer commits under the writer's feet loses that writer's fragment.
+    long v = version;
+    StoreViews.PartialManifests view = new StoreViews.PartialManifests(t.faults());
+    try (Dataset writer = openThrough(t, view); Dataset other = t.open()) {
+      v = t.append(other, 300, 7);
+      expected.addAll(range(300, 307));
+      view.drop(StoreViews.PartialManifests.Entry.FRAGMENT, rootOf(v));
+      v = committedOnAPartialRead(t, view, v, expected, PARTIAL_READS.get(0), reader,
+          () -> t.append(writer, 900, 3));
+    }
+    // 2. and 3. Segments: fragments move out of the root two at a time.
+    try (Dataset ds = t.open()) {
+      ds.updateConfig(Map.of("manifest.segment.merge-factor", "2"), Set.of());
+      for (int i = 0; i < 4; i++) {
+        t.append(ds, 310 + 10 * i, 5);
+        expected.addAll(range(310 + 10 * i, 315 + 10 * i));
+      }
+      v = ds.latestVersion();
+    }
+    view = new StoreViews.PartialManifests(t.faults());
+    try (Dataset writer = openThrough(t, view); Dataset other = t.open()) {
+      v = t.append(other, 400, 5);
+      expected.addAll(range(400, 405));
+      view.drop(StoreViews.PartialManifests.Entry.SEGMENT, rootOf(v));
+      v = committedOnAPartialRead(t, view, v, expected, PARTIAL_READS.get(1), reader,
+          () -> t.append(writer, 910, 3));
+    }
+    view = new StoreViews.PartialManifests(t.faults());
+    view.drop(StoreViews.PartialManifests.Entry.FRAGMENT, k -> k.startsWith(Segment.PREFIX)
+        && k.endsWith(".segment"));
+    try (Dataset writer = openThrough(t, view)) {
+      // Row 0 is in the oldest fragment, which is the first of a segment of two: the delete rewrites that segment.
+      v = committedOnAPartialRead(t, view, v, expected, PARTIAL_READS.get(2), reader,
+          () -> writer.delete(eq("id", 0L)));
+    }
+    StoreViews.TruncatingReads gone = new StoreViews.TruncatingReads(t.faults()) {
+      @Override
+      protected byte[] cut(String key, byte[] whole) {
+        throw new ObjectNotFoundException(key);
+      }
+    }.truncate(k -> k.startsWith(Segment.PREFIX) && k.endsWith(".segment"));
+    try (Dataset writer = openThrough(t, gone)) {
+      long before = v;
+      assertThatExceptionOfType(CorruptFileException.class)
+          .isThrownBy(() -> writer.delete(eq("id", 0L)))
+          .withMessageContaining("is missing");
+      assertThat(restartedVersion(t)).as("nothing committed on a missing segment").isEqualTo(before);
+    }
+    // 4. A single-file version file loses its last fragment.
+    try (Dataset ds = t.open()) {
+      ds.updateConfig(Map.of("manifest.layout", "single"), Set.of());
+    }
+    view = new StoreViews.PartialManifests(t.faults());
+    try (Dataset writer = openThrough(t, view); Dataset other = t.open()) {
+      v = t.append(other, 500, 5);
+      expected.addAll(range(500, 505));
+      long single = v;
+      assertThat(t.store().listAll(ROOTS_PREFIX).stream().map(ObjectInfo::key)
+          .noneMatch(k -> k.startsWith(ROOTS_PREFIX + single + "-")))
+          .as("version " + single + " is a single file").isTrue();
+      view.drop(StoreViews.PartialManifests.Entry.FRAGMENT, k -> k.equals(ObjectStoreCommitStore.manifestKey(single)));
+      committedOnAPartialRead(t, view, v, expected, PARTIAL_READS.get(3), reader,
+          () -> t.append(writer, 920, 3));
+    }
+    assertThat(sorted(t.validateAndScanLatest())).isEqualTo(sorted(expected));
+  }
+
+  /** The root files of {@code version} (one per transaction that tried it; the winner's is the one read). */
+  private static java.util.function.Predicate<String> rootOf(long version) {
+    return k -> k.startsWith(ROOTS_PREFIX + version + "-");
+  }
+
+  /**
+   * Runs {@code commit} (through {@code reader}) by a writer that reads through {@code view}, armed to cut a file of the table at {@code
+   * version}: the cut file was read, every row of {@code expected} is still in the latest version and the commit
+   * failed typed, committing nothing. Returns the latest version.
+   */
+  private static long committedOnAPartialRead(ScenarioTable t, StoreViews.PartialManifests view, long version,
+      List<Long> expected, String what, java.util.function.BiConsumer<String, Runnable> reader, Runnable commit) {
+    Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> reader.accept(what, commit));
+    view.truncate(k -> false);
+    assertThat(view.cutKeys()).as("the writer read " + what).isNotEmpty();
+    try (Dataset latest = restarted(t)) {
+      assertThat(sorted(scanIds(latest.newScan().open())))
+          .as("every row of every acknowledged commit is still there after a writer read " + what)
+          .isEqualTo(sorted(expected));
+      assertThat(latest.version()).as("nothing committed on " + what).isEqualTo(version);
+    }
+    assertThat(failure).as("a commit on " + what + " fails typed")
+        .isInstanceOf(CorruptFileException.class);
+    return version;
+  }
+
+  private static long restartedVersion(ScenarioTable t) {
+    try (Dataset latest = restarted(t)) {
+      return latest.version();
+    }
   }
 
   // ---------------------------------------------------------------- F11

@@ -118,6 +118,82 @@ public final class StoreViews {
   }
 
   /**
+   * Reads that come back well formed but partial: while {@link #drop armed}, a read of a matching metadata file
+   * returns it re-encoded without its last entry, behind the original magic and checksum, as a store, cache or
+   * client that lost the tail of the object at a protobuf field boundary would. A single-file version file or
+   * a root loses its last inline fragment ({@link Entry#FRAGMENT}) or its last segment ({@link Entry#SEGMENT}); a
+   * segment file loses its last fragment. The payload still parses: only the checksum, the sizes a file records
+   * for the files it names and a segment's agreement with its root tell.
+   */
+  public static final class PartialManifests extends TruncatingReads {
+    /** What a root loses. */
+    public enum Entry { FRAGMENT, SEGMENT }
+
+    private volatile Entry entry = Entry.FRAGMENT;
+    private final java.util.Set<String> cut = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    public PartialManifests(ObjectStore delegate) {
+      super(delegate);
+    }
+
+    /** Arms the view for the keys {@code keys}: their reads lose {@code what}. */
+    public PartialManifests drop(Entry what, Predicate<String> keys) {
+      entry = what;
+      truncate(keys);
+      return this;
+    }
+
+    /** The keys whose reads this view has cut so far (a scenario checks that its target was read). */
+    public java.util.Set<String> cutKeys() {
+      return java.util.Set.copyOf(cut);
+    }
+
+    @Override
+    protected byte[] cut(String key, byte[] whole) {
+      String magic = new String(whole, 0, 4, java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] payload = Arrays.copyOfRange(whole, 8, whole.length);
+      byte[] shorter;
+      try {
+        shorter = switch (magic) {
+          case "QVM1" -> {
+            io.quiver.internal.proto.ManifestFile f = io.quiver.internal.proto.ManifestFile.parseFrom(payload);
+            yield f.toBuilder().setManifest(shorter(key, f.getManifest())).build().toByteArray();
+          }
+          case "QVR1" -> shorter(key, io.quiver.internal.proto.Manifest.parseFrom(payload)).toByteArray();
+          case "QVS1" -> {
+            io.quiver.internal.proto.ManifestSegment m = io.quiver.internal.proto.ManifestSegment.parseFrom(payload);
+            requireSome(key, m.getFragmentsCount(), "fragment");
+            yield m.toBuilder().removeFragments(m.getFragmentsCount() - 1).build().toByteArray();
+          }
+          default -> throw new AssertionError("the scenario armed a partial read of " + key + ", a " + magic
+              + " file, which is not a version file, root or segment");
+        };
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        throw new AssertionError(key + " does not decode", e);
+      }
+      cut.add(key);
+      byte[] out = Arrays.copyOf(whole, 8 + shorter.length);
+      System.arraycopy(shorter, 0, out, 8, shorter.length);
+      return out;
+    }
+
+    private io.quiver.internal.proto.Manifest shorter(String key, io.quiver.internal.proto.Manifest m) {
+      if (entry == Entry.FRAGMENT) {
+        requireSome(key, m.getFragmentsCount(), "inline fragment");
+        return m.toBuilder().removeFragments(m.getFragmentsCount() - 1).build();
+      }
+      requireSome(key, m.getSegmentsCount(), "segment");
+      return m.toBuilder().removeSegments(m.getSegmentsCount() - 1).build();
+    }
+
+    private static void requireSome(String key, int count, String what) {
+      if (count == 0) {
+        throw new AssertionError("the scenario armed a partial read of " + key + ", which has no " + what);
+      }
+    }
+  }
+
+  /**
    * Conditional creates whose answer is lost: the next {@link #loseNext armed} {@code putIfAbsent} of a
    * version file throws a {@link CommitStateUnknownException} (a timeout, a 5xx or a 429 with no answer),
    * either after the create took effect or without it ever reaching the store; {@code meanwhile} runs

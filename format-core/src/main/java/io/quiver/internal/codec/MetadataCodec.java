@@ -377,8 +377,8 @@ public final class MetadataCodec {
       physical += f.physicalRows();
       live += f.liveRows();
     }
-    if (fragments.size() != ref.fragmentCount() || fragments.get(0).id() != ref.firstFragmentId()
-        || previous != ref.lastFragmentId() || physical != ref.physicalRows() || live != ref.liveRows()) {
+    if (IntegrityChecks.on() && (fragments.size() != ref.fragmentCount() || fragments.get(0).id() != ref.firstFragmentId()
+        || previous != ref.lastFragmentId() || physical != ref.physicalRows() || live != ref.liveRows())) {
       throw new CorruptFileException(location, "segment holds " + fragments.size() + " fragments "
           + (fragments.isEmpty() ? "" : fragments.get(0).id() + ".." + previous) + " with " + live + " live of "
           + physical + " rows, but the root says " + ref.fragmentCount() + " fragments " + ref.firstFragmentId()
@@ -431,9 +431,9 @@ public final class MetadataCodec {
       physical += s.physicalRows();
       live += s.liveRows();
     }
-    if (segments.size() != ref.segmentCount() || fragments != ref.fragmentCount()
+    if (IntegrityChecks.on() && (segments.size() != ref.segmentCount() || fragments != ref.fragmentCount()
         || segments.get(0).firstFragmentId() != ref.firstFragmentId() || previous != ref.lastFragmentId()
-        || physical != ref.physicalRows() || live != ref.liveRows()) {
+        || physical != ref.physicalRows() || live != ref.liveRows())) {
       throw new CorruptFileException(location, "segment list names " + segments.size() + " segments of " + fragments
           + " fragments " + (segments.isEmpty() ? "" : segments.get(0).firstFragmentId() + ".." + previous) + " with "
           + live + " live of " + physical + " rows, but the root says " + ref.segmentCount() + " segments of "
@@ -446,7 +446,7 @@ public final class MetadataCodec {
   /** The payload of a file whose size another file records, parsed: a size, checksum or parse failure is corrupt. */
   private static <T> T parseSized(byte[] magic, byte[] bytes, long expectedSize, String recordedBy, String location,
       String what, com.google.protobuf.Parser<T> parser) {
-    if (bytes.length != expectedSize) {
+    if (bytes.length != expectedSize && IntegrityChecks.on()) {
       throw new CorruptFileException(location, what + " file is " + bytes.length + " bytes but " + recordedBy
           + " says " + expectedSize + "; the file is truncated, replaced or damaged");
     }
@@ -784,7 +784,7 @@ public final class MetadataCodec {
     int expected = ByteBuffer.wrap(bytes, 4, 4).getInt();
     CRC32C crc = new CRC32C();
     crc.update(bytes, HEADER, bytes.length - HEADER);
-    if ((int) crc.getValue() != expected) {
+    if ((int) crc.getValue() != expected && IntegrityChecks.on()) {
       throw new CorruptFileException(
           location,
           "checksum mismatch (expected CRC-32C " + Integer.toHexString(expected) + ", computed "
