@@ -158,6 +158,21 @@ public final class FlinkBench {
     }
   }
 
+  /** The bytes of every file under {@code path} (a table's data, deletion and metadata files). */
+  public static long bytesUnder(Path path) {
+    try (Stream<Path> walk = Files.walk(path)) {
+      return walk.filter(Files::isRegularFile).mapToLong(p -> {
+        try {
+          return Files.size(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }).sum();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Deletes {@code path} and everything under it, if it exists. */
   public static void delete(Path path) {
     if (!Files.exists(path)) {

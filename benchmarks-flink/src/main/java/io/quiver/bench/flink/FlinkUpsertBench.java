@@ -41,6 +41,7 @@ public class FlinkUpsertBench {
   long keys;
   Path table;
   int round;
+  long baseBytes;
 
   @Setup(Level.Trial)
   public void setup() {
@@ -52,6 +53,7 @@ public class FlinkUpsertBench {
       FlinkBench.writeBase(table, rows);
       System.out.printf("%nbase table of %,d rows written in %.1f s: %s%n", rows,
           (System.nanoTime() - start) / 1e9, FlinkBench.layout(table));
+      baseBytes = FlinkBench.bytesUnder(table);
     }
   }
 
@@ -71,7 +73,10 @@ public class FlinkUpsertBench {
   @TearDown(Level.Trial)
   public void tearDown() {
     if (sink.equals("quiver")) {
-      System.out.printf("%nafter %d upserts of %,d keys: %s%n", round, keys, FlinkBench.layout(table));
+      long written = FlinkBench.bytesUnder(table) - baseBytes;
+      System.out.printf("%nafter %d upserts of %,d keys: %s; %,d bytes written by the upserts (%,d per upsert,"
+          + " %.2f%% of the base table's %,d bytes)%n", round, keys, FlinkBench.layout(table), written,
+          written / Math.max(1, round), 100.0 * written / Math.max(1, round) / baseBytes, baseBytes);
     }
   }
 }
