@@ -10,6 +10,7 @@ import io.quiver.internal.ops.Deleter;
 import io.quiver.internal.ops.NothingToCommit;
 import io.quiver.internal.ops.Updater;
 import io.quiver.internal.read.Projection;
+import io.quiver.internal.read.RowIdIndex;
 import io.quiver.internal.read.Take;
 import io.quiver.internal.table.CommitLoop;
 import io.quiver.internal.table.Mutation;
@@ -66,6 +67,10 @@ public final class Dataset implements AutoCloseable {
   private final boolean ownsResources;
   private final boolean ownsAllocator;
   private volatile Manifest manifest;
+  /** The row-id index of a version, built on the first take by row id at it. */
+  private volatile RowIdsAt rowIdIndex;
+
+  private record RowIdsAt(Manifest manifest, RowIdIndex index) {}
 
   private Dataset(String uri, TableIo io, DatasetOptions options, BufferAllocator allocator, boolean ownsResources,
       boolean ownsAllocator, Manifest manifest) {
@@ -299,6 +304,43 @@ public final class Dataset implements AutoCloseable {
     }
     Schema projected = Projection.project(manifest.schema(), columns.isEmpty() ? null : columns, null);
     return Take.take(io, manifest, projected, rowAddresses, allocator, threads);
+  }
+
+  /**
+   * Reads the rows with the given stable row ids (a table with row ids, docs/format.md section 14), in the order
+   * given, with the given columns (all when empty). An id keeps naming its row through updates, merge-inserts and
+   * compaction, where a row address does not. The caller closes the result.
+   *
+   * @throws InvalidArgumentException if the table has no row ids
+   * @throws io.quiver.exceptions.NotFoundException if an id names no live row of this version
+   */
+  public VectorSchemaRoot takeByRowIds(long[] rowIds, List<String> columns) {
+    if (!manifest.hasRowIds()) {
+      throw new InvalidArgumentException("version " + manifest.version() + " of " + uri + " has no stable row ids;"
+          + " give the table row ids with the table configuration 'row-ids' = 'true' (Dataset.updateConfig), or"
+          + " take rows by address with Dataset.take");
+    }
+    Manifest at = manifest;
+    RowIdsAt cached = rowIdIndex;
+    if (cached == null || cached.manifest() != at) {
+      cached = new RowIdsAt(at, RowIdIndex.of(io, at));
+      rowIdIndex = cached;
+    }
+    long[] addresses = cached.index().addresses(rowIds);
+    Schema projected = Projection.project(at.schema(), columns.isEmpty() ? null : columns, null);
+    return Take.take(io, at, projected, addresses, allocator, 1);
+  }
+
+  /**
+   * The change feed of versions {@code fromVersion + 1} to {@code toVersion} of a table with stable row ids: every
+   * row each of them inserted, deleted or updated, with its values (docs/format.md section 14.3). Replaying it on
+   * version {@code fromVersion}'s rows by {@code _rowid} gives version {@code toVersion}'s. Compactions and other
+   * rewrites change no row and produce no change.
+   *
+   * @throws InvalidArgumentException unless {@code 1 <= fromVersion < toVersion}
+   */
+  public ChangeScan changes(long fromVersion, long toVersion) {
+    return new ChangeScan(this, fromVersion, toVersion);
   }
 
   // ---------------------------------------------------------------- writing

@@ -54,6 +54,7 @@ public final class Scanner {
   private long limit = ScanSpec.NO_LIMIT;
   private int batchSize = DEFAULT_BATCH_SIZE;
   private boolean withRowAddress;
+  private boolean withRowLineage;
   private long targetTaskBytes = ScanPlanner.NO_SPLIT;
   private boolean useIndices = true;
   private BufferAllocator allocator;
@@ -135,6 +136,19 @@ public final class Scanner {
   /** Adds a non-nullable uint64 {@code _rowaddr} column (fragment id << 32 | offset) at the end. */
   public Scanner withRowAddress(boolean value) {
     this.withRowAddress = value;
+    return this;
+  }
+
+  /**
+   * Adds the row lineage of a table with stable row ids (table configuration {@code row-ids = true}; docs/format.md
+   * section 14) at the end, after {@code _rowaddr} if asked: {@code _rowid}, {@code _row_created_at_version} and
+   * {@code _row_last_updated_at_version}, non-nullable uint64 columns. A row keeps its id through updates,
+   * merge-inserts and compaction; the versions say which commit inserted it and which last changed a value of it.
+   *
+   * @throws InvalidArgumentException (when the scan is opened) if the table has no row ids
+   */
+  public Scanner withRowLineage(boolean value) {
+    this.withRowLineage = value;
     return this;
   }
 
@@ -277,6 +291,10 @@ public final class Scanner {
    */
   public List<ScanTask> planTasks() {
     ScanSpec spec = spec();
+    if (withRowLineage) {
+      throw new InvalidArgumentException("scan tasks do not carry the row lineage columns yet; scan on the handle"
+          + " (Scanner.open) to read _rowid and the row versions");
+    }
     List<Integer> ids = Projection.requestedIds(manifest.schema(), columns, fieldIds);
     spec.filter().ifPresent(ScanTaskCodec::checkEncodable);
     List<ScanTask> tasks = new ArrayList<>();
@@ -321,7 +339,13 @@ public final class Scanner {
   }
 
   private ScanSpec spec() {
-    return ScanSpec.of(manifest.schema(), projectedSchema(), filter, withRowAddress, batchSize, limit);
+    if (withRowLineage && !manifest.hasRowIds()) {
+      throw new InvalidArgumentException("version " + manifest.version() + " of " + uri + " has no stable row ids, so"
+          + " it has no _rowid or row versions to scan; give the table row ids with the table configuration"
+          + " 'row-ids' = 'true' (Dataset.updateConfig), which assigns ids to every row from that version on");
+    }
+    return ScanSpec.of(manifest.schema(), projectedSchema(), filter, withRowAddress, batchSize, limit)
+        .withRowLineage(withRowLineage);
   }
 
   // ---------------------------------------------------------------- for ScanTask

@@ -15,15 +15,24 @@ import java.util.Set;
  * @param deletionFile deleted offsets, if any
  * @param physicalRows rows stored, deleted ones included
  * @param overlays cell-level updates, oldest first
+ * @param lineage each physical row's stable id and versions, on a table with row ids (format 1.4); empty on other
+ *     tables, and in a transaction for rows the commit gives fresh ids
  */
 public record Fragment(
-    long id, List<DataFile> files, Optional<DeletionFile> deletionFile, long physicalRows, List<Overlay> overlays) {
+    long id, List<DataFile> files, Optional<DeletionFile> deletionFile, long physicalRows, List<Overlay> overlays,
+    Optional<RowLineage> lineage) {
 
   /** Fragment ids fit in the upper 32 bits of a row address. */
   public static final long MAX_ID = 0xFFFF_FFFFL;
 
   /** Offsets fit in the lower 32 bits of a row address. */
   public static final long MAX_ROWS = 1L << 32;
+
+  /** A fragment without row lineage. */
+  public Fragment(
+      long id, List<DataFile> files, Optional<DeletionFile> deletionFile, long physicalRows, List<Overlay> overlays) {
+    this(id, files, deletionFile, physicalRows, overlays, Optional.empty());
+  }
 
   public Fragment {
     if (id < 0 || id > MAX_ID) {
@@ -32,6 +41,11 @@ public record Fragment(
     files = List.copyOf(files);
     deletionFile = Objects.requireNonNullElse(deletionFile, Optional.empty());
     overlays = List.copyOf(overlays);
+    lineage = Objects.requireNonNullElse(lineage, Optional.empty());
+    if (lineage.isPresent() && lineage.get().rows() != physicalRows) {
+      throw new IllegalArgumentException("fragment " + id + " has " + physicalRows + " physical rows but a row lineage"
+          + " of " + lineage.get().rows());
+    }
     if (physicalRows < 0 || physicalRows > MAX_ROWS) {
       throw new IllegalArgumentException(
           "fragment " + id + " has " + physicalRows + " physical rows; expected 0.." + MAX_ROWS);
@@ -65,12 +79,17 @@ public record Fragment(
 
   /** The same fragment under another id (appends are renumbered at commit time). */
   public Fragment withId(long newId) {
-    return new Fragment(newId, files, deletionFile, physicalRows, overlays);
+    return new Fragment(newId, files, deletionFile, physicalRows, overlays, lineage);
   }
 
   /** The same fragment with other files, deletion file or overlays. */
   public Fragment with(List<DataFile> newFiles, Optional<DeletionFile> newDeletion, List<Overlay> newOverlays) {
-    return new Fragment(id, newFiles, newDeletion, physicalRows, newOverlays);
+    return new Fragment(id, newFiles, newDeletion, physicalRows, newOverlays, lineage);
+  }
+
+  /** The same fragment with {@code newLineage} (empty: none). */
+  public Fragment withLineage(Optional<RowLineage> newLineage) {
+    return new Fragment(id, files, deletionFile, physicalRows, overlays, newLineage);
   }
 
   /**
@@ -93,7 +112,7 @@ public record Fragment(
         keptOverlays.add(o);
       }
     }
-    return new Fragment(id, kept, deletionFile, physicalRows, keptOverlays);
+    return new Fragment(id, kept, deletionFile, physicalRows, keptOverlays, lineage);
   }
 
   /** Rows visible to readers: physical rows minus deleted ones. */

@@ -29,6 +29,7 @@ import java.util.TreeSet;
  * @param ledger the idempotence ledger (keys and application sequences committed within the retention);
  *     empty for versions written before the ledger existed (format 1.0)
  * @param indices the table's scalar indices in ascending name order (format 1.3); empty if none
+ * @param nextRowId on a table with stable row ids (format 1.4), the id the next new row gets; empty on other tables
  */
 public record Manifest(
     long version,
@@ -44,7 +45,8 @@ public record Manifest(
     Set<String> readerFeatures,
     Set<String> writerFeatures,
     Optional<CommitLedger> ledger,
-    List<ScalarIndex> indices) {
+    List<ScalarIndex> indices,
+    OptionalLong nextRowId) {
 
   /** Format version this library writes. */
   public static final int FORMAT_MAJOR = 1;
@@ -65,6 +67,17 @@ public record Manifest(
    * is always correct. Derived on every commit: present exactly while the version lists an index.
    */
   public static final String INDICES_FEATURE = "scalar-indices";
+
+  /** Minor format version of a version of a table with stable row ids (docs/format.md section 14). */
+  public static final int ROW_IDS_MINOR = 4;
+
+  /**
+   * Writer feature of a table with stable row ids (format 1.4): every fragment carries its rows' lineage (ids,
+   * created-at and last-updated-at versions) and the manifest the next id. A writer that does not maintain them
+   * (assign ids to new rows, carry them through compaction, stamp updates) refuses to commit rather than dropping
+   * them. No reader feature: a reader that ignores lineage reads the right rows.
+   */
+  public static final String ROW_IDS_FEATURE = "row-ids";
 
   /** Minor format version of a version in the single-file layout. */
   public static final int SINGLE_FILE_MINOR = 1;
@@ -94,7 +107,7 @@ public record Manifest(
   /** Reader and writer features this library implements. */
   public static final Set<String> KNOWN_FEATURES =
       Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE, SEGMENT_LISTS_FEATURE,
-          INDICES_FEATURE);
+          INDICES_FEATURE, ROW_IDS_FEATURE);
 
   /** A manifest without a ledger, as format 1.0 wrote them. */
   public Manifest(
@@ -115,6 +128,16 @@ public record Manifest(
         transactionPath, readerFeatures, writerFeatures, ledger, List.of());
   }
 
+  /** A manifest without row ids, as formats 1.1 to 1.3 wrote them. */
+  public Manifest(
+      long version, Schema schema, List<Fragment> fragments, OptionalLong maxFragmentId, int maxFieldId,
+      Instant timestamp, String writerVersion, Map<String, String> config, String transactionUuid,
+      String transactionPath, Set<String> readerFeatures, Set<String> writerFeatures,
+      Optional<CommitLedger> ledger, List<ScalarIndex> indices) {
+    this(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config, transactionUuid,
+        transactionPath, readerFeatures, writerFeatures, ledger, indices, OptionalLong.empty());
+  }
+
   public Manifest {
     if (version < 1) {
       throw new IllegalArgumentException("manifest version must be >= 1, got " + version);
@@ -131,6 +154,12 @@ public record Manifest(
     writerFeatures = Set.copyOf(new TreeSet<>(writerFeatures));
     Objects.requireNonNull(ledger, "ledger");
     indices = List.copyOf(indices);
+    Objects.requireNonNull(nextRowId, "nextRowId");
+    if (nextRowId.isPresent() != writerFeatures.contains(ROW_IDS_FEATURE)) {
+      throw new IllegalArgumentException("manifest " + version + (nextRowId.isPresent()
+          ? " has a next row id but not the writer feature " : " has the writer feature but no next row id: ")
+          + ROW_IDS_FEATURE);
+    }
     for (int i = 1; i < indices.size(); i++) {
       if (indices.get(i - 1).name().compareTo(indices.get(i).name()) >= 0) {
         throw new IllegalArgumentException("manifest " + version + " lists index '" + indices.get(i).name()
@@ -175,25 +204,25 @@ public record Manifest(
     Set<String> features = new TreeSet<>(writerFeatures);
     features.add(CommitLedger.WRITER_FEATURE);
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger), indices);
+        transactionUuid, transactionPath, readerFeatures, features, Optional.of(newLedger), indices, nextRowId);
   }
 
   /** This manifest with {@code features} as its writer features. */
   public Manifest withWriterFeatures(Set<String> features) {
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, features, ledger, indices);
+        transactionUuid, transactionPath, readerFeatures, features, ledger, indices, nextRowId);
   }
 
   /** This manifest with {@code newFragments} (the same fragments, e.g. once a commit wrote its segments). */
   public Manifest withFragments(List<Fragment> newFragments) {
     return new Manifest(version, schema, newFragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, writerFeatures, ledger, indices);
+        transactionUuid, transactionPath, readerFeatures, writerFeatures, ledger, indices, nextRowId);
   }
 
   /** This manifest with {@code features} as its reader features. */
   public Manifest withReaderFeatures(Set<String> features) {
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, features, writerFeatures, ledger, indices);
+        transactionUuid, transactionPath, features, writerFeatures, ledger, indices, nextRowId);
   }
 
   /** This manifest with {@code newIndices}, and {@link #INDICES_FEATURE} among its writer features exactly when any. */
@@ -205,7 +234,20 @@ public record Manifest(
       features.add(INDICES_FEATURE);
     }
     return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
-        transactionUuid, transactionPath, readerFeatures, features, ledger, newIndices);
+        transactionUuid, transactionPath, readerFeatures, features, ledger, newIndices, nextRowId);
+  }
+
+  /** This manifest with {@code next} as its next row id and the {@link #ROW_IDS_FEATURE} writer feature. */
+  public Manifest withNextRowId(long next) {
+    Set<String> features = new TreeSet<>(writerFeatures);
+    features.add(ROW_IDS_FEATURE);
+    return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion, config,
+        transactionUuid, transactionPath, readerFeatures, features, ledger, indices, OptionalLong.of(next));
+  }
+
+  /** Whether the table has stable row ids (format 1.4). */
+  public boolean hasRowIds() {
+    return nextRowId.isPresent();
   }
 
   /** The index named {@code name}, if any. */

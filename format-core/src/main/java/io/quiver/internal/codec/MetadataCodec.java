@@ -856,11 +856,15 @@ public final class MetadataCodec {
     }
     m.ledger().ifPresent(l -> b.setLedger(encode(l)));
     m.indices().forEach(i -> b.addIndices(IndexCodec.encode(i)));
+    m.nextRowId().ifPresent(b::setNextRowId);
     return b.build();
   }
 
-  /** 1.3 with indices; else 1.2 segmented, 1.1 single-file. */
+  /** 1.4 with row ids; else 1.3 with indices; else 1.2 segmented, 1.1 single-file. */
   private static int minorOf(Manifest m) {
+    if (m.hasRowIds()) {
+      return Manifest.ROW_IDS_MINOR;
+    }
     if (!m.indices().isEmpty()) {
       return Manifest.INDICES_MINOR;
     }
@@ -944,7 +948,8 @@ public final class MetadataCodec {
         new TreeSet<>(m.getReaderFeaturesList()),
         new TreeSet<>(m.getWriterFeaturesList()),
         m.hasLedger() ? Optional.of(decode(m.getLedger(), m.getVersion())) : Optional.empty(),
-        IndexCodec.decode(m.getIndicesList(), m.getVersion()));
+        IndexCodec.decode(m.getIndicesList(), m.getVersion()),
+        m.hasNextRowId() ? OptionalLong.of(m.getNextRowId()) : OptionalLong.empty());
   }
 
   static io.quiver.internal.proto.Fragment encode(Fragment f) {
@@ -957,7 +962,19 @@ public final class MetadataCodec {
     for (Overlay o : f.overlays()) {
       b.addOverlays(encode(o));
     }
+    f.lineage().ifPresent(l -> b.setLineage(io.quiver.internal.proto.RowLineage.newBuilder()
+        .addAllIdRuns(boxed(l.idRuns()))
+        .addAllCreatedRuns(boxed(l.createdRuns()))
+        .addAllUpdatedRuns(boxed(l.updatedRuns()))));
     return b.build();
+  }
+
+  private static List<Long> boxed(long[] values) {
+    return java.util.Arrays.stream(values).boxed().toList();
+  }
+
+  private static long[] unboxed(List<Long> values) {
+    return values.stream().mapToLong(Long::longValue).toArray();
   }
 
   static Fragment decode(io.quiver.internal.proto.Fragment f) {
@@ -971,7 +988,13 @@ public final class MetadataCodec {
     for (io.quiver.internal.proto.Overlay o : f.getOverlaysList()) {
       overlays.add(decode(o));
     }
-    return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays);
+    Optional<io.quiver.manifest.RowLineage> lineage = Optional.empty();
+    if (f.hasLineage()) {
+      io.quiver.internal.proto.RowLineage l = f.getLineage();
+      lineage = Optional.of(io.quiver.manifest.RowLineage.of(
+          unboxed(l.getIdRunsList()), unboxed(l.getCreatedRunsList()), unboxed(l.getUpdatedRunsList())));
+    }
+    return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays, lineage);
   }
 
   private static io.quiver.internal.proto.DataFile encode(DataFile d) {

@@ -10,6 +10,7 @@ import io.quiver.internal.write.CompressionConfig;
 import io.quiver.internal.write.FragmentWriter;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
+import io.quiver.manifest.RowLineage;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -89,7 +90,36 @@ final public class Compactor {
     try (LiveRows live = new LiveRows(run, schema)) {
       written = writer.write(live);
     }
+    if (manifest.hasRowIds()) {
+      written = withLineage(run, written);
+    }
     return new Operation.RewriteGroup(run.stream().map(Fragment::id).toList(), written);
+  }
+
+  /**
+   * {@code written} with the lineage of the rows they copied: the live rows of {@code run}, in its order, keep
+   * their ids and versions (a compaction changes where rows are, never what they are).
+   */
+  private List<Fragment> withLineage(List<Fragment> run, List<Fragment> written) {
+    List<RowLineage> live = new ArrayList<>();
+    for (Fragment f : run) {
+      RowLineage l = f.lineage().orElseThrow(() -> new IllegalStateException(
+          "fragment " + f.id() + " of a table with row ids has no row lineage"));
+      RoaringBitmap deleted = Deletions.of(io, f);
+      live.add(deleted.isEmpty() ? l : l.select(o -> !deleted.contains((int) o)));
+    }
+    RowLineage all = RowLineage.concat(live);
+    long copied = written.stream().mapToLong(Fragment::physicalRows).sum();
+    if (copied != all.rows()) {
+      throw new IllegalStateException("compaction wrote " + copied + " rows of " + all.rows() + " live ones");
+    }
+    List<Fragment> out = new ArrayList<>();
+    long at = 0;
+    for (Fragment f : written) {
+      out.add(f.withLineage(java.util.Optional.of(all.slice(at, at + f.physicalRows()))));
+      at += f.physicalRows();
+    }
+    return out;
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.quiver.internal.read;
 
+import io.quiver.manifest.RowLineage;
+import io.quiver.schema.ReservedNames;
 import io.quiver.dataset.RowAddress;
 import io.quiver.internal.file.FetchPool;
 import io.quiver.internal.file.ReadOptions;
@@ -114,6 +116,10 @@ final public class ScanReader extends ArrowReader {
     }
   }
 
+  /** The row lineage columns a scan adds when asked, in this order (uint64, never null). */
+  static final List<String> LINEAGE_COLUMNS = List.of(ReservedNames.ROW_ID,
+      ReservedNames.ROW_CREATED_AT_VERSION, ReservedNames.ROW_LAST_UPDATED_AT_VERSION);
+
   static Field rowAddressField() {
     return new Field(RowAddress.COLUMN, FieldType.notNullable(new ArrowType.Int(64, false)), null);
   }
@@ -129,6 +135,11 @@ final public class ScanReader extends ArrowReader {
     List<Field> fields = new ArrayList<>(projected.getFields());
     if (spec.withRowAddress()) {
       fields.add(rowAddressField());
+    }
+    if (spec.withRowLineage()) {
+      for (String name : LINEAGE_COLUMNS) {
+        fields.add(new Field(name, FieldType.notNullable(new ArrowType.Int(64, false)), null));
+      }
     }
     return new org.apache.arrow.vector.types.pojo.Schema(fields, projected.getCustomMetadata());
   }
@@ -282,8 +293,29 @@ final public class ScanReader extends ArrowReader {
         narrow((StructVector) from, (StructVector) to, selected, rows);
       }
     }
+    if (spec.withRowLineage()) {
+      RowLineage lineage = range.fragment().lineage().orElseThrow(() -> new IllegalStateException(
+          "fragment " + range.fragment().id() + " of a table with row ids has no row lineage"));
+      int first = outVectors.size() - 3;
+      UInt8Vector ids = (UInt8Vector) outVectors.get(first);
+      UInt8Vector created = (UInt8Vector) outVectors.get(first + 1);
+      UInt8Vector updated = (UInt8Vector) outVectors.get(first + 2);
+      for (UInt8Vector v : List.of(ids, created, updated)) {
+        v.clear();
+        v.allocateNew(rows);
+      }
+      for (int i = 0; i < rows; i++) {
+        long offset = chunk.start() + (selected == null ? i : selected[i]);
+        ids.set(i, lineage.rowId(offset));
+        created.set(i, lineage.createdAt(offset));
+        updated.set(i, lineage.updatedAt(offset));
+      }
+      for (UInt8Vector v : List.of(ids, created, updated)) {
+        v.setValueCount(rows);
+      }
+    }
     if (spec.withRowAddress()) {
-      UInt8Vector addresses = (UInt8Vector) outVectors.get(outVectors.size() - 1);
+      UInt8Vector addresses = (UInt8Vector) outVectors.get(outVectors.size() - 1 - (spec.withRowLineage() ? 3 : 0));
       addresses.clear();
       addresses.allocateNew(rows);
       long fragmentId = range.fragment().id();

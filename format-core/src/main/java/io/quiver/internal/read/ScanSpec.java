@@ -42,6 +42,8 @@ public final class ScanSpec {
   private final long limit;
   /** Null when there is no filter. */
   private final StatsPruner pruner;
+  /** Whether the scan adds the row lineage columns (stable row ids, format 1.4). */
+  private boolean withRowLineage;
 
   private ScanSpec(Schema table, Schema projected, Schema read, Optional<Predicate> filter,
       PredicateEvaluator evaluator, boolean withRowAddress, int batchSize, long limit) {
@@ -132,12 +134,28 @@ public final class ScanSpec {
     }
   }
 
+  /**
+   * This spec with the row lineage columns ({@code _rowid}, {@code _row_created_at_version}, {@code
+   * _row_last_updated_at_version}) after the projection (and {@code _rowaddr}) when {@code value}.
+   */
+  public ScanSpec withRowLineage(boolean value) {
+    ScanSpec s = new ScanSpec(table, projected, read, filter, evaluator, withRowAddress, batchSize, limit);
+    s.withRowLineage = value;
+    return s;
+  }
+
+  public boolean withRowLineage() {
+    return withRowLineage;
+  }
+
   /** This spec with another limit. */
   public ScanSpec withLimit(long value) {
     if (value < 0) {
       throw new InvalidArgumentException("limit must be >= 0, got " + value);
     }
-    return new ScanSpec(table, projected, read, filter, evaluator, withRowAddress, batchSize, value);
+    ScanSpec s = new ScanSpec(table, projected, read, filter, evaluator, withRowAddress, batchSize, value);
+    s.withRowLineage = withRowLineage;
+    return s;
   }
 
   /** The schema of the version scanned. */

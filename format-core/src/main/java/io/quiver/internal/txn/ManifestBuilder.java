@@ -192,17 +192,34 @@ public final class ManifestBuilder {
       long maxFragment = Math.max(restored.maxFragmentId().orElse(-1),
           r.fragments().stream().mapToLong(Fragment::id).max().orElse(-1));
       Map<String, String> config = new HashMap<>(r.config());
-      // A restore brings back content, not an older layout: the table keeps the layout it has now.
-      for (String key : Segmenter.LAYOUT_KEYS) {
+      // A restore brings back content, not an older layout: the table keeps the layout it has now, and its row
+      // ids (an id is never reused, so the counter never goes back).
+      List<String> kept = new ArrayList<>(Segmenter.LAYOUT_KEYS);
+      kept.add(RowIds.CONFIG_KEY);
+      for (String key : kept) {
         if (base.config().containsKey(key)) {
           config.put(key, base.config().get(key));
         } else {
           config.remove(key);
         }
       }
-      return new Manifest(version, r.schema(), r.fragments(),
+      List<Fragment> fragments = r.fragments();
+      long[] next = {base.nextRowId().orElse(0)};
+      if (RowIds.on(base, config)) {
+        // Restored rows keep the ids they had at the restored version; rows of a version from before the table
+        // had ids take those of the same fragment now, else fresh ones.
+        List<Fragment> withIds = new ArrayList<>();
+        for (Fragment f : fragments) {
+          withIds.add(RowIds.resolve(f, s.get(f.id()), txn, version, next));
+        }
+        fragments = withIds;
+      } else {
+        fragments = RowIds.withoutLineage(fragments);
+      }
+      Manifest m = new Manifest(version, r.schema(), fragments,
           maxFragment < 0 ? OptionalLong.empty() : OptionalLong.of(maxFragment), restored.maxFieldId(), timestamp,
-          writerVersion, config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+          writerVersion, config, txn.uuid(), txn.path(), base.readerFeatures(), RowIds.withoutFeature(base.writerFeatures()));
+      return RowIds.on(base, config) ? m.withNextRowId(next[0]) : m;
     } else if (op instanceof Operation.UpdateIndices) {
       return s.build(version, base.schema(), base.maxFieldId(), base.config(), txn, timestamp); // see IndexUpdate
     } else if (op instanceof Operation.UpdateConfig c) {
@@ -251,9 +268,19 @@ public final class ManifestBuilder {
     int maxFieldId = Math.max(Math.max(0, schema.maxFieldId()), base == null ? 0 : base.maxFieldId());
     Map<String, String> config = new HashMap<>(base == null ? Map.of() : base.config());
     config.putAll(configUpserts);
-    return new Manifest(
-        base == null ? 1 : base.version() + 1, schema, numbered, maxFragmentId, maxFieldId, timestamp, writerVersion,
+    long version = base == null ? 1 : base.version() + 1;
+    Manifest built = new Manifest(version, schema, numbered, maxFragmentId, maxFieldId, timestamp, writerVersion,
         config, txn.uuid(), txn.path(), Set.of(), Set.of());
+    if (!RowIds.on(base, config)) {
+      return built.withFragments(RowIds.withoutLineage(numbered));
+    }
+    // An overwrite replaces every row: each is new, with a fresh id (ids are never reused).
+    long[] next = {base == null ? 0 : base.nextRowId().orElse(0)};
+    List<Fragment> withIds = new ArrayList<>();
+    for (Fragment f : numbered) {
+      withIds.add(RowIds.resolve(f.withLineage(Optional.empty()), null, txn, version, next));
+    }
+    return built.withFragments(withIds).withNextRowId(next[0]);
   }
 
   private Manifest addColumns(Manifest base, State s, Transaction txn, Operation.AddColumns a, Instant timestamp) {
@@ -485,13 +512,29 @@ public final class ManifestBuilder {
 
     Manifest build(long version, Schema schema, int maxFieldId, Map<String, String> config, Transaction txn,
         Instant timestamp) {
+      boolean rowIds = RowIds.on(base, config);
+      long[] nextRowId = {base.nextRowId().orElse(0)};
+      if (rowIds && !base.hasRowIds()) {
+        // Row ids are turned on: every row there is gets one now (their earlier history is unknown).
+        for (Fragment f : base.fragments()) {
+          changes.putIfAbsent(f.id(), f);
+        }
+      }
+      for (Map.Entry<Long, Fragment> e : changes.entrySet()) {
+        Fragment f = e.getValue();
+        if (f != null) {
+          e.setValue(rowIds ? RowIds.resolve(f, baseFragment(f.id()), txn, version, nextRowId)
+              : f.withLineage(Optional.empty()));
+        }
+      }
       OptionalLong maxFragmentId = nextId == 0 ? OptionalLong.empty() : OptionalLong.of(nextId - 1);
       Segmenter.Policy policy = Segmenter.Policy.of(config, segmented != null);
       List<Fragment> fragments = segmented != null && policy.segmented()
           ? Segmenter.update(segmented, changes, policy, schema)
           : fragments();
-      return new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion,
-          config, txn.uuid(), txn.path(), base.readerFeatures(), base.writerFeatures());
+      Manifest m = new Manifest(version, schema, fragments, maxFragmentId, maxFieldId, timestamp, writerVersion,
+          config, txn.uuid(), txn.path(), base.readerFeatures(), RowIds.withoutFeature(base.writerFeatures()));
+      return rowIds ? m.withNextRowId(nextRowId[0]) : m;
     }
   }
 
