@@ -50,6 +50,7 @@ import picocli.CommandLine;
         ImportCommand.class,
         ExportCommand.class,
         ScanCommand.class,
+        ChangesCommand.class,
         Commands.Info.class,
         Commands.Log.class,
         Commands.Diff.class,

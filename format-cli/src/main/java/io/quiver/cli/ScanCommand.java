@@ -92,7 +92,7 @@ final class ScanCommand extends TableCommand {
       if (limit != null) {
         scanner.limit(limit);
       }
-      Sink sink = sink(out(), output);
+      Sink sink = sink(out(), output, format);
       long printed = 0;
       try (ArrowReader reader = scanner.open()) {
         while (reader.loadNextBatch()) {
@@ -138,7 +138,8 @@ final class ScanCommand extends TableCommand {
     void finish(long rows) throws IOException;
   }
 
-  private Sink sink(PrintWriter out, List<String> names) throws IOException {
+  /** Prints rows named {@code names} to {@code out} in {@code format} (shared with {@code quiver changes}). */
+  static Sink sink(PrintWriter out, List<String> names, Format format) throws IOException {
     switch (format) {
       case csv: {
         CSVPrinter printer = new CSVPrinter(out, CSVFormat.DEFAULT.builder().setHeader(names.toArray(String[]::new))

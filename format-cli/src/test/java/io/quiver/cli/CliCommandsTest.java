@@ -120,6 +120,24 @@ class CliCommandsTest {
   }
 
   @Test
+  void changesPrintsTheChangeFeedOfATableWithRowIds() {
+    String tracked = dir.resolve("tracked").toUri().toString();
+    ok("import", tracked, people.toString(), "--config", "row-ids=true"); // v1: row ids 0..2
+    ok("update", tracked, "--set", "age=32", "--where", "id = 1"); // v2
+    ok("delete", tracked, "--where", "name = 'bob'"); // v3
+    List<String> lines = ok("changes", tracked, "--from", "1", "-f", "csv", "--columns", "id,age").out().lines()
+        .map(l -> l.replaceAll(",\\d{4}-\\d\\d-\\d\\dT[^,]*,", ",<time>,")).toList();
+    assertThat(lines).containsExactly("id,age,_change_type,_commit_version,_commit_timestamp,_rowid",
+        "1,31,update_preimage,2,<time>,0", "1,32,update_postimage,2,<time>,0", "2,,delete,3,<time>,1");
+    assertThat(ok("changes", tracked, "--from", "2", "--to", "3", "--columns", "id", "-f", "jsonl").out())
+        .contains("\"_change_type\":\"delete\"").doesNotContain("update");
+    assertThat(userError("changes", tracked, "--from", "1", "--columns", "nope")).contains("unknown column 'nope'");
+    assertThat(userError("changes", table, "--from", "1", "--to", "1")).contains("got from 1 to 1");
+    ok("update", table, "--set", "age=1", "--where", "id = 1");
+    assertThat(userError("changes", table, "--from", "1")).contains("has no stable row ids");
+  }
+
+  @Test
   void scanPrintsAnAlignedTableByDefault() {
     String out = ok("scan", table).out();
     assertThat(out.lines().toList()).containsExactly(
