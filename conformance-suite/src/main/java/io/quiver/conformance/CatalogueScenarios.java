@@ -5,6 +5,7 @@ import io.quiver.scenario.CommitScenarios;
 import io.quiver.scenario.DataLossScenarios;
 import io.quiver.scenario.DerivedColumnScenarios;
 import io.quiver.scenario.ExactlyOnceScenarios;
+import io.quiver.scenario.RowIdScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.scenario.StagedColumnScenarios;
 import io.quiver.scenario.StructValidityScenarios;
@@ -395,5 +396,22 @@ public abstract class CatalogueScenarios extends StoreSuite {
   @Test
   void f13_deleteByKeyRemovesEveryDuplicateAcrossFragments() {
     run(DataLossScenarios::f13_deleteByKeyRemovesEveryDuplicateAcrossFragments);
+  }
+
+  // H: history as data, stable row ids and the change feed (RowIdScenarios)
+
+  @Test
+  void h1_rowIdsSurviveEveryKindOfCommit() {
+    run(RowIdScenarios::h1_rowIdsSurviveEveryKindOfCommit);
+  }
+
+  @Test
+  void h2_concurrentWritersNeverShareARowId() {
+    run(RowIdScenarios::h2_concurrentWritersNeverShareARowId);
+  }
+
+  @Test
+  void h3_theChangeFeedReplaysBetweenEveryTwoVersions() {
+    run(RowIdScenarios::h3_theChangeFeedReplaysBetweenEveryTwoVersions);
   }
 }

@@ -281,7 +281,8 @@ public final class ConformanceReportListener implements TestExecutionListener {
     md.append("## Race catalogue × stores\n\n");
     md.append("Every scenario of the race catalogue (`design/RACE-CATALOGUE.md`; section F, the data-loss classes other\n");
     md.append("formats shipped, in [race-catalogue-f.md](race-catalogue-f.md)) that a suite names in a test (the test name\n");
-    md.append("starts with the scenario id): A–C, E and F by `CatalogueScenarios` (and the journeys that race on a real\n");
+    md.append("starts with the scenario id): A–C, E, F and H (history as data: stable row ids and the change feed, docs/format.md\n");
+    md.append("section 14) by `CatalogueScenarios` (and the journeys that race on a real\n");
     md.append("store), D1–D6 by `HostileInputSuite`. `pass`: the scenario ended in the expected outcome (for A–C and F, `validate()`\n");
     md.append("passed and the affected fields scanned back correctly); `FAIL`: it did not; `skipped`: the store lacks what\n");
     md.append("the test needs; `—`: not run on that store.\n\n");

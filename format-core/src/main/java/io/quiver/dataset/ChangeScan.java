@@ -439,8 +439,11 @@ public final class ChangeScan {
     protected void closeReadSource() {}
   }
 
-  /** For tests: the number of changes each version of the range made, without reading any values. */
-  Map<Long, Integer> countsByVersion() {
+  /**
+   * The number of changes each version of the range made, by version, from the manifests and deletion files alone
+   * (no row value is read): a compaction's entry is 0.
+   */
+  public Map<Long, Integer> changeCounts() {
     TableIo io = dataset.io();
     Map<Long, Integer> out = new LinkedHashMap<>();
     Manifest prev = io.load(from).manifest();

@@ -101,7 +101,7 @@ class RowIdsFormatCompatibilityTest {
           assertThat(lineage(at)).as("version %d", v).isEqualTo(expected(v));
         }
       }
-      assertThat(ds.changes(1, 7).countsByVersion()).containsExactly(Map.entry(2L, 10), Map.entry(3L, 5),
+      assertThat(ds.changes(1, 7).changeCounts()).containsExactly(Map.entry(2L, 10), Map.entry(3L, 5),
           Map.entry(4L, 4), Map.entry(5L, 7), Map.entry(6L, 0), Map.entry(7L, 1));
       try (VectorSchemaRoot rows = ds.takeByRowIds(new long[] {42, 10}, List.of("id", "name"))) {
         assertThat(((BigIntVector) rows.getVector("id")).get(0)).isEqualTo(102L);
@@ -121,7 +121,7 @@ class RowIdsFormatCompatibilityTest {
       assertThat(l.get(500L)).isEqualTo(List.of(43L, 8L, 8L));
       assertThat(l.get(501L)).isEqualTo(List.of(44L, 8L, 8L));
       assertThat(l.get(6L)).isEqualTo(List.of(6L, 1L, 9L));
-      assertThat(ds.changes(7, 9).countsByVersion()).containsExactly(Map.entry(8L, 2), Map.entry(9L, 2));
+      assertThat(ds.changes(7, 9).changeCounts()).containsExactly(Map.entry(8L, 2), Map.entry(9L, 2));
     }
   }
 
@@ -137,7 +137,7 @@ class RowIdsFormatCompatibilityTest {
       assertThat(l.values()).allSatisfy(x -> assertThat(x.subList(1, 3)).containsExactly(on, on));
       assertThat(l.values().stream().map(x -> x.get(0)).distinct().count()).isEqualTo(rows);
       ds.update(Predicate.eq("id", 42L), Map.of("name", "changed"));
-      assertThat(ds.changes(on, ds.version()).countsByVersion()).containsExactly(Map.entry(on + 1, 2));
+      assertThat(ds.changes(on, ds.version()).changeCounts()).containsExactly(Map.entry(on + 1, 2));
       ds.compact(CompactionOptions.defaults());
       assertThat(lineage(ds)).as("compaction keeps the assigned ids").containsAllEntriesOf(
           Map.of(42L, List.of(l.get(42L).get(0), on, on + 1)));

@@ -2,16 +2,16 @@ package io.quiver.dataset;
 
 import static io.quiver.dataset.SampleTable.range;
 import static io.quiver.predicate.Predicate.eq;
-import static io.quiver.predicate.Predicate.ge;
 import static io.quiver.predicate.Predicate.lt;
+import static io.quiver.scenario.RowIdScenarios.lineage;
+import static io.quiver.scenario.RowIdScenarios.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
-import io.quiver.manifest.Manifest;
-import io.quiver.predicate.Predicate;
 import io.quiver.scenario.DataLossScenarios;
+import io.quiver.scenario.RowIdScenarios;
 import io.quiver.scenario.ScenarioTable;
 import io.quiver.store.MemoryObjectStore;
 import java.io.IOException;
@@ -24,8 +24,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.AfterEach;
@@ -57,90 +55,17 @@ class RowIdsTest {
   }
 
   private Dataset create(long from, int rows) {
-    try (VectorSchemaRoot b = SampleTable.batch(allocator, from, rows)) {
-      return Dataset.create(t.uri(), SampleTable.SCHEMA, List.of(b), t.options(), Map.of("row-ids", "true"));
-    }
-  }
-
-  /** Each live row's lineage by its sample id: {row id, created at, last updated at}. */
-  private static Map<Long, List<Long>> lineage(Dataset ds) {
-    Map<Long, List<Long>> out = new TreeMap<>();
-    try (ArrowReader r = ds.newScan().columns("id").withRowLineage(true).open()) {
-      while (r.loadNextBatch()) {
-        VectorSchemaRoot root = r.getVectorSchemaRoot();
-        assertThat(root.getSchema().getFields().stream().map(f -> f.getName()).toList())
-            .containsExactly("id", "_rowid", "_row_created_at_version", "_row_last_updated_at_version");
-        BigIntVector id = (BigIntVector) root.getVector("id");
-        UInt8Vector rowId = (UInt8Vector) root.getVector("_rowid");
-        UInt8Vector created = (UInt8Vector) root.getVector("_row_created_at_version");
-        UInt8Vector updated = (UInt8Vector) root.getVector("_row_last_updated_at_version");
-        for (int i = 0; i < root.getRowCount(); i++) {
-          assertThat(out.put(id.get(i), List.of(rowId.get(i), created.get(i), updated.get(i)))).isNull();
-        }
-      }
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    return out;
-  }
-
-  private static List<Long> row(long rowId, long created, long updated) {
-    return List.of(rowId, created, updated);
+    return RowIdScenarios.createWithRowIds(t, from, rows);
   }
 
   @Test
-  void insertedRowsGetConsecutiveIdsThatTheyKeepThroughDeletesUpdatesMergesAndCompaction() throws IOException {
-    try (Dataset ds = create(0, 10)) {
-      assertThat(ds.manifest().nextRowId()).hasValue(10);
-      assertThat(ds.manifest().writerFeatures()).contains(Manifest.ROW_IDS_FEATURE);
-      t.append(ds, 10, 5); // v2: ids 10..14
-      Map<Long, List<Long>> expected = new TreeMap<>();
-      for (long i = 0; i < 10; i++) {
-        expected.put(i, row(i, 1, 1));
-      }
-      for (long i = 10; i < 15; i++) {
-        expected.put(i, row(i, 2, 2));
-      }
-      assertThat(lineage(ds)).isEqualTo(expected);
+  void insertedRowsGetConsecutiveIdsThatTheyKeepThroughDeletesUpdatesMergesAndCompaction() {
+    RowIdScenarios.h1_rowIdsSurviveEveryKindOfCommit(t);
+  }
 
-      ds.delete(eq("id", 3L)); // v3
-      expected.remove(3L);
-      ds.update(Predicate.in("id", List.of(4L, 12L)), Map.of("name", "changed")); // v4: overlays
-      expected.put(4L, row(4, 1, 4));
-      expected.put(12L, row(12, 2, 4));
-      assertThat(lineage(ds)).isEqualTo(expected);
-
-      try (ArrowReader source = DataLossScenarios.reader(t, List.of(new long[] {8, 4}, new long[] {100, 2}))) {
-        ds.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(source); // v5
-      }
-      assertThat(ds.version()).isEqualTo(5);
-      for (long i = 8; i < 12; i++) {
-        expected.put(i, row(expected.get(i).get(0), expected.get(i).get(1), 5));
-      }
-      expected.put(100L, row(15, 5, 5));
-      expected.put(101L, row(16, 5, 5));
-      assertThat(lineage(ds)).isEqualTo(expected);
-
-      ds.compact(CompactionOptions.defaults()); // moves every row, changes none
-      assertThat(ds.manifest().fragments()).hasSize(1);
-      assertThat(lineage(ds)).as("compaction keeps every id and version").isEqualTo(expected);
-      ds.delete(ge("id", 100L));
-      expected.remove(100L);
-      expected.remove(101L);
-      t.append(ds, 200, 2);
-      expected.put(200L, row(17, ds.version(), ds.version()));
-      expected.put(201L, row(18, ds.version(), ds.version()));
-      assertThat(lineage(ds)).as("deleted rows' ids are never reused").isEqualTo(expected);
-    }
-    try (Dataset reopened = t.open()) {
-      assertThat(reopened.manifest().nextRowId()).hasValue(19);
-      assertThat(lineage(reopened)).as("the lineage is in the files, not the handle").hasSize(16)
-          .containsEntry(4L, row(4, 1, 4)).containsEntry(200L, row(17, 8, 8));
-    }
-    try (Dataset latest = t.open()) {
-      assertThat(latest.validate().isValid()).isTrue();
-      assertThat(latest.countRows()).isEqualTo(16);
-    }
+  @Test
+  void concurrentAppendsRebasedOntoEachOtherNeverShareAnId() {
+    RowIdScenarios.h2_concurrentWritersNeverShareARowId(t);
   }
 
   @Test
@@ -159,21 +84,6 @@ class RowIdsTest {
           .withMessageContaining("row id 7 names a row deleted at version 5");
       assertThatExceptionOfType(NotFoundException.class).isThrownBy(() -> ds.takeByRowIds(new long[] {40}, List.of()))
           .withMessageContaining("is not a row id");
-    }
-  }
-
-  @Test
-  void concurrentAppendsRebasedOntoEachOtherNeverShareAnId() {
-    try (Dataset ds = create(0, 4); Dataset a = t.open(); Dataset b = t.open()) {
-      t.append(a, 100, 3); // v2: ids 4..6
-      t.append(b, 200, 3); // read at v1, rebased onto v2: ids 7..9, not 4..6 again
-      try (Dataset latest = t.open()) {
-        Map<Long, List<Long>> l = lineage(latest);
-        assertThat(l.values().stream().map(x -> x.get(0)).sorted().toList()).isEqualTo(range(0, 10));
-        assertThat(l.get(100L)).isEqualTo(row(4, 2, 2));
-        assertThat(l.get(200L)).isEqualTo(row(7, 3, 3));
-        assertThat(latest.manifest().nextRowId()).hasValue(10);
-      }
     }
   }
 
