@@ -90,6 +90,11 @@ public final class ScanTask implements Serializable {
     return task.withRowAddress();
   }
 
+  /** Whether the task's batches end with the row lineage columns ({@link Scanner#withRowLineage}). */
+  public boolean withRowLineage() {
+    return task.withRowLineage();
+  }
+
   public int batchSize() {
     return task.batchSize();
   }
@@ -287,7 +292,12 @@ public final class ScanTask implements Serializable {
     Schema table = manifest.schema();
     Schema projected = Projection.byIds(table, task.fieldIds());
     ScanSpec spec = ScanSpec.of(table, projected, task.filter().orElse(null), task.withRowAddress(),
-        task.batchSize(), task.limit().orElse(ScanSpec.NO_LIMIT));
+        task.batchSize(), task.limit().orElse(ScanSpec.NO_LIMIT)).withRowLineage(task.withRowLineage());
+    if (task.withRowLineage() && !manifest.hasRowIds()) {
+      throw new InvalidArgumentException("this scan task asks for the row lineage columns, but version "
+          + task.version() + " of " + io.location() + " has no stable row ids: the task was planned on another"
+          + " table; plan the scan again");
+    }
     return new ScanReader(Scanner.metered(io, counters), spec,
         List.of(new FragmentRange(fragment, task.rowStart(), task.rowEnd())), allocator, onClose, counters);
   }

@@ -291,10 +291,6 @@ public final class Scanner {
    */
   public List<ScanTask> planTasks() {
     ScanSpec spec = spec();
-    if (withRowLineage) {
-      throw new InvalidArgumentException("scan tasks do not carry the row lineage columns yet; scan on the handle"
-          + " (Scanner.open) to read _rowid and the row versions");
-    }
     List<Integer> ids = Projection.requestedIds(manifest.schema(), columns, fieldIds);
     spec.filter().ifPresent(ScanTaskCodec::checkEncodable);
     List<ScanTask> tasks = new ArrayList<>();
@@ -329,7 +325,7 @@ public final class Scanner {
           uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
           spec.filter(), withRowAddress, batchSize,
           limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes(),
-          spec.boundsOf(p.range().fragment()))));
+          spec.boundsOf(p.range().fragment()), withRowLineage)));
     }
     counters.fragmentsConsidered(manifest.fragments().size());
     long withTasks = tasks.stream().mapToLong(ScanTask::fragmentId).distinct().count();

@@ -26,6 +26,8 @@ import java.util.TreeMap;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,11 +138,29 @@ class RowIdsTest {
   }
 
   @Test
-  void scanTasksRefuseTheLineageColumnsWithATypedError() {
-    try (Dataset ds = create(0, 5)) {
-      assertThatExceptionOfType(InvalidArgumentException.class)
-          .isThrownBy(() -> ds.newScan().withRowLineage(true).planTasks())
-          .withMessageContaining("scan tasks do not carry the row lineage columns yet");
+  void scanTasksCarryTheLineageColumnsToTheirWorkers() throws IOException {
+    try (Dataset ds = create(0, 50)) {
+      t.append(ds, 50, 30);
+      ds.update(eq("id", 60L), Map.of("name", "u"));
+      List<ScanTask> tasks = ds.newScan().columns("id").withRowLineage(true).targetTaskBytes(1).planTasks();
+      assertThat(tasks).hasSizeGreaterThan(1);
+      Map<Long, List<Long>> fromTasks = new TreeMap<>();
+      for (ScanTask task : tasks) {
+        ScanTask decoded = ScanTask.decode(task.encode());
+        assertThat(decoded.withRowLineage()).isTrue();
+        try (Dataset worker = t.open(); ArrowReader r = decoded.open(worker)) {
+          while (r.loadNextBatch()) {
+            VectorSchemaRoot root = r.getVectorSchemaRoot();
+            for (int i = 0; i < root.getRowCount(); i++) {
+              fromTasks.put(((BigIntVector) root.getVector("id")).get(i), List.of(
+                  ((UInt8Vector) root.getVector("_rowid")).get(i),
+                  ((UInt8Vector) root.getVector("_row_created_at_version")).get(i),
+                  ((UInt8Vector) root.getVector("_row_last_updated_at_version")).get(i)));
+            }
+          }
+        }
+      }
+      assertThat(fromTasks).isEqualTo(lineage(ds)).containsEntry(60L, row(60, 2, 3));
     }
   }
 

@@ -59,7 +59,16 @@ public final class ScanTaskCodec {
       OptionalLong limit,
       long rowCount,
       long bytesEstimate,
-      List<FieldBounds> fieldBounds) {
+      List<FieldBounds> fieldBounds,
+      boolean withRowLineage) {
+    /** A task without the row lineage columns. */
+    public Task(String tableUri, String tableLocation, long version, long fragmentId, long rowStart, long rowEnd,
+        List<Integer> fieldIds, Optional<Predicate> filter, boolean withRowAddress, int batchSize, OptionalLong limit,
+        long rowCount, long bytesEstimate, List<FieldBounds> fieldBounds) {
+      this(tableUri, tableLocation, version, fragmentId, rowStart, rowEnd, fieldIds, filter, withRowAddress, batchSize,
+          limit, rowCount, bytesEstimate, fieldBounds, false);
+    }
+
     /** A task without field bounds (all unknown). */
     public Task(String tableUri, String tableLocation, long version, long fragmentId, long rowStart, long rowEnd,
         List<Integer> fieldIds, Optional<Predicate> filter, boolean withRowAddress, int batchSize, OptionalLong limit,
@@ -111,7 +120,8 @@ public final class ScanTaskCodec {
         .setWithRowAddress(task.withRowAddress())
         .setBatchSize(task.batchSize())
         .setRowCount(task.rowCount())
-        .setBytesEstimate(task.bytesEstimate());
+        .setBytesEstimate(task.bytesEstimate())
+        .setWithRowLineage(task.withRowLineage());
     task.filter().ifPresent(f -> b.setFilter(encode(f)));
     task.limit().ifPresent(b::setLimit);
     task.fieldBounds().forEach(f -> b.addFieldBounds(StatsCodec.encode(f)));
@@ -154,7 +164,8 @@ public final class ScanTaskCodec {
           t.hasLimit() ? OptionalLong.of(t.getLimit()) : OptionalLong.empty(),
           t.getRowCount(),
           t.getBytesEstimate(),
-          t.getFieldBoundsList().stream().map(StatsCodec::decode).toList());
+          t.getFieldBoundsList().stream().map(StatsCodec::decode).toList(),
+          t.getWithRowLineage());
     } catch (IllegalArgumentException | java.time.DateTimeException | QuiverException e) {
       throw new CorruptFileException(WHAT, "invalid scan task: " + e.getMessage(), e);
     }
