@@ -142,6 +142,17 @@ public class QuiverCatalog implements StagingTableCatalog, SupportsNamespaces, P
   }
 
   private Table load(Identifier ident, VersionRef version) throws NoSuchTableException {
+    if (ident.name().equals("changes") && ident.namespace().length > 0 && !isTable(ref(ident))) {
+      // db.events.changes: the change feed of db.events (a table with row ids).
+      String[] ns = ident.namespace();
+      Identifier table = Identifier.of(java.util.Arrays.copyOf(ns, ns.length - 1), ns[ns.length - 1]);
+      try {
+        return io.quiver.spark.read.ChangeFeedTable.load(name + "." + ident, ref(table),
+            org.apache.spark.sql.util.CaseInsensitiveStringMap.empty());
+      } catch (TableNotFoundException | StoreNotFoundException e) {
+        throw new NoSuchTableException(ident);
+      }
+    }
     Optional<MetadataTable.Kind> kind = MetadataTable.Kind.of(ident.name());
     if (kind.isPresent() && ident.namespace().length > 0 && !isTable(ref(ident))) {
       // db.events.history: the metadata table of db.events (a table of that name comes first).

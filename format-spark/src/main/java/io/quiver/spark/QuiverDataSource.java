@@ -17,7 +17,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * {@code spark.read.format("quiver").load(uri)} and {@code df.write.format("quiver").save(uri)}: a Quiver
  * table by path, without a catalog. Options: {@code path} (the table URI), {@code versionAsOf}, {@code tag}
- * or {@code timestampAsOf} for time travel, and any other option is a store option (endpoint, credentials
+ * or {@code timestampAsOf} for time travel, {@code readChangeFeed} with {@code startingVersion} and {@code
+ * endingVersion} for the change feed ({@link io.quiver.spark.read.ChangeFeedTable}), and any other option is a
+ * store option (endpoint, credentials
  * …). Writing to a path with no table creates it from the DataFrame's schema.
  */
 public final class QuiverDataSource implements TableProvider, DataSourceRegister {
@@ -32,6 +34,9 @@ public final class QuiverDataSource implements TableProvider, DataSourceRegister
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
     TableRef ref = ref(options);
+    if (io.quiver.spark.read.ChangeFeedTable.asked(options)) {
+      return io.quiver.spark.read.ChangeFeedTable.load(ref.uri(), ref, options).schema();
+    }
     try (Dataset ds = VersionRef.fromOptions(options).open(ref)) {
       return SparkTypes.toSpark(ds.schema().toArrow());
     }
@@ -46,6 +51,9 @@ public final class QuiverDataSource implements TableProvider, DataSourceRegister
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
     CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(properties);
     TableRef ref = ref(options);
+    if (io.quiver.spark.read.ChangeFeedTable.asked(options)) {
+      return io.quiver.spark.read.ChangeFeedTable.load(ref.uri(), ref, options);
+    }
     VersionRef version = VersionRef.fromOptions(options);
     try {
       return QuiverTable.load(ref.uri(), ref, version);
@@ -74,7 +82,9 @@ public final class QuiverDataSource implements TableProvider, DataSourceRegister
       String key = k.toLowerCase(java.util.Locale.ROOT);
       if (!key.equals("path") && !key.equalsIgnoreCase(VersionRef.VERSION_OPTION)
           && !key.equalsIgnoreCase(VersionRef.TAG_OPTION) && !key.equalsIgnoreCase(VersionRef.TIMESTAMP_OPTION)
-          && !key.startsWith("quiver.")) {
+          && !key.startsWith("quiver.") && !key.equalsIgnoreCase(io.quiver.spark.read.ChangeFeedTable.READ_CHANGE_FEED)
+          && !key.equalsIgnoreCase(io.quiver.spark.read.ChangeFeedTable.STARTING_VERSION)
+          && !key.equalsIgnoreCase(io.quiver.spark.read.ChangeFeedTable.ENDING_VERSION)) {
         store.put(k, v);
       }
     });

@@ -44,6 +44,10 @@ public final class QuiverTable
   /** Metadata column: the id of the fragment holding the row. */
   public static final String FRAGMENT = "_fragment";
 
+  /** The row lineage metadata columns of a table with stable row ids (docs/format.md section 14). */
+  public static final List<String> LINEAGE_COLUMNS = List.of(io.quiver.schema.ReservedNames.ROW_ID,
+      io.quiver.schema.ReservedNames.ROW_CREATED_AT_VERSION, io.quiver.schema.ReservedNames.ROW_LAST_UPDATED_AT_VERSION);
+
   private final String name;
   private final TableRef ref;
   private final long version;
@@ -132,7 +136,10 @@ public final class QuiverTable
   @Override
   public MetadataColumn[] metadataColumns() {
     return new MetadataColumn[] {metadata(ROW_ADDRESS, "the row's address at this version (fragment id << 32 | offset)"),
-        metadata(FRAGMENT, "the id of the fragment holding the row")};
+        metadata(FRAGMENT, "the id of the fragment holding the row"),
+        metadata(LINEAGE_COLUMNS.get(0), "the row's stable id (a table with row-ids = true)"),
+        metadata(LINEAGE_COLUMNS.get(1), "the version that inserted the row (a table with row-ids = true)"),
+        metadata(LINEAGE_COLUMNS.get(2), "the version that last changed the row (a table with row-ids = true)")};
   }
 
   private static MetadataColumn metadata(String column, String comment) {

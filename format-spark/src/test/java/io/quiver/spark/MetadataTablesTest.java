@@ -37,6 +37,47 @@ class MetadataTablesTest {
   }
 
   @Test
+  void theChangeFeedAndRowLineageOfATableWithRowIdsReadFromSqlAndTheDataFrameApi() {
+    spark.spark().sql("CREATE TABLE quiver.cdf.items (id BIGINT NOT NULL, name STRING) TBLPROPERTIES ('row-ids' = 'true')");
+    spark.spark().sql("INSERT INTO quiver.cdf.items VALUES (1, 'a'), (2, 'b'), (3, 'c')"); // v3 (v2: the property)
+    long inserted;
+    try (Dataset ds = Dataset.open(uri("cdf", "items"))) {
+      inserted = ds.version();
+      ds.update(io.quiver.predicate.Predicate.eq("id", 2L), java.util.Map.of("name", "B")); // keeps the row id
+    }
+    spark.spark().sql("DELETE FROM quiver.cdf.items WHERE id = 3");
+    long latest = inserted + 2;
+
+    // the lineage as metadata columns
+    assertThat(rows("SELECT id, _rowid, _row_created_at_version, _row_last_updated_at_version"
+        + " FROM quiver.cdf.items ORDER BY id")).containsExactly(
+            "[1,0," + inserted + "," + inserted + "]", "[2,1," + inserted + "," + (inserted + 1) + "]");
+
+    // <table>.changes: every change the table's row ids know of
+    assertThat(rows("SELECT _commit_version, _change_type, _rowid, id, name FROM quiver.cdf.items.changes"
+        + " ORDER BY _commit_version, _rowid, _change_type")).containsExactly(
+            "[" + inserted + ",insert,0,1,a]", "[" + inserted + ",insert,1,2,b]", "[" + inserted + ",insert,2,3,c]",
+            "[" + (inserted + 1) + ",update_postimage,1,2,B]", "[" + (inserted + 1) + ",update_preimage,1,2,b]",
+            "[" + latest + ",delete,2,3,c]");
+
+    // spark.read with readChangeFeed and a range (both ends inclusive)
+    List<Row> feed = spark.spark().read().format("quiver").option("readChangeFeed", "true")
+        .option("startingVersion", inserted + 1).option("endingVersion", latest).load(uri("cdf", "items"))
+        .select("_change_type", "id", "_commit_timestamp").collectAsList();
+    assertThat(feed).extracting(r -> r.getString(0) + ":" + r.getLong(1))
+        .containsExactly("update_preimage:2", "update_postimage:2", "delete:3");
+    assertThat(feed.get(0).getTimestamp(2)).isNotNull();
+    assertThatThrownBy(() -> spark.spark().read().format("quiver").option("readChangeFeed", "true")
+        .option("startingVersion", "x").load(uri("cdf", "items")).collectAsList())
+        .hasMessageContaining("startingVersion must be a version number, got 'x'");
+
+    // a table without row ids has no change feed, and says how to get one
+    spark.spark().sql("CREATE TABLE quiver.cdf.plain (id BIGINT)");
+    assertThatThrownBy(() -> spark.spark().sql("SELECT * FROM quiver.cdf.plain.changes").collectAsList())
+        .hasMessageContaining("has no stable row ids");
+  }
+
+  @Test
   void historyVersionsFragmentsFilesAndTagsAreTablesOfTheCatalog() {
     spark.spark().sql("CREATE TABLE quiver.meta.events (id BIGINT NOT NULL, kind STRING)");
     spark.spark().sql("INSERT INTO quiver.meta.events VALUES (1, 'a'), (2, 'b'), (3, 'c')");

@@ -36,13 +36,16 @@ public final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
   private final OptionalLong limit;
   private final long targetTaskBytes;
   private final int batchSize;
+  private final boolean rowLineage;
   private List<ScanTask> tasks;
   private io.quiver.schema.Schema schema;
   private final ScanMetrics planning = new ScanMetrics();
 
   QuiverScan(QuiverTable table, StructType readSchema, List<String> columns, io.quiver.predicate.Predicate filter,
-      List<Predicate> pushed, boolean rowAddress, OptionalLong limit, long targetTaskBytes, int batchSize) {
+      List<Predicate> pushed, boolean rowAddress, boolean rowLineage, OptionalLong limit, long targetTaskBytes,
+      int batchSize) {
     this.table = table;
+    this.rowLineage = rowLineage;
     this.readSchema = readSchema;
     this.columns = columns;
     this.filter = filter;
@@ -64,6 +67,9 @@ public final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
         .append(table.quiverVersion()).append(" columns=").append(columns);
     if (rowAddress) {
       b.append(" +").append(QuiverTable.ROW_ADDRESS);
+    }
+    if (rowLineage) {
+      b.append(" +row lineage");
     }
     if (!(filter instanceof io.quiver.predicate.Predicate.True)) {
       b.append(" filter=[").append(filter).append(']');
@@ -108,7 +114,7 @@ public final class QuiverScan implements Scan, Batch, SupportsReportStatistics {
     if (tasks == null) {
       try (Dataset ds = new VersionRef.Number(table.quiverVersion()).open(table.ref())) {
         Scanner scan = ds.newScan().metrics(planning).columns(columns).filter(filter).withRowAddress(rowAddress)
-            .targetTaskBytes(targetTaskBytes);
+            .withRowLineage(rowLineage).targetTaskBytes(targetTaskBytes);
         if (batchSize > 0) {
           scan.batchSize(batchSize);
         }

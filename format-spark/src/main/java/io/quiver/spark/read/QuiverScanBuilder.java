@@ -126,11 +126,14 @@ public final class QuiverScanBuilder
     List<String> columns = new ArrayList<>();
     List<StructField> read = new ArrayList<>();
     boolean rowAddress = false;
+    boolean rowLineage = false;
     for (StructField f : required.fields()) {
       Optional<StructField> tableField = find(table.schema(), f.name());
       if (tableField.isEmpty()) {
         if (f.name().equals(QuiverTable.ROW_ADDRESS)) {
           rowAddress = true;
+        } else if (QuiverTable.LINEAGE_COLUMNS.contains(f.name())) {
+          rowLineage = true;
         } else if (!f.name().equals(QuiverTable.FRAGMENT)) {
           throw new InvalidArgumentException("no column '" + f.name() + "' in " + table.name() + "; columns are "
               + List.of(table.schema().fieldNames()));
@@ -143,7 +146,7 @@ public final class QuiverScanBuilder
       read.add(new StructField(t.name(), type, t.nullable(), t.metadata()));
     }
     QuiverScan scan = new QuiverScan(table, new StructType(read.toArray(new StructField[0])), columns,
-        io.quiver.predicate.Predicate.and(filters), List.copyOf(pushed), rowAddress, limit,
+        io.quiver.predicate.Predicate.and(filters), List.copyOf(pushed), rowAddress, rowLineage, limit,
         longOption(TARGET_TASK_BYTES, DEFAULT_TARGET_TASK_BYTES), (int) longOption(BATCH_SIZE, 0));
     onBuild.accept(scan);
     return scan;
