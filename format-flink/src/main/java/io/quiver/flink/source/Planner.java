@@ -20,7 +20,8 @@ import java.util.Set;
  * a later compaction safe. Versions that add no rows and change none the source emitted are skipped: {@code
  * update-config}, {@code add-columns}, {@code rewrite} (compaction: its fragments hold rows already planned), and
  * {@code project} when every column the source reads is still there. Any other operation fails the source with a
- * {@link QuiverSourceException} naming the table, the version and the operation.
+ * {@link QuiverSourceException} naming the table, the version and the operation. A changelog source instead gives
+ * each later version one change split (its changes, of every kind), and skips the versions that change no row.
  */
 final class Planner implements AutoCloseable {
   private final SourceConfig config;
@@ -95,6 +96,9 @@ final class Planner implements AutoCloseable {
     } catch (VersionNotFoundException e) {
       throw removed(v, latest, e);
     }
+    if (config.changelog()) {
+      return changesOf(v, latest, info);
+    }
     Set<Long> before = fragmentsAt(v - 1, latest);
     try (Dataset at = checkout(v, latest)) {
       switch (info.operation()) {
@@ -125,6 +129,24 @@ final class Planner implements AutoCloseable {
           throw unsupported(v, info.operation(), "changes or removes rows the source may already have emitted");
       }
     }
+  }
+
+  /**
+   * A changelog source's split of version {@code v}: its changes, read from the change feed (none for a version
+   * that changes no row: a configuration change, an index or a compaction).
+   */
+  private List<QuiverSplit> changesOf(long v, long latest, VersionInfo info) {
+    if (info.operation().equals("update-config") || info.operation().equals("rewrite")
+        || info.operation().endsWith("-index")) {
+      return List.of();
+    }
+    try (Dataset at = checkout(v, latest)) {
+      List<String> gone = config.columns().stream().filter(c -> at.schema().findField(c).isEmpty()).toList();
+      if (!gone.isEmpty()) {
+        throw unsupported(v, info.operation(), "drops or renames " + gone + ", which the source reads");
+      }
+    }
+    return List.of(QuiverSplit.changes(v, 0));
   }
 
   private Dataset checkout(long v, long latest) {

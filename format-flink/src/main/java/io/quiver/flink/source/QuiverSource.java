@@ -134,6 +134,7 @@ public final class QuiverSource
   @Override
   public String toString() {
     return "QuiverSource{" + config.uri() + "@" + config.version() + (config.continuous() ? ", continuous" : "")
+        + (config.changelog() ? ", changelog" : "")
         + ", columns=" + config.columns() + "}";
   }
 
@@ -151,6 +152,8 @@ public final class QuiverSource
     private long targetTaskBytes;
     private boolean flatten;
     private long limit = -1;
+
+    private boolean changelog;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
@@ -215,6 +218,19 @@ public final class QuiverSource
       return this;
     }
 
+    /**
+     * With {@link #continuous}: emits the start version's rows as inserts and then every change of each later
+     * version as a changelog — {@code +I} for an inserted row, {@code -D} for a deleted one, {@code -U} and {@code
+     * +U} for an updated one — read from the table's change feed ({@code Dataset.changes}), so a job can mirror a
+     * table with updates and deletes. The table needs stable row ids (table configuration {@code row-ids = true})
+     * from the start version on. The changes come in version order on one reader (subtask 0), after every row of
+     * the start version, so the changelog is ordered; compactions produce none.
+     */
+    public Builder changelog() {
+      this.changelog = true;
+      return this;
+    }
+
     /** Most rows per Arrow batch read (default {@value Scanner#DEFAULT_BATCH_SIZE}). */
     public Builder batchSize(int rows) {
       this.batchSize = rows;
@@ -261,6 +277,19 @@ public final class QuiverSource
     public QuiverSource build() {
       DatasetOptions options = DatasetOptions.builder().storeOptions(storeOptions).build();
       try (Dataset latest = Dataset.open(uri, options); Dataset at = pinned(latest)) {
+        if (changelog && discoveryInterval == null) {
+          throw new InvalidArgumentException("a changelog source follows the table: give it continuous(interval)"
+              + " as well, or read one version without changelog()");
+        }
+        if (changelog && filter != null) {
+          throw new InvalidArgumentException("a changelog source does not take a filter (an update can move a row"
+              + " into or out of it); filter the changelog downstream");
+        }
+        if (changelog && !at.manifest().hasRowIds()) {
+          throw new InvalidArgumentException("version " + at.version() + " of " + uri + " has no stable row ids, so"
+              + " its later changes cannot be told apart by row; a changelog source starts at a version with row ids"
+              + " (the table configuration 'row-ids' = 'true' gives the table ids from the version that sets it)");
+        }
         List<String> read = columns != null ? columns
             : at.schema().fields().stream().map(Field::name).toList();
         Scanner scan = at.newScan().columns(read).batchSize(batchSize);
@@ -271,7 +300,7 @@ public final class QuiverSource
         return new QuiverSource(new SourceConfig(uri, new HashMap<>(storeOptions), new ArrayList<>(read),
             filter == null ? null : Filters.encode(filter), at.version(), discoveryInterval != null,
             discoveryInterval == null ? 0 : Math.max(1, discoveryInterval.toMillis()), batchSize, targetTaskBytes,
-            rowType, flatten ? FlatRows.of(rowType, read) : null, limit));
+            rowType, flatten ? FlatRows.of(rowType, read) : null, limit, changelog));
       }
     }
 

@@ -1,5 +1,6 @@
 package io.quiver.flink.source;
 
+import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.ScanMetrics;
 import io.quiver.exceptions.SchemaMismatchException;
@@ -101,6 +102,8 @@ final class QuiverSourceReader
     private QuiverSplit current;
     private BufferAllocator allocator;
     private ArrowReader reader;
+    /** The table handle a change split reads through. */
+    private Dataset changes;
     private long toSkip;
 
     TaskReader(SourceConfig config, ScanMetrics metrics) {
@@ -122,7 +125,14 @@ final class QuiverSourceReader
       }
       while (reader.loadNextBatch()) {
         VectorSchemaRoot batch = reader.getVectorSchemaRoot();
-        ArrowRowDataReader rows = ArrowRowDataReader.of(batch);
+        VectorSchemaRoot values = batch;
+        if (current.isChanges()) {
+          // The table's columns, then _change_type, _commit_version, _commit_timestamp and _rowid.
+          List<org.apache.arrow.vector.FieldVector> all = batch.getFieldVectors();
+          values = new VectorSchemaRoot(all.subList(0, all.size() - 4));
+          values.setRowCount(batch.getRowCount());
+        }
+        ArrowRowDataReader rows = ArrowRowDataReader.of(values);
         if (!rows.rowType().equals(rowType)) {
           throw new SchemaMismatchException("split " + current.splitId() + " of table " + config.uri()
               + " returned rows of type " + rows.rowType().asSummaryString() + ", but the source produces "
@@ -133,6 +143,13 @@ final class QuiverSourceReader
         toSkip -= skip;
         if (skip < rows.rowCount()) {
           List<RowData> converted = rows.readFrom(skip);
+          if (current.isChanges()) {
+            org.apache.arrow.vector.VarCharVector types = (org.apache.arrow.vector.VarCharVector)
+                batch.getVector(io.quiver.dataset.ChangeScan.CHANGE_TYPE);
+            for (int i = 0; i < converted.size(); i++) {
+              converted.get(i).setRowKind(kindOf(new String(types.get(skip + i), java.nio.charset.StandardCharsets.UTF_8)));
+            }
+          }
           out.addAll(current.splitId(), converted);
           return out.build();
         }
@@ -142,11 +159,32 @@ final class QuiverSourceReader
       return out.build();
     }
 
+    private static org.apache.flink.types.RowKind kindOf(String changeType) {
+      return switch (changeType) {
+        case io.quiver.dataset.ChangeScan.INSERT -> org.apache.flink.types.RowKind.INSERT;
+        case io.quiver.dataset.ChangeScan.DELETE -> org.apache.flink.types.RowKind.DELETE;
+        case io.quiver.dataset.ChangeScan.UPDATE_PREIMAGE -> org.apache.flink.types.RowKind.UPDATE_BEFORE;
+        case io.quiver.dataset.ChangeScan.UPDATE_POSTIMAGE -> org.apache.flink.types.RowKind.UPDATE_AFTER;
+        default -> throw new IllegalStateException("unknown change type '" + changeType + "'");
+      };
+    }
+
     private void open(QuiverSplit split) {
       allocator = root.newChildAllocator(split.splitId(), 0, Long.MAX_VALUE);
       try {
-        reader = split.task().open(options, allocator, metrics);
+        if (split.isChanges()) {
+          // The changes of one version; the handle lives as long as the split's reader.
+          changes = Dataset.open(config.uri(), options.toBuilder().allocator(allocator).build());
+          reader = changes.changes(split.changesOf() - 1, split.changesOf()).columns(config.columns())
+              .batchSize(config.batchSize()).open();
+        } else {
+          reader = split.task().open(options, allocator, metrics);
+        }
       } catch (RuntimeException e) {
+        if (changes != null) {
+          changes.close();
+          changes = null;
+        }
         allocator.close();
         allocator = null;
         current = null;
@@ -160,8 +198,12 @@ final class QuiverSourceReader
         if (reader != null) {
           reader.close();
         }
+        if (changes != null) {
+          changes.close();
+        }
       } finally {
         reader = null;
+        changes = null;
         current = null;
         if (allocator != null) {
           allocator.close();

@@ -91,6 +91,9 @@ final class QuiverSplitEnumerator implements SplitEnumerator<QuiverSplit, Quiver
       int subtask = it.next();
       if (!context.registeredReaders().containsKey(subtask)) {
         it.remove(); // failed since it asked; it asks again when it is back
+      } else if (config.changelog() && subtask != 0) {
+        // A changelog is read in order, one split after another, by subtask 0 alone; the others stay idle.
+        continue;
       } else if (!unassigned.isEmpty()) {
         context.assignSplit(unassigned.poll(), subtask);
         it.remove();

@@ -14,13 +14,17 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 final class Serializers {
   private Serializers() {}
 
-  /** Version 1: the task's bytes ({@code ScanTask.encode()}, length first), then the rows emitted. */
+  /**
+   * Version 2: the task's bytes ({@code ScanTask.encode()}, length first; none for a change split), the rows
+   * emitted, then the version whose changes a change split reads ({@link QuiverSplit#NO_CHANGES} for a task).
+   * Version 1 (before change splits) is the same without the last field, and still read.
+   */
   static final class SplitSerializer implements SimpleVersionedSerializer<QuiverSplit> {
     static final SplitSerializer INSTANCE = new SplitSerializer();
 
     @Override
     public int getVersion() {
-      return 1;
+      return 2;
     }
 
     @Override
@@ -36,7 +40,7 @@ final class Serializers {
     public QuiverSplit deserialize(int version, byte[] serialized) throws IOException {
       checkVersion("split", version);
       try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-        return read(in);
+        return read(in, version);
       }
     }
 
@@ -44,22 +48,28 @@ final class Serializers {
       out.writeInt(split.encodedTask().length);
       out.write(split.encodedTask());
       out.writeLong(split.rowsEmitted());
+      out.writeLong(split.isChanges() ? split.changesOf() : QuiverSplit.NO_CHANGES);
     }
 
-    static QuiverSplit read(DataInputStream in) throws IOException {
+    static QuiverSplit read(DataInputStream in, int version) throws IOException {
       byte[] task = new byte[in.readInt()];
       in.readFully(task);
-      return new QuiverSplit(task, in.readLong());
+      long emitted = in.readLong();
+      long changesOf = version >= 2 ? in.readLong() : QuiverSplit.NO_CHANGES;
+      return changesOf == QuiverSplit.NO_CHANGES ? new QuiverSplit(task, emitted) : QuiverSplit.changes(changesOf, emitted);
     }
   }
 
-  /** Version 1: the planned version, the number of unassigned splits, then each as {@link SplitSerializer}. */
+  /**
+   * Version 2: the planned version, the number of unassigned splits, then each as {@link SplitSerializer}'s version
+   * 2. Version 1 holds splits of its version 1, and is still read.
+   */
   static final class StateSerializer implements SimpleVersionedSerializer<QuiverEnumeratorState> {
     static final StateSerializer INSTANCE = new StateSerializer();
 
     @Override
     public int getVersion() {
-      return 1;
+      return 2;
     }
 
     @Override
@@ -83,7 +93,7 @@ final class Serializers {
         int count = in.readInt();
         List<QuiverSplit> splits = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-          splits.add(SplitSerializer.read(in));
+          splits.add(SplitSerializer.read(in, version));
         }
         return new QuiverEnumeratorState(splits, planned);
       }
@@ -91,9 +101,9 @@ final class Serializers {
   }
 
   private static void checkVersion(String what, int version) {
-    if (version != 1) {
+    if (version != 1 && version != 2) {
       throw new UnsupportedFormatException("a Quiver source " + what + " of serializer version "
-          + version + " cannot be read by this connector, which reads version 1; restore the job with the"
+          + version + " cannot be read by this connector, which reads versions 1 and 2; restore the job with the"
           + " connector version that took the checkpoint, or start the source afresh");
     }
   }

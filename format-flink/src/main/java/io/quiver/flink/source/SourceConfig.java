@@ -13,7 +13,8 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * What a {@link QuiverSource} reads, resolved by its builder: the table, the version to start from, the columns
  * (always explicit, so the rows keep one type whatever columns later versions add), the filter, and the split
- * options, and how rows are emitted (flattened, limited). Shipped to the enumerator and the readers by Java serialization.
+ * options, and how rows are emitted (flattened, limited; a changelog source emits each later version's changes with their
+ * row kinds). Shipped to the enumerator and the readers by Java serialization.
  */
 record SourceConfig(
     String uri,
@@ -27,7 +28,8 @@ record SourceConfig(
     long targetTaskBytes,
     RowType rowType,
     FlatRows flat,
-    long limit) implements Serializable {
+    long limit,
+    boolean changelog) implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The type of the rows emitted: the rows read, or their flattening. */

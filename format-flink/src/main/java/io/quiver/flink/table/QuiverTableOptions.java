@@ -49,14 +49,20 @@ public final class QuiverTableOptions {
     /** One version, bounded. */
     SNAPSHOT,
     /** One version, then the rows every later append adds (unbounded). */
-    FOLLOW
+    FOLLOW,
+    /**
+     * One version as inserts, then every change of each later version (+I, -U, +U, -D) from the table's change
+     * feed (unbounded; the table needs stable row ids).
+     */
+    CHANGELOG
   }
 
   public static final ConfigOption<ScanMode> SCAN_MODE = ConfigOptions.key("scan.mode")
       .enumType(ScanMode.class)
       .defaultValue(ScanMode.SNAPSHOT)
       .withDescription("'snapshot' reads one version (bounded); 'follow' reads it and then every later"
-          + " append (unbounded).");
+          + " append (unbounded); 'changelog' reads it and then every later change, inserts, updates and deletes,"
+          + " as a changelog (unbounded; a table with row-ids = true).");
 
   public static final ConfigOption<Duration> SCAN_FOLLOW_INTERVAL = ConfigOptions.key("scan.follow.interval")
       .durationType()

@@ -54,7 +54,11 @@ final class QuiverTableSource
 
   @Override
   public ChangelogMode getChangelogMode() {
-    return ChangelogMode.insertOnly();
+    return changelog() ? ChangelogMode.all() : ChangelogMode.insertOnly();
+  }
+
+  private boolean changelog() {
+    return spec.options().get(QuiverTableOptions.SCAN_MODE) == QuiverTableOptions.ScanMode.CHANGELOG;
   }
 
   @Override
@@ -79,8 +83,11 @@ final class QuiverTableSource
     ReadableConfig o = spec.options();
     QuiverSource.Builder b = QuiverSource.forRowData(spec.uri()).storeOptions(spec.storeOptions());
     Versions.select(spec.table(), o).apply(b);
-    if (o.get(QuiverTableOptions.SCAN_MODE) == QuiverTableOptions.ScanMode.FOLLOW) {
+    if (o.get(QuiverTableOptions.SCAN_MODE) != QuiverTableOptions.ScanMode.SNAPSHOT) {
       b.continuous(o.get(QuiverTableOptions.SCAN_FOLLOW_INTERVAL));
+    }
+    if (changelog()) {
+      b.changelog();
     }
     o.getOptional(QuiverTableOptions.SCAN_SPLIT_SIZE).map(MemorySize::getBytes).ifPresent(b::targetSplitBytes);
     return b;
@@ -167,6 +174,9 @@ final class QuiverTableSource
   public Result applyFilters(List<ResolvedExpression> expressions) {
     List<ResolvedExpression> accepted = new ArrayList<>();
     List<ResolvedExpression> remaining = new ArrayList<>();
+    if (changelog()) {
+      return Result.of(accepted, expressions); // an update can move a row into or out of a filter: Flink filters
+    }
     try (Dataset ds = Dataset.open(spec.uri(), spec.datasetOptions())) {
       for (ResolvedExpression e : expressions) {
         Optional<Predicate> p = SqlFilters.convert(e, spec.tableTypes());

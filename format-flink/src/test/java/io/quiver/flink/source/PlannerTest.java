@@ -148,13 +148,14 @@ class PlannerTest {
       for (ScanTask t : ds.newScan().planTasks()) {
         splits.add(new QuiverSplit(t, 3));
       }
+      splits.add(QuiverSplit.changes(3, 1)); // a changelog source's split
       QuiverEnumeratorState state = new QuiverEnumeratorState(splits, 2);
-      QuiverEnumeratorState back = Serializers.StateSerializer.INSTANCE.deserialize(1,
-          Serializers.StateSerializer.INSTANCE.serialize(state));
+      QuiverEnumeratorState back = Serializers.StateSerializer.INSTANCE.deserialize(
+          Serializers.StateSerializer.INSTANCE.getVersion(), Serializers.StateSerializer.INSTANCE.serialize(state));
       assertThat(back).isEqualTo(state);
       assertThatExceptionOfType(io.quiver.exceptions.UnsupportedFormatException.class)
-          .isThrownBy(() -> Serializers.StateSerializer.INSTANCE.deserialize(2, new byte[0]))
-          .withMessageContaining("version 2");
+          .isThrownBy(() -> Serializers.StateSerializer.INSTANCE.deserialize(3, new byte[0]))
+          .withMessageContaining("version 3");
       try (ArrowReader r = splits.get(1).task().open(ds)) {
         assertThat(r.loadNextBatch()).isTrue();
         assertThat(ArrowRowDataReader.of(r.getVectorSchemaRoot()).read(0).getLong(0)).isEqualTo(10);

@@ -45,6 +45,14 @@ final class Tables {
     }
   }
 
+  /** {@link #create} with stable row ids (table configuration {@code row-ids = true}). */
+  static Dataset createWithRowIds(String uri, BufferAllocator allocator, long from, int rows) {
+    try (VectorSchemaRoot b = batch(allocator, from, rows)) {
+      return Dataset.create(uri, SCHEMA, List.of(b), DatasetOptions.builder().allocator(allocator).build(),
+          java.util.Map.of("row-ids", "true"));
+    }
+  }
+
   static long append(Dataset ds, BufferAllocator allocator, long from, int rows) {
     try (VectorSchemaRoot b = batch(allocator, from, rows)) {
       return ds.append(List.of(b));

@@ -162,4 +162,32 @@ class QuiverSqlReadTest {
     assertThat(seen).containsExactlyInAnyOrder(990L, 991L, 992L, 993L, 994L, 995L, 996L, 997L, 998L, 999L,
         2000L, 2001L, 2002L, 2003L, 2004L, 3000L, 3001L);
   }
+
+  @Test
+  void changelogModeEmitsEveryLaterChangeWithItsRowKind() throws Exception {
+    try (io.quiver.dataset.Dataset ds = io.quiver.dataset.Dataset.open(uri, TableFixtures.options())) {
+      ds.updateConfig(java.util.Map.of("row-ids", "true"), java.util.Set.of());
+    }
+    StreamTableEnvironment t = SqlFixtures.streaming(0);
+    declare(t, "t", ", 'scan.mode' = 'changelog', 'scan.follow.interval' = '50ms'");
+    TableResult r = t.executeSql("SELECT id, name FROM t WHERE id < 3 OR id >= 5000");
+    List<String> seen = new ArrayList<>();
+    try (CloseableIterator<Row> it = r.collect()) {
+      while (seen.size() < 3) {
+        Row row = it.next();
+        seen.add(row.getKind().shortString() + row.getField(0));
+      }
+      try (io.quiver.dataset.Dataset ds = io.quiver.dataset.Dataset.open(uri, TableFixtures.options())) {
+        ds.update(io.quiver.predicate.Predicate.eq("id", 1L), java.util.Map.of("name", "one"));
+        ds.delete(io.quiver.predicate.Predicate.eq("id", 2L));
+      }
+      TableFixtures.append(uri, 5000, 2);
+      while (seen.size() < 3 + 2 + 1 + 2) {
+        Row row = it.next();
+        seen.add(row.getKind().shortString() + row.getField(0) + (row.getField(0).equals(1L) ? ":" + row.getField(1) : ""));
+      }
+    }
+    assertThat(seen.subList(0, 3)).containsExactlyInAnyOrder("+I0", "+I1", "+I2");
+    assertThat(seen.subList(3, 8)).containsExactly("-U1:n1", "+U1:one", "-D2", "+I5000", "+I5001");
+  }
 }
