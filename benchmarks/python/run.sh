@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Python scan benchmark: quiver-py against pyarrow reading the same Arrow files and pylance, on benchmark 1's
-# table (BenchData.scanSchema). Usage: benchmarks/python/run.sh [ROWS, default 10000000] [OUT_DIR]
+# Python scan benchmark: quiver-py against the Java reader (JavaScan), pyarrow reading the same Arrow files and
+# pylance, on benchmark 1's table (BenchData.scanSchema), in one run. Usage:
+# benchmarks/python/run.sh [ROWS, default 10000000] [OUT_DIR]; REPEAT (default 5) timed runs per reader and scan.
 # Needs the benchmarks module compiled (mvn -o -q -pl benchmarks -am compile) and a venv with
 # benchmarks/python/requirements.txt (BENCH_VENV, default ~/.cache/quiver/bench-python-venv).
 set -euo pipefail
@@ -14,13 +15,22 @@ if [ ! -x "$venv/bin/python" ]; then
   "$venv/bin/pip" install -q -r "$here/requirements.txt"
 fi
 cd "$repo"
-if [ ! -d "$out/quiver/_versions" ]; then
+repeat="${REPEAT:-5}"
+if [ ! -f "$out.cp" ]; then
   mvn -o -q dependency:build-classpath -pl benchmarks -Dmdep.outputFile="$out.cp" >/dev/null
-  java --add-opens=java.base/java.nio=ALL-UNNAMED \
-    -cp "benchmarks/target/classes:format-core/target/classes:format-io-local/target/classes:$(cat "$out.cp")" \
-    "$here/MakeTables.java" "$out" "$rows"
+fi
+cp="benchmarks/target/classes:format-core/target/classes:format-io-local/target/classes:$(cat "$out.cp")"
+if [ ! -d "$out/quiver/_versions" ]; then
+  java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" "$here/MakeTables.java" "$out" "$rows"
 fi
 if [ ! -d "$out/lance" ]; then
   PYTHONPATH="$repo/python" "$venv/bin/python" "$here/write_lance.py" "$out/quiver" "$out/lance"
 fi
-PYTHONPATH="$repo/python" "$venv/bin/python" "$here/bench.py" "$out/quiver" --lance "$out/lance"
+if ! java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$cp" "$here/JavaScan.java" "$out/quiver" "$repeat" 5 \
+    >"$out/java-scan.txt" 2>"$out/java-scan.err"; then
+  cat "$out/java-scan.txt" "$out/java-scan.err" >&2
+  exit 1
+fi
+cat "$out/java-scan.txt"
+PYTHONPATH="$repo/python" "$venv/bin/python" "$here/bench.py" "$out/quiver" --lance "$out/lance" \
+  --java "$out/java-scan.txt" --repeat "$repeat"

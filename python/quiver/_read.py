@@ -35,6 +35,12 @@ def without(n, deleted):
 FULL_VALIDATION = True
 
 
+def _read_options(included_fields):
+    # One thread: the IPC reader's threads decompress the buffers of one record batch in parallel, which for
+    # batches of 8,192 rows costs more in hand-offs than it saves (benchmarks/RESULTS.md, Python reader).
+    return ipc.IpcReadOptions(included_fields=included_fields, use_threads=False)
+
+
 class Proj:
     """A projected schema node: ``kids`` None for the whole subtree, else the projected children."""
 
@@ -159,7 +165,7 @@ class DataFileReader:
             r = self._open()
             try:
                 f = self.store.open_random(self.path)
-                one = ipc.open_file(f, options=ipc.IpcReadOptions(included_fields=[i], use_threads=True))
+                one = ipc.open_file(f, options=_read_options([i]))
                 batches = [one.get_record_batch(b) for b in range(one.num_record_batches)]
                 if self._sub is not None:
                     sub = pa.schema([self._sub.field(i)])
@@ -447,22 +453,58 @@ class FragmentRead(_Assemble):
             out.append((b.row_count, cols))
         return out
 
-    def batches(self, df, nodes, skip=None):
-        """(start offset, BatchSource) per record batch of ``df``, reading only the top-level columns that
-        hold ``nodes`` (atomic fields and the struct copies deciding their ancestors). ``skip(row_count,
-        column stats)`` -> True passes over a batch by its zone statistics without decoding it."""
+    def batch_columns(self, df, nodes):
+        """The top-level columns of ``df`` that hold ``nodes`` (atomic fields and the struct copies deciding
+        their ancestors), sorted: what ``batches`` reads."""
         r = self.file(df)
         tops = set()
         for node in nodes:
             src = self.base_source(node.id)
             if src is not None:
                 tops.add(r.path_of(src[1])[0])
-        tops = sorted(tops)
+        return sorted(tops)
+
+    def direct_plan(self, df, proj, tops):
+        """For a projection of top-level atomic fields only: per output column, (position in the batches of
+        ``batches(df, ...)`` or None for a field the file does not hold, the table's type, whether the file's
+        type differs from it). None when a struct is projected or a field sits inside a struct in the file (the
+        general assembly handles those)."""
+        r = self.file(df)
+        r._open()
+        file_schema = r._sub or r._reader.schema
         positions = {t: i for i, t in enumerate(tops)}
+        plan = []
+        for p in proj:
+            node = p.node
+            if node.is_struct:
+                return None
+            t = node.arrow_type(True)
+            src = self.base_source(node.id)
+            if src is None:
+                plan.append((None, t, False))
+                continue
+            path = r.path_of(src[1])
+            if len(path) != 1:
+                return None
+            plan.append((positions[path[0]], t, file_schema.field(path[0]).type != t))
+        return plan
+
+    def batches(self, df, tops, skip=None):
+        """(start offset, record batch) per record batch of ``df``, reading only the top-level columns ``tops``
+        (from ``batch_columns``; batch column i is file column tops[i]), each batch fully validated (offsets
+        within bounds, valid UTF-8: data files are hostile input, docs/format.md §5) before anything uses it.
+        ``skip(row_count, column stats)`` -> True passes over a batch by its zone statistics without decoding
+        it."""
+        r = self.file(df)
+        r._open()
         try:
             f = self.store.open_random(r.path)
-            one = ipc.open_file(f, options=ipc.IpcReadOptions(included_fields=tops, use_threads=True))
-            sub = None if r._sub is None else pa.schema([r._sub.field(t) for t in tops])
+            width = len(r._reader.schema)
+            # no column wanted (rows only): the first, since an empty selection reads every column
+            read = tops or list(range(min(width, 1)))
+            # every top-level column: no field selection, so each record batch's body is one read
+            one = ipc.open_file(f, options=_read_options(None if len(read) == width else read))
+            sub = None if r._sub is None else pa.schema([r._sub.field(t) for t in read])
             start = 0
             zones = self.zone_stats(df) if skip is not None else None
             for b in range(one.num_record_batches):
@@ -477,7 +519,7 @@ class FragmentRead(_Assemble):
                 if sub is not None:
                     batch = reinterpret(batch, sub)
                 batch.validate(full=FULL_VALIDATION)
-                yield start, BatchSource(self, r, batch, positions)
+                yield start, batch
                 start += batch.num_rows
         except (pa.ArrowInvalid, pa.ArrowIOError, OSError, ValueError, IndexError) as e:
             raise CorruptFileError(r.location, "a record batch does not read: %s" % e) from e

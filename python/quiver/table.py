@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _manifest
-from ._read import FragmentRead, Proj, arange, build_projection, without
+from ._read import BatchSource, FragmentRead, Proj, _as_type, arange, build_projection, without
 from ._schema import ROW_ADDR
 from ._store import Store
 from .errors import QuiverError, TableNotFoundError, VersionNotFoundError
@@ -230,13 +230,55 @@ class Table:
                     cs = cols.get(src[1])
                     return None if cs is None else column_stats_bounds(cs, node.type).bounds(rows)
                 return not might_match(filt, self._bounds_fn(bounds))
-        for start, src in fr.batches(single, nodes, skip):
+        tops = fr.batch_columns(single, nodes)
+        plan = fr.direct_plan(single, proj, tops) if filt is None else None
+        if plan is not None:
+            yield from self._direct(fr, single, tops, plan, deleted, frag.id, with_rowaddr, schema, stats)
+            return
+        positions = {t: i for i, t in enumerate(tops)}
+        reader = fr.file(single)
+        for start, batch in fr.batches(single, tops, skip):
+            src = BatchSource(fr, reader, batch, positions)
             lo = bisect.bisect_left(deleted, start)
             hi = bisect.bisect_left(deleted, start + src.n)
             b = self._rows(src, start, src.n, [d - start for d in deleted[lo:hi]], frag.id, proj, ftops, filt,
                            with_rowaddr, schema, stats)
             if b is not None:
                 yield b
+
+    @staticmethod
+    def _direct(fr, df, tops, plan, deleted, fid, with_rowaddr, schema, stats):
+        """The batches of a single-file fragment when every projected column is a top-level column of the file
+        (``plan`` from FragmentRead.direct_plan) and there is no filter: each output batch is the file's record
+        batch under the table's schema, without assembling column by column."""
+        where = fr.file(df).location
+        identity = bool(plan) and [pos for pos, _, _ in plan] == list(range(len(tops))) \
+            and not any(conv for _, _, conv in plan)
+        for start, batch in fr.batches(df, tops):
+            n = batch.num_rows
+            if identity:
+                arrays = batch.columns
+            else:
+                arrays = [pa.nulls(n, t) if pos is None else
+                          _as_type(batch.column(pos), t, where) if conv else batch.column(pos)
+                          for pos, t, conv in plan]
+            keep = None
+            if deleted:
+                lo = bisect.bisect_left(deleted, start)
+                hi = bisect.bisect_left(deleted, start + n)
+                if hi > lo:
+                    keep = without(n, [d - start for d in deleted[lo:hi]])
+                    if len(keep) == 0:
+                        continue
+                    arrays = [a.take(keep) for a in arrays]
+            if with_rowaddr:
+                base = (fid << 32) + start
+                arrays = list(arrays)
+                arrays.append(arange(base, n, pa.uint64()) if keep is None else
+                              pc.add(keep.cast(pa.uint64()), pa.scalar(base, pa.uint64())))
+            rows = n if keep is None else len(keep)
+            stats.rows_returned += rows
+            yield pa.RecordBatch.from_arrays(arrays, schema=schema) if arrays else _empty_columns(rows, schema)
 
     @staticmethod
     def _rows(src, start, n, deleted, fid, proj, ftops, filt, with_rowaddr, schema, stats):

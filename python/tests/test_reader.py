@@ -320,3 +320,86 @@ def test_zone_statistics_skip_record_batches_and_reads_stay_exact():
         assert_same(got, full.filter(f.to_pyarrow()), repr(f))
     t.to_arrow(filter=col("id") == 135)
     assert t.last_scan_stats.batches_pruned == 3, t.last_scan_stats
+
+
+def _corrupt_strings(d, how):
+    """Rewrites the first data file of format-1.1/checkpointed's latest version (uncompressed, its size in the
+    manifest updated) with the first record batch's ``name`` column damaged in a way only full validation sees:
+    offsets that go backwards (every one within the data) or bytes that are not UTF-8. Returns the file's path
+    relative to the table."""
+    import numpy as np
+    import pyarrow.ipc as ipc
+    t = quiver.open(d)
+    frag = next(iter(t._snap.fragments()))
+    rel = frag.files[0].path
+    path = os.path.join(d, rel)
+    with open(path, "rb") as f:
+        r = ipc.open_file(pa.BufferReader(f.read()))
+    batches = [r.get_record_batch(i) for i in range(r.num_record_batches)]
+    b = batches[0]
+    i = b.schema.get_field_index("name")
+    name = b.column(i)
+    assert name.null_count == 0 and len(name) >= 3
+    offsets = np.frombuffer(name.buffers()[1], dtype=np.int32)[name.offset:name.offset + len(name) + 1].copy()
+    data = bytearray(name.buffers()[2].to_pybytes())
+    if how == "offsets":
+        offsets[1] = offsets[2] + 1  # 0, 5, 4, ...: each within the data, not monotonic
+        assert offsets[1] <= offsets[-1]
+    else:
+        data[offsets[1]] = 0xFF  # never a UTF-8 byte
+    bad = pa.StringArray.from_buffers(len(name), pa.py_buffer(offsets.tobytes()), pa.py_buffer(bytes(data)))
+    with pytest.raises(pa.ArrowInvalid):
+        bad.validate(full=True)
+    bad.validate()  # the cheap checks pass: only full validation finds it
+    batches[0] = pa.RecordBatch.from_arrays([bad if j == i else b.column(j) for j in range(b.num_columns)],
+                                            schema=b.schema)
+    with ipc.new_file(path, r.schema) as w:
+        for x in batches:
+            w.write_batch(x)
+    size = os.path.getsize(path)
+
+    def change(m):
+        for fr in m.manifest.fragments:
+            for df in fr.files:
+                if df.path == rel:
+                    df.size_bytes = size
+    _rewrite_manifest(d, t.version, change)
+    return rel
+
+
+@pytest.mark.parametrize("how", ["offsets", "utf8"])
+def test_strings_that_only_full_validation_rejects_raise_corrupt_file_error(copy_table, how):
+    """Every read path (whole batches, a projection, a filter, a take) fully validates what it decodes: bad
+    offsets or bytes that are not UTF-8 in a data file raise CorruptFileError naming it, never reach a kernel."""
+    d = copy_table(compat("format-1.1", "checkpointed"))
+    rel = _corrupt_strings(d, how)
+    t = quiver.open(d)
+    first = next(iter(t._snap.fragments()))
+    reads = {
+        "full": lambda: t.to_arrow(),
+        "projection": lambda: t.to_arrow(columns=["name"]),
+        "projection with id": lambda: t.to_arrow(columns=["id", "name"], with_row_address=True),
+        "filter": lambda: t.to_arrow(columns=["name"], filter=col("id") >= 0),
+        "take": lambda: t.take([first.id << 32]),
+    }
+    for what, read in reads.items():
+        with pytest.raises(quiver.CorruptFileError) as e:
+            read()
+        assert rel in str(e.value) and e.value.path.endswith(rel), (what, str(e.value))
+    assert t.to_arrow(columns=["id", "v"]).num_rows == t.count_rows()  # the other columns still read
+
+
+def test_projections_of_top_level_columns_equal_the_full_read():
+    """A read of top-level atomic columns takes the record batches as they are (no assembly); it must give what
+    the general assembly gives, deletions, overlays, missing fields and row addresses included."""
+    for table in TABLES:
+        for info in quiver.open(table).versions():
+            t = quiver.open(table, version=info.version)
+            full = t.to_arrow(with_row_address=True)
+            names = [f.name for f in t.schema if not pa.types.is_struct(f.type)]
+            for cols in (names, names[::-1], names[:1]):
+                got = t.to_arrow(columns=cols, with_row_address=True)
+                assert_same(got, full.select(cols + ["_rowaddr"]), "%s v%d %s" % (table, info.version, cols))
+            empty = t.to_arrow(columns=[])
+            assert empty.num_rows == t.count_rows() and empty.num_columns == 0
+            assert t.to_arrow(columns=[], with_row_address=True).column("_rowaddr") == full.column("_rowaddr")
