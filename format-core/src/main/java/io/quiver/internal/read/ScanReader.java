@@ -304,11 +304,18 @@ final public class ScanReader extends ArrowReader {
         v.clear();
         v.allocateNew(rows);
       }
+      long[] offsets = new long[rows];
       for (int i = 0; i < rows; i++) {
-        long offset = chunk.start() + (selected == null ? i : selected[i]);
-        ids.set(i, lineage.rowId(offset));
-        created.set(i, lineage.createdAt(offset));
-        updated.set(i, lineage.updatedAt(offset));
+        offsets[i] = chunk.start() + (selected == null ? i : selected[i]);
+      }
+      long[] idValues = new long[rows];
+      long[] createdValues = new long[rows];
+      long[] updatedValues = new long[rows];
+      lineage.fill(offsets, rows, idValues, createdValues, updatedValues);
+      for (int i = 0; i < rows; i++) {
+        ids.set(i, idValues[i]);
+        created.set(i, createdValues[i]);
+        updated.set(i, updatedValues[i]);
       }
       for (UInt8Vector v : List.of(ids, created, updated)) {
         v.setValueCount(rows);
