@@ -69,7 +69,21 @@ public class RowIdsBench {
     }
     ds.update(Predicate.in("id", every100th), Map.of("x", -1.0));
     if (rowIds.equals("true")) {
-      measureFeedBytes();
+      measureFeedBytes(updatedFrom, "spread");
+      // The same share of rows in one contiguous range of ids, measured on a copy (the benchmark's table keeps
+      // only the spread update).
+      Path copy = Bench.copyOf(table, "rowids-clustered");
+      try (Dataset c = Dataset.open(copy.toString(), Bench.quiverOptions(allocator))) {
+        long from = c.version();
+        List<Object> range = new ArrayList<>();
+        for (long id = rows / 2; id < rows / 2 + rows / 100; id++) {
+          range.add(id);
+        }
+        c.update(Predicate.in("id", range), Map.of("x", -2.0));
+        measureFeedBytes(copy, from, "clustered");
+      } finally {
+        Bench.deleteTree(copy);
+      }
     }
   }
 
@@ -85,21 +99,25 @@ public class RowIdsBench {
     }
   }
 
-  /** Reads the 1% update's change feed once through a counting store and records its bytes beside the table's. */
-  private void measureFeedBytes() {
+  private void measureFeedBytes(long from, String shape) {
+    measureFeedBytes(table, from, shape);
+  }
+
+  /** Reads a 1% update's change feed once through a counting store and records its bytes beside the table's. */
+  private void measureFeedBytes(Path at, long from, String shape) {
     CountingObjectStore[] counting = new CountingObjectStore[1];
     DatasetOptions options = Bench.quiverOptions(allocator).toBuilder()
         .registry(Bench.countingFileRegistry(counting)).build();
     long changes;
-    try (Dataset counted = Dataset.open(table.toString(), options)) {
+    try (Dataset counted = Dataset.open(at.toString(), options)) {
       long before = counting[0].bytesRead();
-      changes = drain(counted.changes(updatedFrom, counted.version()).open());
+      changes = drain(counted.changes(from, counted.version()).open());
       long read = counting[0].bytesRead() - before;
-      long size = Bench.sizeOf(table);
-      Bench.record("RowIdsBench", "change feed bytes read", "quiver", read, "bytes");
+      long size = Bench.sizeOf(at);
+      Bench.record("RowIdsBench", "change feed bytes read, " + shape, "quiver", read, "bytes");
       Bench.record("RowIdsBench", "table bytes", "quiver", size, "bytes");
-      System.out.printf("%nchange feed of a 1%% update: %,d changes, %,d bytes read of a %,d-byte table (%.2f%%)%n",
-          changes, read, size, 100.0 * read / size);
+      System.out.printf("%nchange feed of a %s 1%% update: %,d changes, %,d bytes read of a %,d-byte table (%.2f%%)%n",
+          shape, changes, read, size, 100.0 * read / size);
     }
     if (changes != 2 * ((rows + 99) / 100)) {
       throw new IllegalStateException("the feed of the 1% update has " + changes + " changes");

@@ -99,6 +99,8 @@ public final class RowDelta {
   private final long readVersion;
   private final List<long[]> deleted = new ArrayList<>();
   private final List<WriteResult> added = new ArrayList<>();
+  /** Per result of {@link #added}, the address each of its rows replaces (-1: a new row), or null. */
+  private final List<long[]> replaced = new ArrayList<>();
   private Optional<Set<Long>> readFragments = Optional.empty();
   private Predicate conflictFilter = Predicate.TRUE;
   private Optional<Isolation> isolation = Optional.empty();
@@ -135,6 +137,29 @@ public final class RowDelta {
       throw new InvalidArgumentException("write results must not be null");
     }
     added.addAll(results);
+    results.forEach(r -> replaced.add(null));
+    return this;
+  }
+
+  /**
+   * Adds the rows of one write result, each the new version of the row at {@code replacedAddresses[i]} (of the
+   * read version; -1 for a row that replaces none), in the order the result holds them (its fragments in order,
+   * each in offset order). On a table with stable row ids a replacing row keeps the id and creation version of
+   * the row it replaces (an update, not a delete and an insert), and that row must be among those the delta
+   * deletes; on other tables the addresses are ignored.
+   *
+   * @throws InvalidArgumentException unless there is one address per row of the result
+   */
+  public RowDelta addRows(WriteResult result, long[] replacedAddresses) {
+    if (result == null || replacedAddresses == null) {
+      throw new InvalidArgumentException("the write result and the replaced addresses must not be null");
+    }
+    if (replacedAddresses.length != result.rows()) {
+      throw new InvalidArgumentException("a write result of " + result.rows() + " rows needs one replaced address"
+          + " per row (-1 for a new row), got " + replacedAddresses.length);
+    }
+    added.add(result);
+    replaced.add(replacedAddresses.clone());
     return this;
   }
 
@@ -223,6 +248,7 @@ public final class RowDelta {
       for (int i = 0; i < added.size(); i++) {
         DistributedCommits.checkResult(io, i, added.get(i), base);
       }
+      List<Fragment> written = base.hasRowIds() ? withCarriedIds(base, addresses) : fragments;
       Deleter deleter = new Deleter(m.io(), base, dataset.allocator());
       Map<Long, RoaringBitmap> rows = deleter.addressed(addresses);
       List<Operation.FragmentDeletion> deletions =
@@ -245,13 +271,65 @@ public final class RowDelta {
       }
       String text = description + (conflictFilter instanceof Predicate.True ? "" : " where " + conflictFilter)
           + " (" + iso.name().toLowerCase(Locale.ROOT) + ")";
-      Operation.RowDelta op = new Operation.RowDelta(deletions, fragments, filterFields, read,
+      Operation.RowDelta op = new Operation.RowDelta(deletions, written, filterFields, read,
           iso == Isolation.SERIALIZABLE, filter, text);
       CommitLoop.Committed committed = m.commit(Optional.of(base), base.version(), op, commitOptions,
           Optional.of(digest), TransactionRebaser.NONE);
       boolean found = committed.alreadyCommitted();
       return new RowDeltaResult(dataset.moveTo(committed), found ? 0 : deletedRows, addedRows, found);
     });
+  }
+
+  /**
+   * The added fragments with the lineage of the rows they replace (ids and creation versions kept, last updated by
+   * this commit); new rows get fresh ids at commit.
+   */
+  private List<Fragment> withCarriedIds(Manifest base, long[] deletedAddresses) {
+    List<Fragment> out = new ArrayList<>();
+    Map<Long, Fragment> byId = new java.util.HashMap<>();
+    for (int i = 0; i < added.size(); i++) {
+      long[] sources = replaced.get(i);
+      int at = 0;
+      for (Fragment f : added.get(i).fragments()) {
+        if (sources == null) {
+          out.add(f);
+          continue;
+        }
+        io.quiver.manifest.RowLineage.Builder lineage = new io.quiver.manifest.RowLineage.Builder();
+        for (long o = 0; o < f.physicalRows(); o++) {
+          long source = sources[at++];
+          if (source < 0) {
+            lineage.add(io.quiver.manifest.RowLineage.FRESH, io.quiver.manifest.RowLineage.THIS_VERSION,
+                io.quiver.manifest.RowLineage.THIS_VERSION);
+            continue;
+          }
+          if (Arrays.binarySearch(deletedAddresses, source) < 0) {
+            throw new InvalidArgumentException("a row of the delta replaces the row at address " + source + " ("
+                + "fragment " + RowAddress.fragmentId(source) + ", offset " + RowAddress.offset(source) + "), which the delta does not delete; a replacing row's old version"
+                + " must be deleted in the same delta");
+          }
+          Fragment old = byId.computeIfAbsent(RowAddress.fragmentId(source), id -> find(base, id));
+          long offset = RowAddress.offset(source);
+          io.quiver.manifest.RowLineage l = old.lineage().orElseThrow();
+          lineage.add(l.rowId(offset), l.createdAt(offset), io.quiver.manifest.RowLineage.THIS_VERSION);
+        }
+        out.add(f.withLineage(Optional.of(lineage.build())));
+      }
+    }
+    return out;
+  }
+
+  private static Fragment find(Manifest base, long id) {
+    if (base.fragments() instanceof io.quiver.manifest.FragmentList list) {
+      return list.find(id).orElseThrow(() -> new io.quiver.exceptions.NotFoundException(
+          "fragment " + id + " is not in version " + base.version()));
+    }
+    for (Fragment f : base.fragments()) {
+      if (f.id() == id) {
+        return f;
+      }
+    }
+    throw new io.quiver.exceptions.NotFoundException("fragment " + id + " is not in version " + base.version());
   }
 
   /** The read version's manifest; when a cleanup removed it, refused (the key was not in the ledger). */

@@ -90,6 +90,38 @@ class RowIdsTest {
   }
 
   @Test
+  void aRowDeltaThatNamesTheRowsItReplacesKeepsTheirIds() {
+    try (Dataset ds = create(0, 10)) {
+      long v1 = ds.version();
+      long[] addressOf7 = DataLossScenarios.addresses(ds, eq("id", 7L));
+      WriteResult written;
+      try (DistributedWriter w = DistributedWriter.open(t.uri(), t.options(), v1);
+          VectorSchemaRoot b = SampleTable.batch(allocator, 7, 1);
+          VectorSchemaRoot c = SampleTable.batch(allocator, 50, 1)) {
+        written = w.write(List.of(b, c)); // the new version of id 7, and a new row
+      }
+      InvalidArgumentException notDeleted = org.assertj.core.api.Assertions.catchThrowableOfType(
+          InvalidArgumentException.class, () -> ds.distributed().newRowDelta(v1)
+              .addRows(written, new long[] {addressOf7[0], -1}).commit(CommitOptions.defaults()));
+      assertThat(notDeleted).hasMessageContaining("which the delta does not delete");
+      assertThat(ds.latestVersion()).isEqualTo(v1);
+      RowDeltaResult r = ds.distributed().newRowDelta(v1).deleteRows(addressOf7)
+          .addRows(written, new long[] {addressOf7[0], -1}).commit(CommitOptions.defaults());
+      Map<Long, List<Long>> l = lineage(ds);
+      assertThat(l.get(7L)).as("the replaced row's id, created at 1").isEqualTo(row(7, 1, r.version()));
+      assertThat(l.get(50L)).isEqualTo(row(10, r.version(), r.version()));
+      try (VectorSchemaRoot taken = ds.takeByRowIds(new long[] {7}, List.of("id"))) {
+        assertThat(((BigIntVector) taken.getVector("id")).get(0)).as("the live version, not the deleted copy")
+            .isEqualTo(7L);
+      }
+      assertThat(RowIdScenarios.feed(ds.changes(v1, r.version()))).extracting(c -> c.type() + " " + c.rowId())
+          .containsExactly("update_preimage 7", "update_postimage 7", "insert 10");
+      ds.compact(CompactionOptions.defaults());
+      assertThat(lineage(ds)).isEqualTo(l);
+    }
+  }
+
+  @Test
   void turningRowIdsOnGivesEveryRowAnIdAtThatVersionAndTheyCannotBeTurnedOff() {
     try (Dataset ds = t.create(0, 6)) {
       t.append(ds, 6, 4);

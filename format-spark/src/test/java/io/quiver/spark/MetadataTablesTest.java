@@ -71,6 +71,21 @@ class MetadataTablesTest {
         .option("startingVersion", "x").load(uri("cdf", "items")).collectAsList())
         .hasMessageContaining("startingVersion must be a version number, got 'x'");
 
+    // Spark's UPDATE and MERGE commit row deltas whose new rows keep the ids of the rows they replace
+    spark.spark().sql("UPDATE quiver.cdf.items SET name = 'A' WHERE id = 1");
+    spark.spark().sql("MERGE INTO quiver.cdf.items t USING (SELECT 2L AS id, 'BB' AS name UNION ALL"
+        + " SELECT 9L AS id, 'new' AS name) s ON t.id = s.id"
+        + " WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT *");
+    assertThat(rows("SELECT id, name, _rowid, _row_created_at_version, _row_last_updated_at_version"
+        + " FROM quiver.cdf.items ORDER BY id")).containsExactly(
+            "[1,A,0," + inserted + "," + (latest + 1) + "]", "[2,BB,1," + inserted + "," + (latest + 2) + "]",
+            "[9,new,3," + (latest + 2) + "," + (latest + 2) + "]");
+    assertThat(rows("SELECT _commit_version, _change_type, _rowid, id, name FROM quiver.cdf.items.changes"
+        + " WHERE _commit_version > " + latest + " ORDER BY _commit_version, _rowid, _change_type")).containsExactly(
+            "[" + (latest + 1) + ",update_postimage,0,1,A]", "[" + (latest + 1) + ",update_preimage,0,1,a]",
+            "[" + (latest + 2) + ",update_postimage,1,2,BB]", "[" + (latest + 2) + ",update_preimage,1,2,B]",
+            "[" + (latest + 2) + ",insert,3,9,new]");
+
     // a table without row ids has no change feed, and says how to get one
     spark.spark().sql("CREATE TABLE quiver.cdf.plain (id BIGINT)");
     assertThatThrownBy(() -> spark.spark().sql("SELECT * FROM quiver.cdf.plain.changes").collectAsList())

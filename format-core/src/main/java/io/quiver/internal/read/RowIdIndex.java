@@ -21,6 +21,8 @@ public final class RowIdIndex {
   private final long[] counts;
   private final long[] fragmentIds;
   private final long[] offsets;
+  /** The largest end (start + count) of the runs up to each index: how far left a run may still hold an id. */
+  private final long[] maxEnds;
   private final TableIo io;
   private final Manifest manifest;
   private java.util.Map<Long, Fragment> byId;
@@ -40,6 +42,10 @@ public final class RowIdIndex {
       counts[i] = r[1];
       fragmentIds[i] = r[2];
       offsets[i] = r[3];
+    }
+    maxEnds = new long[n];
+    for (int i = 0; i < n; i++) {
+      maxEnds[i] = Math.max(i == 0 ? Long.MIN_VALUE : maxEnds[i - 1], starts[i] + counts[i]);
     }
   }
 
@@ -70,12 +76,19 @@ public final class RowIdIndex {
   private long address(long id) {
     int i = Arrays.binarySearch(starts, id);
     int run = i >= 0 ? i : -i - 2;
-    // A row id is held by at most one row of a version: runs never overlap.
-    if (run >= 0 && id < starts[run] + counts[run]) {
-      long offset = offsets[run] + id - starts[run];
-      if (live(fragmentIds[run], offset)) {
-        return RowAddress.of(fragmentIds[run], offset);
+    // Live rows hold distinct ids; a replaced row's deleted copy may share its id with its new version, so every
+    // run that holds the id is looked at until a live row is found.
+    boolean deleted = false;
+    for (int r = Math.min(run, starts.length - 1); r >= 0 && maxEnds[r] > id; r--) {
+      if (starts[r] <= id && id < starts[r] + counts[r]) {
+        long offset = offsets[r] + id - starts[r];
+        if (live(fragmentIds[r], offset)) {
+          return RowAddress.of(fragmentIds[r], offset);
+        }
+        deleted = true;
       }
+    }
+    if (deleted) {
       throw new NotFoundException("row id " + id + " names a row deleted at version " + manifest.version()
           + "; scan with Scanner.withRowLineage to see the live rows' ids");
     }

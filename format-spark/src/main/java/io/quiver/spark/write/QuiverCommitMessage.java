@@ -20,19 +20,35 @@ final class QuiverCommitMessage implements WriterCommitMessage {
   private final List<byte[]> results;
   /** A row-level write's deleted row addresses (a portable Roaring64NavigableMap); empty otherwise. */
   private final byte[] deletedRows;
+  /**
+   * A row-level write's rows, in the order written (its results' fragments in order): the address of the row each
+   * replaces, -1 for an inserted row. Empty for an append.
+   */
+  private final long[] replacedRows;
 
   QuiverCommitMessage(int partitionId, long taskId, int attemptNumber, long epochId, List<byte[]> results) {
-    this(partitionId, taskId, attemptNumber, epochId, results, new byte[0]);
+    this(partitionId, taskId, attemptNumber, epochId, results, new byte[0], new long[0]);
   }
 
   private QuiverCommitMessage(int partitionId, long taskId, int attemptNumber, long epochId, List<byte[]> results,
-      byte[] deletedRows) {
+      byte[] deletedRows, long[] replacedRows) {
     this.partitionId = partitionId;
     this.taskId = taskId;
     this.attemptNumber = attemptNumber;
     this.epochId = epochId;
     this.results = List.copyOf(results);
     this.deletedRows = deletedRows;
+    this.replacedRows = replacedRows;
+  }
+
+  /** This message with the addresses its rows replace (see {@link #replacedRows}). */
+  QuiverCommitMessage withReplacedRows(long[] rows) {
+    return new QuiverCommitMessage(partitionId, taskId, attemptNumber, epochId, results, deletedRows, rows.clone());
+  }
+
+  /** The address each written row replaces (-1: inserted), in write order; empty for an append. */
+  long[] replacedRows() {
+    return replacedRows.clone();
   }
 
   /** This message with the row addresses its task deleted. */
@@ -44,7 +60,8 @@ final class QuiverCommitMessage implements WriterCommitMessage {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    return new QuiverCommitMessage(partitionId, taskId, attemptNumber, epochId, results, bytes.toByteArray());
+    return new QuiverCommitMessage(partitionId, taskId, attemptNumber, epochId, results, bytes.toByteArray(),
+        replacedRows);
   }
 
   /** The row addresses the task deleted (none for an append). */

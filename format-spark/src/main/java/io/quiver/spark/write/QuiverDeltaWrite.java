@@ -94,7 +94,18 @@ final class QuiverDeltaWrite implements DeltaWrite, DeltaBatchWrite {
           .description("spark " + command.name());
       for (QuiverCommitMessage m : first) {
         delta.deleteRows(m.deletedRows());
-        results.addAll(m.decode());
+        // Each written row with the address of the row it replaces (an UPDATE's or a MERGE's matched row), so a
+        // table with row ids keeps the id; -1 for an inserted row.
+        long[] replaced = m.replacedRows();
+        int at = 0;
+        for (WriteResult r : m.decode()) {
+          if (replaced.length == 0) {
+            results.add(r);
+            continue;
+          }
+          delta.addRows(r, java.util.Arrays.copyOfRange(replaced, at, at + (int) r.rows()));
+          at += (int) r.rows();
+        }
       }
       delta.addRows(results);
       if (scan != null) {
@@ -139,13 +150,16 @@ final class QuiverDeltaWrite implements DeltaWrite, DeltaBatchWrite {
 
   /**
    * One task attempt: deleted rows' addresses in a bitmap, inserted rows and updated rows' new versions through
-   * the append path's writer (an update is a delete of the old address plus an insert). Its abort deletes the
-   * files it wrote.
+   * the append path's writer (an update is a delete of the old address plus an insert of the new version, which
+   * records the address it replaces). Its abort deletes the files it wrote.
    */
   static final class Writer implements DeltaWriter<InternalRow> {
     private final QuiverDataWriter rows;
     private final org.roaringbitmap.longlong.Roaring64NavigableMap deleted =
         new org.roaringbitmap.longlong.Roaring64NavigableMap();
+    /** For each row written, in order, the address of the row it replaces, or -1 for an inserted row. */
+    private long[] replaced = new long[1024];
+    private int written;
 
     Writer(QuiverDataWriter rows) {
       this.rows = rows;
@@ -159,17 +173,26 @@ final class QuiverDeltaWrite implements DeltaWrite, DeltaBatchWrite {
     @Override
     public void update(InternalRow metadata, InternalRow id, InternalRow row) {
       delete(metadata, id);
-      insert(row);
+      write(row, id.getLong(0));
     }
 
     @Override
     public void insert(InternalRow row) {
+      write(row, -1);
+    }
+
+    private void write(InternalRow row, long replacing) {
       rows.write(row);
+      if (written == replaced.length) {
+        replaced = java.util.Arrays.copyOf(replaced, replaced.length * 2);
+      }
+      replaced[written++] = replacing;
     }
 
     @Override
     public WriterCommitMessage commit() {
-      return ((QuiverCommitMessage) rows.commit()).withDeletedRows(deleted);
+      return ((QuiverCommitMessage) rows.commit()).withDeletedRows(deleted)
+          .withReplacedRows(java.util.Arrays.copyOf(replaced, written));
     }
 
     @Override
