@@ -192,13 +192,22 @@ public final class ChangeScan {
   /** Where a live row is in one version, and when it was last updated. */
   private record Located(long address, long updatedAt) {}
 
-  /** The changes of one version, in output order. */
-  static List<Change> changesOf(TableIo io, Manifest prev, Manifest cur) {
+  /**
+   * The changes of one version ({@code operation}, its transaction's), in output order. A rewrite (compaction)
+   * moves rows without changing them (its fragments carry the rows' lineage, which the commit checked), so it is
+   * no change, found without reading a deletion file. Rows with ids the version before had not assigned yet are
+   * inserts, kept out of the maps that match ids on both sides.
+   */
+  static List<Change> changesOf(TableIo io, Manifest prev, Manifest cur, String operation) {
+    if (operation.equals("rewrite") || operation.equals("update-config") || operation.endsWith("-index")) {
+      return List.of();
+    }
+    long fresh = prev.nextRowId().orElse(0);
     List<Fragment> prevChanged = changedFragments(prev, cur);
     List<Fragment> curChanged = changedFragments(cur, prev);
-    Map<Long, Located> before = live(io, prevChanged);
-    Map<Long, Located> after = live(io, curChanged);
+    Map<Long, Located> before = live(io, prevChanged, Long.MAX_VALUE, null);
     List<Change> out = new ArrayList<>();
+    Map<Long, Located> after = live(io, curChanged, fresh, out);
     List<Long> ids = new ArrayList<>(after.keySet());
     ids.sort(Comparator.naturalOrder());
     for (long id : ids) {
@@ -259,8 +268,11 @@ public final class ChangeScan {
     return out;
   }
 
-  /** The live rows of {@code fragments} by row id. */
-  private static Map<Long, Located> live(TableIo io, List<Fragment> fragments) {
+  /**
+   * The live rows of {@code fragments} by row id; rows whose id is {@code fresh} or more (new in this version) go
+   * to {@code inserts} as inserts instead.
+   */
+  private static Map<Long, Located> live(TableIo io, List<Fragment> fragments, long fresh, List<Change> inserts) {
     Map<Long, Located> out = new HashMap<>();
     for (Fragment f : fragments) {
       RowLineage l = f.lineage().orElseThrow(() -> new IllegalStateException(
@@ -268,7 +280,12 @@ public final class ChangeScan {
       RoaringBitmap deleted = f.deletionFile().isEmpty() ? new RoaringBitmap() : Deletions.of(io, f);
       for (long o = 0; o < f.physicalRows(); o++) {
         if (!deleted.contains((int) o)) {
-          out.put(l.rowId(o), new Located(RowAddress.of(f.id(), o), l.updatedAt(o)));
+          long id = l.rowId(o);
+          if (id >= fresh) {
+            inserts.add(new Change(INSERT, id, false, RowAddress.of(f.id(), o)));
+          } else {
+            out.put(id, new Located(RowAddress.of(f.id(), o), l.updatedAt(o)));
+          }
         }
       }
     }
@@ -315,8 +332,9 @@ public final class ChangeScan {
           }
           version++;
           prev = cur;
-          cur = io.load(version).manifest();
-          pending = changesOf(io, prev, cur);
+          io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction loaded = io.load(version);
+          cur = loaded.manifest();
+          pending = changesOf(io, prev, cur, loaded.transaction().operation().name());
           next = 0;
           continue;
         }
@@ -448,8 +466,9 @@ public final class ChangeScan {
     Map<Long, Integer> out = new LinkedHashMap<>();
     Manifest prev = io.load(from).manifest();
     for (long v = from + 1; v <= to; v++) {
-      Manifest cur = io.load(v).manifest();
-      out.put(v, changesOf(io, prev, cur).size());
+      io.quiver.internal.codec.MetadataCodec.ManifestAndTransaction loaded = io.load(v);
+      Manifest cur = loaded.manifest();
+      out.put(v, changesOf(io, prev, cur, loaded.transaction().operation().name()).size());
       prev = cur;
     }
     return out;
