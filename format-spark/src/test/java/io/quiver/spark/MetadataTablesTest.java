@@ -92,6 +92,50 @@ class MetadataTablesTest {
         .hasMessageContaining("has no stable row ids");
   }
 
+  /** Each micro-batch's changes by batch id: a batch Spark runs again replaces its entry, as an idempotent sink does. */
+  static final java.util.Map<Long, List<String>> BATCHES = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+  /** Runs the change stream of {@code uri} until it has read every available version, from {@code checkpoint}. */
+  private static void drainChangeStream(String uri, String checkpoint) throws Exception {
+    org.apache.spark.sql.streaming.StreamingQuery q = spark.spark().readStream().format("quiver")
+        .option("readChangeFeed", "true").load(uri)
+        .writeStream().option("checkpointLocation", checkpoint)
+        .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow())
+        .foreachBatch((org.apache.spark.api.java.function.VoidFunction2<org.apache.spark.sql.Dataset<Row>, Long>)
+            (df, id) -> BATCHES.put(id, df.selectExpr("concat(_commit_version, ' ', _change_type, ' ', id)")
+                .collectAsList().stream().map(r -> r.getString(0)).sorted().toList()))
+        .start();
+    q.awaitTermination();
+  }
+
+  @Test
+  void aStreamingQueryOverTheChangeFeedReadsEachChangeOnceAcrossRestarts() throws Exception {
+    spark.spark().sql("CREATE TABLE quiver.cdf.stream (id BIGINT NOT NULL, name STRING)"
+        + " TBLPROPERTIES ('row-ids' = 'true')");
+    spark.spark().sql("INSERT INTO quiver.cdf.stream VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    String uri = uri("cdf", "stream");
+    String checkpoint = spark.warehouse().resolve("cdf-stream-checkpoint").toString();
+    BATCHES.clear();
+    drainChangeStream(uri, checkpoint); // starts at the latest version: nothing yet
+    long started;
+    try (Dataset ds = Dataset.open(uri)) {
+      started = ds.version();
+    }
+    spark.spark().sql("UPDATE quiver.cdf.stream SET name = 'A' WHERE id = 1");
+    spark.spark().sql("DELETE FROM quiver.cdf.stream WHERE id = 2");
+    drainChangeStream(uri, checkpoint); // a restart from the checkpoint: the two new versions
+    spark.spark().sql("INSERT INTO quiver.cdf.stream VALUES (4, 'd')");
+    drainChangeStream(uri, checkpoint);
+    List<String> all = BATCHES.values().stream().flatMap(List::stream).toList();
+    assertThat(all).containsExactlyInAnyOrder(
+        (started + 1) + " update_preimage 1", (started + 1) + " update_postimage 1", (started + 2) + " delete 2",
+        (started + 3) + " insert 4");
+    assertThatThrownBy(() -> spark.spark().readStream().format("quiver").option("readChangeFeed", "true")
+        .option("endingVersion", "5").load(uri).writeStream().format("console")
+        .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start().awaitTermination())
+        .hasMessageContaining("a streaming change feed has no endingVersion");
+  }
+
   @Test
   void historyVersionsFragmentsFilesAndTagsAreTablesOfTheCatalog() {
     spark.spark().sql("CREATE TABLE quiver.meta.events (id BIGINT NOT NULL, kind STRING)");

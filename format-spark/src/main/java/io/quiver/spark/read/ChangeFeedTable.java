@@ -32,7 +32,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * Delta's change data feed counts them; by default the first version whose changes are known, after the table got
  * row ids, to the latest): every row they inserted, deleted or updated, the table's columns at {@code
  * endingVersion} then {@code _change_type}, {@code _commit_version}, {@code _commit_timestamp}, {@code _rowid}.
- * The feed is read on the driver (it holds only the changed rows).
+ * A batch read of the feed is computed on the driver (it holds only the changed rows); {@code spark.readStream} with
+ * the same options is a streaming source over it ({@link ChangeFeedStream}), read on the executors.
  */
 public final class ChangeFeedTable implements SupportsRead {
   /** Reader option: read the change feed instead of the table. */
@@ -88,7 +89,7 @@ public final class ChangeFeedTable implements SupportsRead {
 
   @Override
   public Set<TableCapability> capabilities() {
-    return EnumSet.of(TableCapability.BATCH_READ);
+    return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
   }
 
   @Override
@@ -114,6 +115,15 @@ public final class ChangeFeedTable implements SupportsRead {
       @Override
       public String description() {
         return name + " changes [" + (start == null ? "first" : start) + ", " + (end == null ? "latest" : end) + "]";
+      }
+
+      @Override
+      public org.apache.spark.sql.connector.read.streaming.MicroBatchStream toMicroBatchStream(String checkpoint) {
+        if (end != null) {
+          throw new InvalidArgumentException("a streaming change feed has no " + ENDING_VERSION + "; it follows the"
+              + " table (read a range with spark.read instead)");
+        }
+        return new ChangeFeedStream(ref, schema, start == null ? null : version(start, STARTING_VERSION));
       }
     };
   }
