@@ -112,6 +112,7 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
   private RowDeltaResult commitOn(Dataset at, UpsertCommittable c, ChangedKeys changed, CommitOptions sequence,
       BufferAllocator allocator, int attempt) {
     List<Long> addresses = new ArrayList<>();
+    java.util.Map<String, Long> addressOfKey = new java.util.HashMap<>();
     Set<Long> fragments = new TreeSet<>();
     try (ArrowReader reader = at.newScan().columns(keys.columns()).filter(changed.filter()).withRowAddress(true)
         .allocator(allocator).open()) {
@@ -124,9 +125,11 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
         BaseIntVector address = (BaseIntVector) batch.getVector(RowAddress.COLUMN); // uint64
         ArrowRowDataReader rows = ArrowRowDataReader.of(new VectorSchemaRoot(keyVectors));
         for (int i = 0; i < batch.getRowCount(); i++) {
-          if (changed.keys().contains(keys.ofKeyRow(rows.read(i)))) {
+          String key = keys.ofKeyRow(rows.read(i));
+          if (changed.keys().contains(key)) {
             long a = address.getValueAsLong(i);
             addresses.add(a);
+            addressOfKey.putIfAbsent(key, a);
             fragments.add(RowAddress.fragmentId(a));
           }
         }
@@ -135,9 +138,34 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
       throw new java.io.UncheckedIOException("could not read the keys of " + uri + " to upsert " + c, e);
     }
     RowDelta delta = at.distributed().newRowDelta(at.version())
-        .deleteRows(addresses.stream().mapToLong(Long::longValue).toArray())
-        .addRows(c.rowResults())
-        .readFragments(fragments)
+        .deleteRows(addresses.stream().mapToLong(Long::longValue).toArray());
+    if (at.manifest().hasRowIds() && c.results().stream().allMatch(UpsertResult::rowKeysFirst)) {
+      // Each upserted row keeps the row id of the row of its key it replaces (an update, not a delete and an
+      // insert): the result's keys list the upserted ones first, in the order of its rows.
+      Set<Long> used = new java.util.HashSet<>();
+      for (UpsertResult r : c.results()) {
+        if (r.rows().isEmpty()) {
+          continue;
+        }
+        if (r.rows().get().rows() != r.upserts()) {
+          delta.addRows(List.of(r.rows().get())); // not one row per upserted key: new ids, never a wrong pairing
+          continue;
+        }
+        long[] replaced = new long[(int) r.upserts()];
+        int[] next = {0};
+        UpsertBatches.decode(r.keys(), allocator, batch -> {
+          ArrowRowDataReader keyRows = ArrowRowDataReader.of(batch);
+          for (int i = 0; i < keyRows.rowCount() && next[0] < replaced.length; i++) {
+            long old = addressOfKey.getOrDefault(keys.ofKeyRow(keyRows.read(i)), -1L);
+            replaced[next[0]++] = old >= 0 && used.add(old) ? old : -1L; // one new row per replaced row
+          }
+        });
+        delta.addRows(r.rows().get(), replaced);
+      }
+    } else {
+      delta.addRows(c.rowResults());
+    }
+    delta.readFragments(fragments)
         .conflictFilter(changed.filter())
         .isolation(RowDelta.Isolation.SERIALIZABLE)
         .description("flink-upsert checkpoint " + c.checkpointId());

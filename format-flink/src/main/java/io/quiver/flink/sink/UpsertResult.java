@@ -14,8 +14,16 @@ import java.util.Optional;
  * @param keys the changed keys, Arrow IPC stream bytes of the primary key columns
  * @param upserts keys whose last change inserted or updated a row
  * @param deletes keys whose last change deleted
+ * @param rowKeysFirst whether {@code keys} lists the upserted keys first, in the order of the written rows (then the
+ *     deleted keys), so that the committer can tell which row replaces which: results written before that order
+ *     existed (serializer version 1) do not, and their upserts get new row ids
  */
-public record UpsertResult(Optional<WriteResult> rows, byte[] keys, long upserts, long deletes) {
+public record UpsertResult(Optional<WriteResult> rows, byte[] keys, long upserts, long deletes, boolean rowKeysFirst) {
+  /** A result whose keys are in no particular order. */
+  public UpsertResult(Optional<WriteResult> rows, byte[] keys, long upserts, long deletes) {
+    this(rows, keys, upserts, deletes, false);
+  }
+
   public UpsertResult {
     Objects.requireNonNull(rows, "rows");
     Objects.requireNonNull(keys, "keys");
@@ -24,12 +32,12 @@ public record UpsertResult(Optional<WriteResult> rows, byte[] keys, long upserts
   @Override
   public boolean equals(Object o) {
     return o instanceof UpsertResult r && rows.equals(r.rows) && java.util.Arrays.equals(keys, r.keys)
-        && upserts == r.upserts && deletes == r.deletes;
+        && upserts == r.upserts && deletes == r.deletes && rowKeysFirst == r.rowKeysFirst;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(rows, java.util.Arrays.hashCode(keys), upserts, deletes);
+    return Objects.hash(rows, java.util.Arrays.hashCode(keys), upserts, deletes, rowKeysFirst);
   }
 
   @Override

@@ -12,14 +12,16 @@ import java.util.Optional;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * {@link UpsertResult}s and {@link UpsertCommittable}s in Flink's state, version 1. A result: whether it has
- * rows, their {@link WriteResult#encode()} with its length, the key bytes with their length, the two counts.
+ * {@link UpsertResult}s and {@link UpsertCommittable}s in Flink's state, version 2. A result: whether it has
+ * rows, their {@link WriteResult#encode()} with its length, the key bytes with their length, the two counts, and
+ * whether the keys list the upserted keys first in row order. Version 1 is the same without the last field (read
+ * as false).
  * A committable: job id, uid, checkpoint id, the number of results, each result as above.
  */
 final class UpsertSerializers {
   private UpsertSerializers() {}
 
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   static final class Results implements SimpleVersionedSerializer<UpsertResult> {
     @Override
@@ -38,9 +40,9 @@ final class UpsertSerializers {
 
     @Override
     public UpsertResult deserialize(int version, byte[] serialized) throws IOException {
-      QuiverCommittableSerializer.checkVersion("upsert result", version, VERSION);
+      checkVersion("upsert result", version);
       try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-        return read(in, serialized.length);
+        return read(in, serialized.length, version);
       }
     }
   }
@@ -68,7 +70,7 @@ final class UpsertSerializers {
 
     @Override
     public UpsertCommittable deserialize(int version, byte[] serialized) throws IOException {
-      QuiverCommittableSerializer.checkVersion("upsert committable", version, VERSION);
+      checkVersion("upsert committable", version);
       try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
         String jobId = in.readUTF();
         String uid = in.readUTF();
@@ -76,7 +78,7 @@ final class UpsertSerializers {
         int n = length(in.readInt(), serialized.length, "results");
         List<UpsertResult> results = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          results.add(read(in, serialized.length));
+          results.add(read(in, serialized.length, version));
         }
         return new UpsertCommittable(jobId, uid, checkpoint, results);
       }
@@ -94,9 +96,16 @@ final class UpsertSerializers {
     out.write(r.keys());
     out.writeLong(r.upserts());
     out.writeLong(r.deletes());
+    out.writeBoolean(r.rowKeysFirst());
   }
 
-  private static UpsertResult read(DataInputStream in, int total) throws IOException {
+  private static void checkVersion(String what, int version) {
+    if (version != 1) {
+      QuiverCommittableSerializer.checkVersion(what, version, VERSION);
+    }
+  }
+
+  private static UpsertResult read(DataInputStream in, int total, int version) throws IOException {
     Optional<WriteResult> rows = Optional.empty();
     if (in.readBoolean()) {
       byte[] encoded = new byte[length(in.readInt(), total, "bytes of rows")];
@@ -105,7 +114,9 @@ final class UpsertSerializers {
     }
     byte[] keys = new byte[length(in.readInt(), total, "bytes of keys")];
     in.readFully(keys);
-    return new UpsertResult(rows, keys, in.readLong(), in.readLong());
+    long upserts = in.readLong();
+    long deletes = in.readLong();
+    return new UpsertResult(rows, keys, upserts, deletes, version >= 2 && in.readBoolean());
   }
 
   private static int length(int n, int total, String what) throws IOException {

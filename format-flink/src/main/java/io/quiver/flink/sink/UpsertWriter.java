@@ -104,8 +104,11 @@ final class UpsertWriter implements CommittingSinkWriter<RowData, UpsertResult> 
     long deletes = 0;
     List<VectorSchemaRoot> rows = new ArrayList<>();
     List<VectorSchemaRoot> keyBatches = new ArrayList<>();
+    List<RowData> deleted = new ArrayList<>();
     try (SinkInput.Batcher<RowData> rowBatcher = new RowDataInput(rowType).open(allocator);
         SinkInput.Batcher<RowData> keyBatcher = new RowDataInput(keys.keyType()).open(allocator)) {
+      // The upserted keys first, in the order of the rows written (the committer pairs each row with the row it
+      // replaces by them), then the deleted keys.
       for (RowData change : changes.values()) {
         if (change.getRowKind() == RowKind.INSERT) {
           upserts++;
@@ -115,8 +118,11 @@ final class UpsertWriter implements CommittingSinkWriter<RowData, UpsertResult> 
         } else {
           deletes++;
           change.setRowKind(RowKind.INSERT); // the key row of the delete; the map is cleared after this
-          keyBatcher.add(change, keyBatches::add);
+          deleted.add(change);
         }
+      }
+      for (RowData key : deleted) {
+        keyBatcher.add(key, keyBatches::add);
       }
       rowBatcher.flush(rows::add);
       keyBatcher.flush(keyBatches::add);
@@ -124,7 +130,7 @@ final class UpsertWriter implements CommittingSinkWriter<RowData, UpsertResult> 
       if (!rows.isEmpty()) {
         written = Optional.of(write(rows));
       }
-      return new UpsertResult(written, UpsertBatches.encode(keyBatches, allocator), upserts, deletes);
+      return new UpsertResult(written, UpsertBatches.encode(keyBatches, allocator), upserts, deletes, true);
     } finally {
       rows.forEach(VectorSchemaRoot::close);
       keyBatches.forEach(VectorSchemaRoot::close);

@@ -61,6 +61,46 @@ class QuiverSqlWriteTest {
   }
 
   @Test
+  void upsertsIntoATableWithRowIdsKeepTheIdOfTheRowTheyReplace() throws Exception {
+    TableEnvironment t = SqlFixtures.batch();
+    String uri = uri("tracked");
+    t.executeSql("CREATE TABLE tracked (k INT NOT NULL, n BIGINT, last_v STRING, PRIMARY KEY (k) NOT ENFORCED)"
+        + with(uri));
+    run(t, "INSERT INTO tracked VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 1, 'c')");
+    long first;
+    try (Dataset ds = Dataset.open(uri, TableFixtures.options())) {
+      ds.updateConfig(java.util.Map.of("row-ids", "true"), java.util.Set.of());
+      first = ds.version();
+    }
+    run(t, "INSERT INTO tracked VALUES (1, 10, 'z'), (4, 1, 'y')"); // key 1 replaced, key 4 added
+    try (Dataset ds = Dataset.open(uri, TableFixtures.options())) {
+      java.util.Map<Integer, long[]> lineage = new java.util.TreeMap<>();
+      try (org.apache.arrow.vector.ipc.ArrowReader r = ds.newScan().columns("k").withRowLineage(true).open()) {
+        while (r.loadNextBatch()) {
+          var root = r.getVectorSchemaRoot();
+          for (int i = 0; i < root.getRowCount(); i++) {
+            lineage.put((Integer) root.getVector(0).getObject(i), new long[] {(Long) root.getVector(1).getObject(i),
+                (Long) root.getVector(2).getObject(i), (Long) root.getVector(3).getObject(i)});
+          }
+        }
+      }
+      try (Dataset before = ds.checkout(first)) {
+        long idOfKey1;
+        try (org.apache.arrow.vector.ipc.ArrowReader r = before.newScan().columns("k")
+            .filter(io.quiver.predicate.Predicate.eq("k", 1)).withRowLineage(true).open()) {
+          r.loadNextBatch();
+          idOfKey1 = (Long) r.getVectorSchemaRoot().getVector(1).getObject(0);
+        }
+        assertThat(lineage.get(1)).as("key 1 keeps its row id, updated by the upsert")
+            .containsExactly(idOfKey1, first, ds.version());
+      }
+      assertThat(lineage.get(4)[1]).isEqualTo(ds.version());
+      assertThat(io.quiver.scenario.RowIdScenarios.feed(ds.changes(first, ds.version())))
+          .extracting(c -> c.type()).containsExactlyInAnyOrder("update_preimage", "update_postimage", "insert");
+    }
+  }
+
+  @Test
   void aStreamingAggregationsUpdatesAreUpsertedAndTheEndOfInputCommits() {
     StreamTableEnvironment t = SqlFixtures.streaming(100);
     String uri = uri("stream-counts");
