@@ -9,7 +9,7 @@ from . import _manifest
 from ._read import BatchSource, FragmentRead, Proj, _as_type, arange, build_projection, without
 from ._schema import ROW_ADDR
 from ._store import Store
-from .errors import QuiverError, TableNotFoundError, VersionNotFoundError
+from .errors import CorruptFileError, QuiverError, TableNotFoundError, VersionNotFoundError
 from .expr import Bounds, Expr, column_stats_bounds, might_match, segment_bounds
 
 _IDX = "__quiver_row__"
@@ -381,6 +381,39 @@ class Table:
         t = pa.Table.from_batches(pieces, schema=schema) if pieces else schema.empty_table()
         return t.take(pa.array([order[a] for a in addrs], pa.int64()))
 
+    def row_lineage(self):
+        """The stable row ids of a table with row ids (format 1.4, docs/format.md section 14): one row per live
+        row, in fragment and offset order, with ``_rowaddr``, ``_rowid``, ``_row_created_at_version`` and
+        ``_row_last_updated_at_version`` (uint64), from the manifest and the deletion files alone (no data file is
+        read). Join it with ``to_arrow(with_row_address=True)`` on ``_rowaddr``. A version without row ids raises
+        QuiverError; a lineage whose runs do not cover the fragment's rows raises CorruptFileError."""
+        m = self._snap.manifest
+        if not m.HasField("next_row_id"):
+            raise QuiverError("version %d of %s has no stable row ids; give the table row ids with the table"
+                              " configuration 'row-ids' = 'true' (from the Java library or the CLI)"
+                              % (self.version, self.uri))
+        stats = ScanStats()
+        addrs, ids, created, updated = [], [], [], []
+        for frag in self._fragments(None, stats):
+            if not frag.HasField("lineage"):
+                raise CorruptFileError(self.uri, "fragment %d of a table with row ids has no row lineage" % frag.id)
+            n = frag.physical_rows
+            lin = frag.lineage
+            f_ids = _expand(lin.id_runs, n, True, frag.id, self.uri)
+            f_created = _expand(lin.created_runs, n, False, frag.id, self.uri)
+            f_updated = _expand(lin.updated_runs, n, False, frag.id, self.uri)
+            dead = set(FragmentRead(self._snap, frag, stats).deleted())
+            for o in range(n):
+                if o not in dead:
+                    addrs.append((frag.id << 32) | o)
+                    ids.append(f_ids[o])
+                    created.append(f_created[o])
+                    updated.append(f_updated[o])
+        u64 = pa.uint64()
+        return pa.table({ROW_ADDR: pa.array(addrs, u64), "_rowid": pa.array(ids, u64),
+                         "_row_created_at_version": pa.array(created, u64),
+                         "_row_last_updated_at_version": pa.array(updated, u64)})
+
     def to_pandas(self, columns=None, filter=None, **kwargs):  # noqa: A002
         return self.to_arrow(columns, filter).to_pandas(**kwargs)
 
@@ -417,6 +450,22 @@ class Table:
 
     def __repr__(self):
         return "quiver.Table(%r, version=%d)" % (self.uri, self.version)
+
+
+def _expand(runs, rows, ranges, fragment_id, where):
+    """A lineage run list, (value, count) pairs, as one value per physical row (ids count up within a run)."""
+    if len(runs) % 2:
+        raise CorruptFileError(where, "fragment %d's row lineage runs are not (value, count) pairs" % fragment_id)
+    out = []
+    for k in range(0, len(runs), 2):
+        value, count = runs[k], runs[k + 1]
+        if count <= 0:
+            raise CorruptFileError(where, "fragment %d's row lineage has a run of %d rows" % (fragment_id, count))
+        out.extend(range(value, value + count) if ranges else [value] * count)
+    if len(out) != rows:
+        raise CorruptFileError(where, "fragment %d's row lineage covers %d rows, not its %d physical rows"
+                               % (fragment_id, len(out), rows))
+    return out
 
 
 def _empty_columns(rows, schema):

@@ -403,3 +403,35 @@ def test_projections_of_top_level_columns_equal_the_full_read():
             empty = t.to_arrow(columns=[])
             assert empty.num_rows == t.count_rows() and empty.num_columns == 0
             assert t.to_arrow(columns=[], with_row_address=True).column("_rowaddr") == full.column("_rowaddr")
+
+
+def _lineage_by_id(t):
+    rows = t.to_arrow(columns=["id"], with_row_address=True)
+    lin = t.row_lineage()
+    by_addr = {a: (i, c, u) for a, i, c, u in zip(lin.column("_rowaddr").to_pylist(), lin.column("_rowid").to_pylist(),
+                                                  lin.column("_row_created_at_version").to_pylist(),
+                                                  lin.column("_row_last_updated_at_version").to_pylist())}
+    assert len(by_addr) == rows.num_rows == t.count_rows()
+    return {k: by_addr[a] for k, a in zip(rows.column("id").to_pylist(), rows.column("_rowaddr").to_pylist())}
+
+
+def test_row_lineage_of_the_format_14_fixture_follows_its_history():
+    # compat/rowids-1.4/README.md: ids 0..29 at v1, 30..39 at v2, 0..4 deleted at v3, 10 and 35 updated at v4,
+    # 20 and 21 merged (updated) and 100..102 inserted with ids 40..42 at v5, compaction at v6, 101 deleted at v7.
+    t7 = quiver.open(compat("rowids-1.4", "table"))
+    assert t7.version == 7
+    got = _lineage_by_id(t7)
+    assert got[5] == (5, 1, 1)
+    assert got[10] == (10, 1, 4)
+    assert got[35] == (35, 2, 4)
+    assert got[20] == (20, 1, 5) and got[21] == (21, 1, 5)
+    assert got[100] == (40, 5, 5) and got[102] == (42, 5, 5)
+    assert 101 not in got and 0 not in got
+    v1 = _lineage_by_id(quiver.open(compat("rowids-1.4", "table"), version=1))
+    assert v1 == {i: (i, 1, 1) for i in range(30)}
+
+
+def test_row_lineage_of_a_table_without_row_ids_is_refused():
+    t = quiver.open(compat("format-1.1", "history"))
+    with pytest.raises(quiver.QuiverError, match="has no stable row ids"):
+        t.row_lineage()
