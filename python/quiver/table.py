@@ -414,6 +414,100 @@ class Table:
                          "_row_created_at_version": pa.array(created, u64),
                          "_row_last_updated_at_version": pa.array(updated, u64)})
 
+    def changes(self, from_version, to_version=None, columns=None, filter=None, limit=None):  # noqa: A002
+        """The change feed of versions ``from_version + 1`` to ``to_version`` (default: this handle's version) of a
+        table with stable row ids (docs/format.md section 14.3), as a ``pyarrow.Table``: the requested columns (by
+        name at ``to_version``; all when None; a column a version does not have yet is null in its images, and
+        renames are followed by field id), then ``_change_type`` (``insert``, ``delete``, ``update_preimage``,
+        ``update_postimage``), ``_commit_version``, ``_commit_timestamp`` (UTC milliseconds) and ``_rowid``.
+        Replaying it on ``from_version``'s rows by ``_rowid`` gives ``to_version``'s rows. Each version is compared
+        with the one before by row id over the fragments it changed, and only the changed rows' values are read.
+        ``filter`` (a quiver expression on the returned columns) keeps the changes whose image matches; ``limit``
+        the first ones. Raises QuiverError for a bad range or a ``from_version`` without row ids, and
+        VersionNotFoundError naming the versions of the range that are gone."""
+        to = self.version if to_version is None else int(to_version)
+        a = int(from_version)
+        if a < 1 or to <= a:
+            raise QuiverError("a change feed runs from a version to a later one (from >= 1, to > from), got from %d"
+                              " to %d; changes(a, b) is what versions a + 1 to b changed" % (a, to))
+        if limit is not None and limit < 0:
+            raise QuiverError("limit must be >= 0, got %d" % limit)
+        present = set(_manifest.list_versions(self._store))
+        missing = [v for v in range(a, to + 1) if v not in present]
+        if missing:
+            raise VersionNotFoundError("the change feed from version %d to %d of %s needs every version in between,"
+                                       " but %s %s gone (removed by a cleanup, or not committed yet); start the feed"
+                                       " after them" % (a, to, self.uri, _version_ranges(missing),
+                                                        "is" if len(missing) == 1 else "are"))
+        snaps = {v: (self._snap if v == self.version else _manifest.Snapshot(self._store, v)) for v in (a, to)}
+        if not snaps[a].manifest.HasField("next_row_id"):
+            raise QuiverError("version %d of %s has no stable row ids, so its changes cannot be told apart by row; a"
+                              " change feed starts at a version with row ids (table configuration 'row-ids' ="
+                              " 'true' gives the table ids from the version that sets it)" % (a, self.uri))
+        last = snaps[to]
+        proj = build_projection(last.schema, columns)
+        user = self._output_schema(proj, False)
+        filt = self._check_filter_on(filter, last.schema, proj)
+        out_schema = pa.schema(list(user) + [
+            pa.field("_change_type", pa.string(), nullable=False),
+            pa.field("_commit_version", pa.uint64(), nullable=False),
+            pa.field("_commit_timestamp", pa.timestamp("ms", tz="UTC"), nullable=False),
+            pa.field("_rowid", pa.uint64(), nullable=False)])
+        stats = ScanStats()
+        self.last_scan_stats = stats
+        pieces, emitted = [], 0
+        prev = snaps[a]
+        for v in range(a + 1, to + 1):
+            if limit is not None and emitted >= limit:
+                break
+            cur = snaps[to] if v == to else _manifest.Snapshot(self._store, v)
+            changes = _changes_of(prev, cur, stats, self.uri)
+            if changes:
+                before = _take_at(prev, proj, user, [c[3] for c in changes if c[2]], stats)
+                after = _take_at(cur, proj, user, [c[3] for c in changes if not c[2]], stats)
+                bi = ai = 0
+                order = []
+                for c in changes:
+                    if c[2]:
+                        order.append(bi)
+                        bi += 1
+                    else:
+                        order.append(before.num_rows + ai)
+                        ai += 1
+                images = pa.concat_tables([before, after]).take(pa.array(order, pa.int64())) if order else before
+                n = len(changes)
+                t = pa.Table.from_arrays(
+                    list(images.columns) + [pa.array([c[0] for c in changes], pa.string()),
+                                            pa.array([v] * n, pa.uint64()),
+                                            pa.array([cur.timestamp_millis] * n, pa.timestamp("ms", tz="UTC")),
+                                            pa.array([c[1] for c in changes], pa.uint64())], schema=out_schema)
+                if filt is not None:
+                    try:
+                        t = t.filter(filt.to_pyarrow())
+                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+                        raise QuiverError("filter %r cannot be evaluated: %s" % (filt, e)) from e
+                if limit is not None and emitted + t.num_rows > limit:
+                    t = t.slice(0, limit - emitted)
+                emitted += t.num_rows
+                pieces.append(t)
+            prev = cur
+        return pa.concat_tables(pieces) if pieces else out_schema.empty_table()
+
+    def _check_filter_on(self, filt, schema, proj):
+        """``filter`` checked against ``schema`` (the feed's last version) and the projected columns only."""
+        if filt is None:
+            return None
+        if not isinstance(filt, Expr):
+            raise TypeError("filter must be a quiver expression such as quiver.col('id') < 100")
+        tops = {p.node.name for p in proj}
+        for name in filt.columns():
+            node = schema.resolve(name)
+            top = (node.struct_ancestors() + [node])[0]
+            if top.name not in tops:
+                raise QuiverError("the change feed's filter names '%s', which is not among the returned columns %s;"
+                                  " return it too (columns=...)" % (name, sorted(tops)))
+        return filt
+
     def to_pandas(self, columns=None, filter=None, **kwargs):  # noqa: A002
         return self.to_arrow(columns, filter).to_pandas(**kwargs)
 
@@ -466,6 +560,106 @@ def _expand(runs, rows, ranges, fragment_id, where):
         raise CorruptFileError(where, "fragment %d's row lineage covers %d rows, not its %d physical rows"
                                % (fragment_id, len(out), rows))
     return out
+
+
+def _version_ranges(versions):
+    """[3, 4, 5, 9] -> 'versions 3-5, 9'; one -> 'version 3'."""
+    parts, i = [], 0
+    while i < len(versions):
+        j = i
+        while j + 1 < len(versions) and versions[j + 1] == versions[j] + 1:
+            j += 1
+        parts.append(str(versions[i]) if j == i else "%d-%d" % (versions[i], versions[j]))
+        i = j + 1
+    return ("version " if len(versions) == 1 else "versions ") + ", ".join(parts)
+
+
+def _outside_shared_segments(snap, other):
+    """The fragments of ``snap`` outside the segments ``other`` also lists (shared segments are not read)."""
+    shared = {ref.path for ref, _ in other.segment_refs}
+    out = []
+    for ref, _ in snap.segment_refs:
+        if ref.path not in shared:
+            out.extend(snap.read_segment(ref))
+    out.extend(snap.manifest.fragments)
+    return out
+
+
+def _changed_fragments(snap, other):
+    """The fragments of ``snap`` that ``other`` does not have as they are."""
+    theirs = {f.id: f for f in _outside_shared_segments(other, snap)}
+    return [f for f in _outside_shared_segments(snap, other) if theirs.get(f.id) != f]
+
+
+def _live_by_id(snap, frags, fresh, inserts, stats, where):
+    """{row id: (address, last updated at)} of the live rows of ``frags``; rows with ids ``fresh`` or more (new in
+    this version) go to ``inserts`` instead."""
+    out = {}
+    for frag in frags:
+        if not frag.HasField("lineage"):
+            raise CorruptFileError(where, "fragment %d of a table with row ids has no row lineage" % frag.id)
+        n = frag.physical_rows
+        ids = _expand(frag.lineage.id_runs, n, True, frag.id, where)
+        updated = _expand(frag.lineage.updated_runs, n, False, frag.id, where)
+        dead = set(FragmentRead(snap, frag, stats).deleted())
+        for o in range(n):
+            if o in dead:
+                continue
+            addr = (frag.id << 32) | o
+            if ids[o] >= fresh:
+                inserts.append(("insert", ids[o], False, addr))
+            else:
+                out[ids[o]] = (addr, updated[o])
+    return out
+
+
+def _changes_of(prev, cur, stats, where):
+    """The changes of version ``cur`` against ``prev``, in row-id order, a pre-image right before its post-image:
+    (type, row id, read from prev?, address) tuples (docs/format.md section 14.3)."""
+    fresh = prev.manifest.next_row_id if prev.manifest.HasField("next_row_id") else 0
+    before = _live_by_id(prev, _changed_fragments(prev, cur), 1 << 64, None, stats, where)
+    out = []
+    after = _live_by_id(cur, _changed_fragments(cur, prev), fresh, out, stats, where)
+    for rid in sorted(after):
+        addr, upd = after[rid]
+        b = before.pop(rid, None)
+        if b is None:
+            out.append(("insert", rid, False, addr))
+        elif b[1] != upd or upd == cur.version:
+            out.append(("update_preimage", rid, True, b[0]))
+            out.append(("update_postimage", rid, False, addr))
+    for rid in sorted(before):
+        out.append(("delete", rid, True, before[rid][0]))
+    out.sort(key=lambda c: c[1])  # stable: a pre-image stays before its post-image
+    return out
+
+
+def _take_at(snap, proj, schema, addrs, stats):
+    """The rows at ``addrs`` of version ``snap`` under the projection ``proj`` of a later version's schema (fields
+    matched by id: one the version does not have is null), in the order given, as a table of ``schema``."""
+    if not addrs:
+        return schema.empty_table()
+    wanted = {}
+    for a in addrs:
+        wanted.setdefault(a >> 32, []).append(a & 0xFFFFFFFF)
+    parts, order, k = [], {}, 0
+    for frag in snap.fragments():
+        if frag.id not in wanted:
+            continue
+        fr = FragmentRead(snap, frag, stats)
+        offs = sorted(set(wanted[frag.id]))
+        idx = pa.array(offs, pa.int64())
+        cols = [fr.assemble(p).take(idx) for p in proj]
+        parts.append(pa.RecordBatch.from_arrays(cols, schema=schema) if cols else _empty_columns(len(offs), schema))
+        for o in offs:
+            order[(frag.id << 32) | o] = k
+            k += 1
+    missing = [a for a in addrs if a not in order]
+    if missing:
+        raise CorruptFileError(snap.store.location(_manifest.version_path(snap.version)),
+                               "the change feed needs row address %d, which version %d does not hold"
+                               % (missing[0], snap.version))
+    return pa.Table.from_batches(parts, schema=schema).take(pa.array([order[a] for a in addrs], pa.int64()))
 
 
 def _empty_columns(rows, schema):

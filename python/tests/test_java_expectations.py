@@ -61,12 +61,19 @@ def test_filtered_reads_equal_java_and_the_full_read_filtered(e):
         assert stats.fragments_pruned + stats.segments_pruned > 0, stats
 
 
+@pytest.mark.parametrize("e", entries("changes"), ids=lambda e: "changes-v%d-v%d" % (e["from"], e["version"]))
+def test_the_change_feed_equals_java_between_every_pair_of_versions(e):
+    t = quiver.open(e["table"], version=e["version"])
+    assert_same(t.changes(e["from"]), read_expected(e["expected"]), "changes v%d-v%d" % (e["from"], e["version"]))
+
+
 def test_the_expectations_cover_every_fixture_and_journey():
     need_expectations()
     names = {e["name"] for e in entries("fixture")}
     assert len(names) >= 11, names
     assert len(entries("journey")) >= 8
     assert len(entries("journey-filter")) == len(FILTERS)
+    assert len(entries("changes")) == 21  # every pair of the 7 versions of compat/rowids-1.4
     for scheme in STORES:
         assert entries(scheme), "no %s journey exported" % scheme
         assert len(entries(scheme + "-filter")) == len(FILTERS), scheme

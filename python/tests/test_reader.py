@@ -435,3 +435,72 @@ def test_row_lineage_of_a_table_without_row_ids_is_refused():
     t = quiver.open(compat("format-1.1", "history"))
     with pytest.raises(quiver.QuiverError, match="has no stable row ids"):
         t.row_lineage()
+
+
+def _rows_by_rowid(t, columns):
+    """{row id: row dict of ``columns``} of a version (its lineage joined with its rows by address)."""
+    rows = t.to_arrow(columns=columns, with_row_address=True)
+    lin = t.row_lineage()
+    rid = dict(zip(lin.column("_rowaddr").to_pylist(), lin.column("_rowid").to_pylist()))
+    out = {}
+    for r in rows.to_pylist():
+        out[rid[r.pop("_rowaddr")]] = r
+    return out
+
+
+def test_change_feed_replayed_on_every_version_gives_every_later_version():
+    # The fixture's history (compat/rowids-1.4/README.md) has inserts, deletes, overlay updates, a merge-insert,
+    # a compaction and a delete after it: replaying the feed from a on a's rows by _rowid must give b's rows.
+    t = quiver.open(compat("rowids-1.4", "table"))
+    names = [f.name for f in t.schema]
+    for a in range(1, 7):
+        for b in range(a + 1, 8):
+            state = _rows_by_rowid(t.checkout(a), names)
+            feed = t.changes(a, b)
+            assert feed.schema.names == names + ["_change_type", "_commit_version", "_commit_timestamp", "_rowid"]
+            for c in feed.to_pylist():
+                kind, rid, v = c.pop("_change_type"), c.pop("_rowid"), c.pop("_commit_version")
+                ts = c.pop("_commit_timestamp")
+                assert a < v <= b and ts == t.checkout(v).timestamp
+                if kind == "insert":
+                    assert rid not in state, (a, b, rid)
+                    state[rid] = c
+                elif kind == "delete":
+                    assert state.pop(rid) == c, (a, b, rid)
+                elif kind == "update_preimage":
+                    assert state[rid] == c, (a, b, rid)
+                else:
+                    assert kind == "update_postimage" and rid in state
+                    state[rid] = c
+            assert state == _rows_by_rowid(t.checkout(b), names), (a, b)
+
+
+def test_change_feed_of_the_fixture_names_each_change():
+    t = quiver.open(compat("rowids-1.4", "table"))
+    kinds = lambda a, b: [(r["_commit_version"], r["_change_type"], r["_rowid"])  # noqa: E731
+                          for r in t.changes(a, b, columns=["id"]).to_pylist()]
+    assert kinds(1, 2) == [(2, "insert", i) for i in range(30, 40)]
+    assert kinds(2, 3) == [(3, "delete", i) for i in range(5)]
+    assert kinds(3, 4) == [(4, "update_preimage", 10), (4, "update_postimage", 10),
+                           (4, "update_preimage", 35), (4, "update_postimage", 35)]
+    assert kinds(5, 6) == []  # a compaction changes no row
+    assert kinds(6, 7) == [(7, "delete", 41)]
+    v4 = t.changes(3, 4, columns=["name"]).to_pylist()
+    assert [r["name"] for r in v4][1::2] == ["upd", "upd"] and "upd" not in [r["name"] for r in v4][0::2]
+    only = t.changes(1, 7, columns=["id"], filter=col("id") >= 100)
+    assert sorted(set(only.column("id").to_pylist())) == [100, 101, 102]
+    assert t.changes(1, 7, limit=3).num_rows == 3
+    assert t.changes(2, 3).num_rows == t.changes(2, 3, columns=[]).num_rows == 5
+
+
+def test_change_feed_errors_are_typed():
+    t = quiver.open(compat("rowids-1.4", "table"))
+    with pytest.raises(quiver.QuiverError, match="from >= 1, to > from"):
+        t.changes(3, 3)
+    with pytest.raises(quiver.VersionNotFoundError, match="versions 8-9 are gone"):
+        t.changes(6, 9)
+    with pytest.raises(quiver.QuiverError, match="not among the returned columns"):
+        t.changes(1, 2, columns=["id"], filter=col("name") == "x")
+    old = quiver.open(compat("format-1.1", "history"))
+    with pytest.raises(quiver.QuiverError, match="has no stable row ids"):
+        old.changes(1, 2)

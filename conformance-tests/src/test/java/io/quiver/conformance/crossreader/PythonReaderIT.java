@@ -120,6 +120,31 @@ class PythonReaderIT {
       }
       assertThat(fixtureVersions).isGreaterThan(100);
 
+      // (1b) the change feed of the format 1.4 fixture between every pair of its versions (docs/format.md §14.3)
+      Path rowIds = compat.resolve("rowids-1.4/table");
+      int feeds = 0;
+      try (Dataset ds = Dataset.open("file://" + rowIds.toAbsolutePath(), read)) {
+        for (long a = 1; a < ds.version(); a++) {
+          for (long b = a + 1; b <= ds.version(); b++) {
+            try (Dataset at = ds.checkout(b)) {
+              Path file = out.resolve("changes/v" + a + "-v" + b + ".arrow");
+              long rows = write(at.changes(a, b).open(), file);
+              Map<String, Object> e = new LinkedHashMap<>();
+              e.put("kind", "changes");
+              e.put("name", "rowids-1.4");
+              e.put("table", rowIds.toString());
+              e.put("from", a);
+              e.put("version", b);
+              e.put("expected", file.toString());
+              e.put("rows", rows);
+              index.add(e);
+              feeds++;
+            }
+          }
+        }
+      }
+      assertThat(feeds).isEqualTo(21);
+
       // (2) a table built with the Java API, every version; (3) filtered reads of its latest version
       Path journey = out.resolve("journey");
       buildJourney("file://" + journey, read, allocator, 1024);
@@ -198,19 +223,7 @@ class PythonReaderIT {
 
   private void export(Dataset ds, Scanner scan, Path file, String kind, String name, String table, String filter,
       String tag) throws IOException {
-    Files.createDirectories(file.getParent());
-    long rows = 0;
-    try (ArrowReader reader = scan.open();
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE);
-        ArrowFileWriter w = new ArrowFileWriter(reader.getVectorSchemaRoot(), null, ch)) {
-      w.start();
-      while (reader.loadNextBatch()) {
-        rows += reader.getVectorSchemaRoot().getRowCount();
-        w.writeBatch();
-      }
-      w.end();
-    }
+    long rows = write(scan.open(), file);
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("kind", kind);
     e.put("name", name);
@@ -223,6 +236,24 @@ class PythonReaderIT {
       e.put("filter", filter);
     }
     index.add(e);
+  }
+
+  /** Writes what {@code reader} returns to {@code file} as an Arrow IPC file, closing the reader; returns the rows. */
+  private static long write(ArrowReader reader, Path file) throws IOException {
+    Files.createDirectories(file.getParent());
+    long rows = 0;
+    try (reader;
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE);
+        ArrowFileWriter w = new ArrowFileWriter(reader.getVectorSchemaRoot(), null, ch)) {
+      w.start();
+      while (reader.loadNextBatch()) {
+        rows += reader.getVectorSchemaRoot().getRowCount();
+        w.writeBatch();
+      }
+      w.end();
+    }
+    return rows;
   }
 
   private static VectorSchemaRoot rows(BufferAllocator allocator, int from, int to) {
