@@ -72,6 +72,7 @@ public final class ChangeScan {
   private Predicate filter;
   private long limit = Long.MAX_VALUE;
   private int batchSize = 8192;
+  private long namedAt = -1;
 
   ChangeScan(Dataset dataset, long from, long to) {
     if (from < 1 || to <= from) {
@@ -91,6 +92,23 @@ public final class ChangeScan {
 
   public ChangeScan columns(String... names) {
     return columns(List.of(names));
+  }
+
+  /**
+   * Names and types the columns as version {@code version} has them instead of version {@code to} (the default):
+   * the columns, and the names {@link #columns} and {@link #filter} use, are that version's, matched by field id in
+   * every version of the range; a column a version does not have is null in its images. An engine that splits a
+   * long range into one feed per version reads each under the schema of the range's last version this way.
+   *
+   * @throws InvalidArgumentException if {@code version} is below 1
+   */
+  public ChangeScan namedAt(long version) {
+    if (version < 1) {
+      throw new InvalidArgumentException("the version that names the change feed's columns must be >= 1, got "
+          + version);
+    }
+    this.namedAt = version;
+    return this;
   }
 
   /** Only the changes whose row (pre- or post-image) matches {@code predicate}, on columns the scan returns. */
@@ -134,6 +152,9 @@ public final class ChangeScan {
         missing.add(v);
       }
     }
+    if (namedAt > 0 && !present.contains(namedAt) && !missing.contains(namedAt)) {
+      missing.add(namedAt);
+    }
     if (!missing.isEmpty()) {
       throw new VersionNotFoundException(missing.get(0), "the change feed from version " + from + " to " + to + " of "
           + dataset.uri() + " needs every version in between, but " + ranges(missing) + (missing.size() == 1
@@ -145,7 +166,7 @@ public final class ChangeScan {
           + " its changes cannot be told apart by row; a change feed starts at a version with row ids (table"
           + " configuration 'row-ids' = 'true' gives the table ids from the version that sets it)");
     }
-    Manifest last = io.load(to).manifest();
+    Manifest last = io.load(namedAt > 0 ? namedAt : to).manifest();
     Schema projected = Projection.project(last.schema(), columns.isEmpty() ? null : columns, null);
     org.apache.arrow.vector.types.pojo.Schema output = outputSchema(projected);
     PredicateEvaluator evaluator = null;

@@ -108,6 +108,26 @@ class ChangeFeedTest {
   }
 
   @Test
+  void aFeedOfOneVersionNamedAtALaterVersionHasTheLaterColumns() {
+    try (Dataset ds = create(0, 3)) {
+      ds.delete(eq("id", 2L)); // v2
+      ds.columns().add(List.of(new Field("score", FieldType.nullable(new ArrowType.Int(32, true)), null))); // v3
+      ds.columns().rename("name", "label"); // v4
+      ds.update(eq("id", 0L), Map.of("score", 7)); // v5
+      // v2's changes under v5's columns: the renamed column under its new name, the later one null
+      assertThat(feed(ds.changes(1, 2).namedAt(5).columns("id", "label", "score"))).extracting(Change::values)
+          .containsExactly("id=2,label=" + SampleTable.expectedName(2) + ",score=null");
+      assertThat(feed(ds.changes(4, 5).namedAt(5))).extracting(Change::type)
+          .containsExactly("update_preimage", "update_postimage");
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.changes(1, 2).columns("label").open())
+          .withMessageContaining("label");
+      assertThatExceptionOfType(InvalidArgumentException.class).isThrownBy(() -> ds.changes(1, 2).namedAt(0));
+      assertThatExceptionOfType(VersionNotFoundException.class).isThrownBy(() -> ds.changes(1, 2).namedAt(9).open())
+          .withMessageContaining("version 9 is gone");
+    }
+  }
+
+  @Test
   void aRangeWithACleanedUpVersionOrWithoutRowIdsIsATypedError() {
     try (Dataset ds = t.create(0, 4)) {
       t.append(ds, 4, 1); // v2, no row ids
