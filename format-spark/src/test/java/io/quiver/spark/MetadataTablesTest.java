@@ -92,6 +92,35 @@ class MetadataTablesTest {
         .hasMessageContaining("has no stable row ids");
   }
 
+  private static long versionOf(String uri) {
+    try (Dataset ds = Dataset.open(uri)) {
+      return ds.version();
+    }
+  }
+
+  @Test
+  void aBatchReadOfTheFeedPlansOnePartitionPerVersionAndNamesColumnsAsTheLatestVersion() {
+    spark.spark().sql("CREATE TABLE quiver.cdf.evolving (id BIGINT NOT NULL, name STRING)"
+        + " TBLPROPERTIES ('row-ids' = 'true')");
+    String uri = uri("cdf", "evolving");
+    spark.spark().sql("INSERT INTO quiver.cdf.evolving VALUES (1, 'a'), (2, 'b')");
+    long inserted = versionOf(uri);
+    spark.spark().sql("ALTER TABLE quiver.cdf.evolving ADD COLUMN score INT"); // no row changes
+    spark.spark().sql("INSERT INTO quiver.cdf.evolving VALUES (3, 'c', 30)");
+    spark.spark().sql("DELETE FROM quiver.cdf.evolving WHERE id = 1");
+    long latest = versionOf(uri);
+    org.apache.spark.sql.Dataset<Row> feed = spark.spark().read().format("quiver").option("readChangeFeed", "true")
+        .option("startingVersion", inserted).load(uri);
+    assertThat(feed.rdd().getNumPartitions()).isEqualTo((int) (latest - inserted + 1));
+    assertThat(feed.select("_commit_version", "_change_type", "id", "name", "score").collectAsList())
+        .extracting(Row::toString).containsExactly(
+            "[" + inserted + ",insert,1,a,null]", "[" + inserted + ",insert,2,b,null]",
+            "[" + (latest - 1) + ",insert,3,c,30]", "[" + latest + ",delete,1,a,null]");
+    assertThatThrownBy(() -> spark.spark().read().format("quiver").option("readChangeFeed", "true")
+        .option("startingVersion", inserted).option("endingVersion", latest + 5).load(uri).collectAsList())
+        .hasMessageContaining("after the table's latest version " + latest);
+  }
+
   /** Each micro-batch's changes by batch id: a batch Spark runs again replaces its entry, as an idempotent sink does. */
   static final java.util.Map<Long, List<String>> BATCHES = new java.util.concurrent.ConcurrentSkipListMap<>();
 

@@ -32,11 +32,14 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 final class ChangeFeedStream implements MicroBatchStream {
   private final TableRef ref;
   private final StructType schema;
+  private final long schemaVersion;
   private final Long startingVersion;
 
-  ChangeFeedStream(TableRef ref, StructType schema, Long startingVersion) {
+  /** {@code schema}: the table's columns at {@code schemaVersion} (when the query loaded the table), then the feed's. */
+  ChangeFeedStream(TableRef ref, StructType schema, long schemaVersion, Long startingVersion) {
     this.ref = ref;
     this.schema = schema;
+    this.schemaVersion = schemaVersion;
     this.startingVersion = startingVersion;
   }
 
@@ -103,7 +106,7 @@ final class ChangeFeedStream implements MicroBatchStream {
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new Factory(ref, schema);
+    return new Factory(ref, schema, schemaVersion);
   }
 
   @Override
@@ -114,15 +117,21 @@ final class ChangeFeedStream implements MicroBatchStream {
   @Override
   public void stop() {}
 
-  /** Reads one version's changes on an executor, as columnar batches. */
+  /**
+   * Reads one version's changes on an executor, as columnar batches, with the columns named and typed as version
+   * {@code schemaVersion} has them (matched by field id, so every partition's batches have {@code schema}'s columns
+   * whatever columns its own version has; a restarted query loads the table's newer schema).
+   */
   static final class Factory implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
     private final TableRef ref;
     private final StructType schema;
+    private final long schemaVersion;
 
-    Factory(TableRef ref, StructType schema) {
+    Factory(TableRef ref, StructType schema, long schemaVersion) {
       this.ref = ref;
       this.schema = schema;
+      this.schemaVersion = schemaVersion;
     }
 
     @Override
@@ -142,7 +151,7 @@ final class ChangeFeedStream implements MicroBatchStream {
         private final BufferAllocator allocator = new RootAllocator();
         private final Dataset ds = Dataset.open(ref.uri(), ref.datasetOptions().toBuilder().allocator(allocator)
             .build());
-        private final ArrowReader reader = ds.changes(version - 1, version).open();
+        private final ArrowReader reader = ds.changes(version - 1, version).namedAt(schemaVersion).open();
         private ColumnarBatch batch;
 
         @Override

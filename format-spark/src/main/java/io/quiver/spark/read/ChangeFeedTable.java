@@ -8,22 +8,18 @@ import io.quiver.spark.TableRef;
 import io.quiver.spark.types.SparkTypes;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
-import org.apache.spark.sql.connector.read.LocalScan;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import org.apache.spark.sql.vectorized.ColumnVector;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * The change feed of a table with stable row ids as a Spark table (docs/spark.md, "Change feed"): {@code
@@ -32,8 +28,10 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * Delta's change data feed counts them; by default the first version whose changes are known, after the table got
  * row ids, to the latest): every row they inserted, deleted or updated, the table's columns at {@code
  * endingVersion} then {@code _change_type}, {@code _commit_version}, {@code _commit_timestamp}, {@code _rowid}.
- * A batch read of the feed is computed on the driver (it holds only the changed rows); {@code spark.readStream} with
- * the same options is a streaming source over it ({@link ChangeFeedStream}), read on the executors.
+ * A batch read plans one input partition per version, read on the executors as {@code spark.readStream} with the same
+ * options reads its micro-batches ({@link ChangeFeedStream}); every partition names the columns as the table's
+ * latest version did when the read was planned (a column added later is not returned, one a version does not have
+ * yet is null in its images).
  */
 public final class ChangeFeedTable implements SupportsRead {
   /** Reader option: read the change feed instead of the table. */
@@ -96,17 +94,7 @@ public final class ChangeFeedTable implements SupportsRead {
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
     String start = option(options, STARTING_VERSION);
     String end = option(options, ENDING_VERSION);
-    return () -> new LocalScan() {
-      private InternalRow[] rows;
-
-      @Override
-      public synchronized InternalRow[] rows() {
-        if (rows == null) {
-          rows = read(start, end);
-        }
-        return rows;
-      }
-
+    return () -> new Scan() {
       @Override
       public StructType readSchema() {
         return schema;
@@ -118,12 +106,32 @@ public final class ChangeFeedTable implements SupportsRead {
       }
 
       @Override
+      public Batch toBatch() {
+        long[] range = range(start, end);
+        return new Batch() {
+          @Override
+          public InputPartition[] planInputPartitions() {
+            List<InputPartition> out = new ArrayList<>();
+            for (long v = range[0]; v <= range[1]; v++) {
+              out.add(new ChangeFeedStream.VersionPartition(v));
+            }
+            return out.toArray(InputPartition[]::new);
+          }
+
+          @Override
+          public PartitionReaderFactory createReaderFactory() {
+            return new ChangeFeedStream.Factory(ref, schema, latest);
+          }
+        };
+      }
+
+      @Override
       public org.apache.spark.sql.connector.read.streaming.MicroBatchStream toMicroBatchStream(String checkpoint) {
         if (end != null) {
           throw new InvalidArgumentException("a streaming change feed has no " + ENDING_VERSION + "; it follows the"
               + " table (read a range with spark.read instead)");
         }
-        return new ChangeFeedStream(ref, schema, start == null ? null : version(start, STARTING_VERSION));
+        return new ChangeFeedStream(ref, schema, latest, start == null ? null : version(start, STARTING_VERSION));
       }
     };
   }
@@ -133,12 +141,16 @@ public final class ChangeFeedTable implements SupportsRead {
     return v != null ? v : defaults.get(key);
   }
 
-  private InternalRow[] read(String start, String end) {
+  /**
+   * The versions whose changes a batch read returns, {@code [first, last]} (empty when first is last + 1: the table
+   * got its row ids at the last version, so no change is known yet). Checked on the driver, before any task runs.
+   */
+  private long[] range(String start, String end) {
     try (Dataset ds = Dataset.open(ref.uri(), ref.datasetOptions())) {
       long last = end == null ? latest : version(end, ENDING_VERSION);
       long first = start == null ? firstKnown(ds) : version(start, STARTING_VERSION);
       if (start == null && first == last + 1) {
-        return new InternalRow[0]; // the table got its row ids at the last version: no change is known yet
+        return new long[] {first, last};
       }
       if (first > last) {
         throw new InvalidArgumentException("the change feed of " + name + " runs from " + STARTING_VERSION + " "
@@ -148,25 +160,17 @@ public final class ChangeFeedTable implements SupportsRead {
         throw new InvalidArgumentException(STARTING_VERSION + " must be 2 or later (version 1 created the table:"
             + " its rows are the table at version 1), got " + first);
       }
-      List<InternalRow> out = new ArrayList<>();
-      try (ArrowReader r = ds.changes(first - 1, last).open()) {
-        while (r.loadNextBatch()) {
-          VectorSchemaRoot root = r.getVectorSchemaRoot();
-          ColumnVector[] columns = new ColumnVector[schema.fields().length];
-          for (int i = 0; i < columns.length; i++) {
-            StructField f = schema.fields()[i];
-            columns[i] = ArrowVectors.wrap(root.getVector(i), f.dataType());
-          }
-          ColumnarBatch batch = new ColumnarBatch(columns, root.getRowCount());
-          Iterator<InternalRow> rows = batch.rowIterator();
-          while (rows.hasNext()) {
-            out.add(rows.next().copy());
-          }
-        }
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+      if (last > latest) {
+        throw new InvalidArgumentException("the change feed of " + name + " ends at " + ENDING_VERSION + " " + last
+            + ", after the table's latest version " + latest + "; read up to version " + latest + " or leave "
+            + ENDING_VERSION + " out");
       }
-      return out.toArray(InternalRow[]::new);
+      // Every version of the range must still exist, and the first must have row ids: ask the core once, here,
+      // so that a bad range fails on the driver with the core's message (no changes are read).
+      ds.changes(first - 1, last).namedAt(latest).open().close();
+      return new long[] {first, last};
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
