@@ -29,13 +29,18 @@ final class FrameTable {
   private final int frameBytes;
   private final int[][] buffers; // per batch: buffer indices, ascending
   private final long[][] declared;
-  private final long[][][] sizes;
+  /**
+   * Per batch and entry: where each frame starts in the payload (count + 1 prefix sums of the compressed sizes),
+   * or null when the sizes cannot describe any buffer (a count the declared length does not need, a frame that
+   * would expand more than the bound): checked once here, so a point read's lookup costs no walk over the frames.
+   */
+  private final long[][][] starts;
 
-  private FrameTable(int frameBytes, int[][] buffers, long[][] declared, long[][][] sizes) {
+  private FrameTable(int frameBytes, int[][] buffers, long[][] declared, long[][][] starts) {
     this.frameBytes = frameBytes;
     this.buffers = buffers;
     this.declared = declared;
-    this.sizes = sizes;
+    this.starts = starts;
   }
 
   /**
@@ -47,7 +52,11 @@ final class FrameTable {
       return null;
     }
     int k = Arrays.binarySearch(buffers[batch], buffer);
-    return k < 0 ? null : ZstdFrames.frames(frameBytes, declared[batch][k], payload, 0, sizes[batch][k]);
+    if (k < 0 || starts[batch][k] == null) {
+      return null;
+    }
+    long[] at = starts[batch][k];
+    return at[at.length - 1] == payload ? new ZstdFrames.Index(frameBytes, declared[batch][k], at) : null;
   }
 
   /**
@@ -69,12 +78,12 @@ final class FrameTable {
       }
       int[][] buffers = new int[batchCount][];
       long[][] declared = new long[batchCount][];
-      long[][][] sizes = new long[batchCount][][];
+      long[][][] starts = new long[batchCount][][];
       for (int b = 0; b < batchCount; b++) {
         int entries = in.count(bufferCount);
         buffers[b] = new int[entries];
         declared[b] = new long[entries];
-        sizes[b] = new long[entries][];
+        starts[b] = new long[entries][];
         long previous = -1;
         for (int e = 0; e < entries; e++) {
           long index = previous + 1 + in.varint();
@@ -85,16 +94,30 @@ final class FrameTable {
           previous = index;
           declared[b][e] = in.varint();
           int frames = in.count(in.remaining()); // every size takes at least one byte
-          sizes[b][e] = new long[frames];
+          long[] sizes = new long[frames];
           for (int f = 0; f < frames; f++) {
-            sizes[b][e][f] = in.varint();
+            sizes[f] = in.varint();
           }
+          ZstdFrames.Index valid = frameBytes < 1 ? null
+              : ZstdFrames.frames(frameBytes, declared[b][e], sum(sizes), 0, sizes);
+          starts[b][e] = valid == null ? null : valid.starts();
         }
       }
-      return in.remaining() == 0 ? new FrameTable(frameBytes, buffers, declared, sizes) : NONE;
+      return in.remaining() == 0 ? new FrameTable(frameBytes, buffers, declared, starts) : NONE;
     } catch (IllegalArgumentException e) { // bad base64, a varint past the end or too long
       return NONE;
     }
+  }
+
+  private static long sum(long[] sizes) {
+    long total = 0;
+    for (long size : sizes) {
+      total += size;
+      if (total < 0) {
+        return Long.MAX_VALUE; // sizes that overflow describe no buffer
+      }
+    }
+    return total;
   }
 
   /** How many buffers of batch {@code batch} the table lists (0 for a batch past the table's). */
@@ -112,8 +135,8 @@ final class FrameTable {
     long est = 64;
     for (int b = 0; b < buffers.length; b++) {
       est += 64 + 12L * buffers[b].length;
-      for (long[] s : sizes[b]) {
-        est += 16 + 8L * s.length;
+      for (long[] s : starts[b]) {
+        est += 16 + (s == null ? 0 : 8L * s.length);
       }
     }
     return est;
