@@ -213,7 +213,7 @@ public final class Indices {
     long rows = checked.stream().mapToLong(IndexSegment::rows).sum();
     ScalarIndex index = plan.index();
     if (plan.action() == IndexBuildPlan.Action.OPTIMIZE && checked.isEmpty()) {
-      return new IndexBuildResult(plan.version(), index, 0, 0, 0);
+      return new IndexBuildResult(plan.version(), index, plan.column(), 0, 0, 0);
     }
     Operation.UpdateIndices op = plan.action() == IndexBuildPlan.Action.CREATE
         ? new Operation.UpdateIndices(Operation.UpdateIndices.Action.CREATE, new ScalarIndex(index.uuid(),
@@ -221,7 +221,9 @@ public final class Indices {
         : new Operation.UpdateIndices(Operation.UpdateIndices.Action.OPTIMIZE, index.withSegments(checked));
     long version = dataset.mutate(m -> dataset.moveTo(m.commit(plan.manifest(), op,
         dataset.options().commitOptions())));
-    return new IndexBuildResult(version, committed(index.name(), version), checked.size(), fragments, rows);
+    ScalarIndex committed = committed(index.name(), version);
+    return new IndexBuildResult(version, committed, dataset.base().schema().pathOf(committed.fieldId()),
+        checked.size(), fragments, rows);
   }
 
   private IndexBuildPlan plan(Manifest base, IndexBuildPlan.Action action, ScalarIndex index,

@@ -107,6 +107,7 @@ class DistributedIndexBuildTest {
     IndexBuildResult dist = table.indices().commit(plan, buildOnWorkers(plan));
     assertThat(dist.version()).isEqualTo(planned + 1).isEqualTo(table.version());
     assertThat(dist.segmentsAdded()).isEqualTo(1);
+    assertThat(dist.column()).isEqualTo("s.x");
     ScalarIndex single = table.indices().create("single", ScalarIndex.Kind.BTREE, "s.x");
 
     ScalarIndex d = dist.index();
