@@ -1,5 +1,6 @@
 package io.quiver.dataset;
 
+import io.quiver.exceptions.IncompatibleTransactionException;
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.exceptions.NotFoundException;
 import io.quiver.internal.codec.IndexBuildCodec;
@@ -203,9 +204,9 @@ public final class Indices {
    *     segment
    * @throws NotFoundException if a segment's file is missing or has another size (removed by a cleanup): build
    *     its task again
-   * @throws io.quiver.exceptions.IncompatibleTransactionException if a version committed after the plan created
-   *     an index of the same name (a create), dropped or re-created the index (an optimize), or dropped the
-   *     indexed column: nothing is committed; plan again
+   * @throws IncompatibleTransactionException if a version committed after the plan created an index of the same
+   *     name (a create), dropped or re-created the index (an optimize), or dropped the indexed column, or if the
+   *     plan's segments were already published by an earlier commit of it: nothing is committed
    */
   public IndexBuildResult commit(IndexBuildPlan plan, List<BuiltIndexSegment> segments) {
     List<IndexSegment> checked = check(plan, segments);
@@ -214,6 +215,9 @@ public final class Indices {
     ScalarIndex index = plan.index();
     if (plan.action() == IndexBuildPlan.Action.OPTIMIZE && checked.isEmpty()) {
       return new IndexBuildResult(plan.version(), index, plan.column(), 0, 0, 0);
+    }
+    if (plan.action() == IndexBuildPlan.Action.CREATE) {
+      refuseRecreate(plan);
     }
     Operation.UpdateIndices op = plan.action() == IndexBuildPlan.Action.CREATE
         ? new Operation.UpdateIndices(Operation.UpdateIndices.Action.CREATE, new ScalarIndex(index.uuid(),
@@ -324,6 +328,26 @@ public final class Indices {
       out.add(segment);
     }
     return out;
+  }
+
+  /**
+   * Refuses, saying so, a create plan committed again after a commit of it landed (a driver that lost the answer
+   * of its commit): the conflict rules refuse it anyway (two creates of one name), but not with that explanation.
+   */
+  private void refuseRecreate(IndexBuildPlan plan) {
+    Optional<Long> latest = dataset.io().commitStore().latestVersion();
+    if (latest.isEmpty() || latest.get() <= plan.version()) {
+      return;
+    }
+    Manifest now = dataset.io().load(latest.get()).manifest();
+    for (ScalarIndex index : now.indices()) {
+      if (index.uuid().equals(plan.index().uuid())) {
+        throw new IncompatibleTransactionException("index build plan " + plan.planId() + " was already committed:"
+            + " index '" + index.name() + "' (uuid " + index.uuid() + ") was created at version "
+            + index.createdVersion() + " and is in the latest version " + latest.get() + "; nothing was committed."
+            + " Do not commit the build again");
+      }
+    }
   }
 
   private static void requireOptions(IndexBuildOptions options) {
