@@ -5,7 +5,7 @@ import io.quiver.manifest.ScalarIndex;
 /**
  * What the commit of a distributed index build published ({@link Indices#commit}).
  *
- * @param version the committed version, or the handle's version when an optimize had nothing to index (no
+ * @param version the committed version, or the plan's version when an optimize had nothing to index (no
  *     commit)
  * @param index the index as that version holds it
  * @param column the indexed column's path at that version (dotted for a struct member)
