@@ -5,14 +5,15 @@ import java.io.Serializable;
 
 /**
  * The Java-serialized form of the values engines ship between processes ({@link ScanTask}, {@link
- * CompactionTask}, {@link CompactedGroup}): which kind it is and its {@code encode()} bytes, decoded again
+ * CompactionTask}, {@link CompactedGroup}, {@link IndexBuildTask}, {@link BuiltIndexSegment}): which kind it
+ * is and its {@code encode()} bytes, decoded again
  * (and so checked) on deserialization. Each of those classes writes this in place of itself and refuses to
  * be read any other way, so Java serialization and the encoding can never disagree.
  */
 final class EncodedForm implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  enum Kind { SCAN_TASK, COMPACTION_TASK, COMPACTED_GROUP }
+  enum Kind { SCAN_TASK, COMPACTION_TASK, COMPACTED_GROUP, INDEX_BUILD_TASK, BUILT_INDEX_SEGMENT }
 
   private final Kind kind;
   private final byte[] bytes;
@@ -30,6 +31,8 @@ final class EncodedForm implements Serializable {
       case SCAN_TASK -> ScanTask.decode(bytes);
       case COMPACTION_TASK -> CompactionTask.decode(bytes);
       case COMPACTED_GROUP -> CompactedGroup.decode(bytes);
+      case INDEX_BUILD_TASK -> IndexBuildTask.decode(bytes);
+      case BUILT_INDEX_SEGMENT -> BuiltIndexSegment.decode(bytes);
     };
   }
 

@@ -1,10 +1,12 @@
 package io.quiver.spark;
 
 import io.quiver.dataset.Dataset;
+import io.quiver.dataset.Indices;
 import io.quiver.dataset.VersionInfo;
 import io.quiver.manifest.DataFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Overlay;
+import io.quiver.manifest.ScalarIndex;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -32,8 +34,9 @@ import org.apache.spark.unsafe.types.UTF8String;
 /**
  * A table's history and layout as a read-only table of the catalog: {@code quiver.db.events.history} and its
  * siblings, computed on the driver from the manifest when the table is loaded (metadata is small: one row per
- * version, fragment or file). {@code fragments} and {@code files} describe the version read, so
- * {@code VERSION AS OF} / {@code TIMESTAMP AS OF} apply to them; the others list every version still kept.
+ * version, fragment, file or index). {@code fragments}, {@code files} and {@code indices} (the scalar indices
+ * and how much of the version they cover) describe the version read, so {@code VERSION AS OF} / {@code
+ * TIMESTAMP AS OF} apply to them; the others list every version still kept.
  */
 final class MetadataTable implements SupportsRead {
   /** The metadata tables, by the name that follows the table's. */
@@ -73,6 +76,18 @@ final class MetadataTable implements SupportsRead {
         .add("field_ids", DataTypes.createArrayType(DataTypes.IntegerType, false), true)
         .add("overlay_version", DataTypes.LongType, true)
         .add("deleted_rows", DataTypes.LongType, true)),
+    /** One row per scalar index of the version read, with how much of that version it covers. */
+    INDICES(new StructType()
+        .add("name", DataTypes.StringType, false)
+        .add("kind", DataTypes.StringType, false)
+        .add("column", DataTypes.StringType, false)
+        .add("created_version", DataTypes.LongType, false)
+        .add("segments", DataTypes.IntegerType, false)
+        .add("size_bytes", DataTypes.LongType, false)
+        .add("covered_fragments", DataTypes.LongType, false)
+        .add("uncovered_fragments", DataTypes.LongType, false)
+        .add("covered_rows", DataTypes.LongType, false)
+        .add("uncovered_rows", DataTypes.LongType, false)),
     /** One row per tag. */
     TAGS(new StructType()
         .add("name", DataTypes.StringType, false)
@@ -109,7 +124,7 @@ final class MetadataTable implements SupportsRead {
     this.rows = rows;
   }
 
-  /** The {@code kind} table of {@code ref} at {@code version} (which only fragments and files depend on). */
+  /** The {@code kind} table of {@code ref} at {@code version} (which only fragments, files and indices depend on). */
   static MetadataTable load(String name, Kind kind, TableRef ref, VersionRef version) {
     try (Dataset ds = version.open(ref)) {
       return new MetadataTable(name, kind, rows(kind, ds).toArray(InternalRow[]::new));
@@ -155,6 +170,14 @@ final class MetadataTable implements SupportsRead {
           }
           f.deletionFile().ifPresent(d ->
               out.add(row(f.id(), utf8("deletion"), utf8(d.path()), d.sizeBytes(), null, null, d.deletedRows())));
+        }
+      }
+      case INDICES -> {
+        for (ScalarIndex index : ds.indices().list()) {
+          Indices.Coverage c = ds.indices().coverage(index.name());
+          out.add(row(utf8(index.name()), utf8(index.kind().label()),
+              utf8(ds.manifest().schema().pathOf(index.fieldId())), index.createdVersion(), index.segments().size(),
+              index.sizeBytes(), c.coveredFragments(), c.uncoveredFragments(), c.coveredRows(), c.uncoveredRows()));
         }
       }
       case TAGS -> {

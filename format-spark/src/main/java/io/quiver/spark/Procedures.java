@@ -5,10 +5,15 @@ import io.quiver.dataset.CleanupReport;
 import io.quiver.dataset.CompactionOptions;
 import io.quiver.dataset.CompactionResult;
 import io.quiver.dataset.Dataset;
+import io.quiver.dataset.IndexBuildOptions;
+import io.quiver.dataset.IndexBuildResult;
 import io.quiver.exceptions.InvalidArgumentException;
+import io.quiver.manifest.ScalarIndex;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -35,19 +40,30 @@ import org.apache.spark.unsafe.types.UTF8String;
  * CALL quiver.system.cleanup(table => 'db.events', older_than_hours => 24)
  * CALL quiver.system.create_tag(table => 'db.events', tag => 'nightly')
  * CALL quiver.system.drop_tag(table => 'db.events', tag => 'nightly')
+ * CALL quiver.system.create_index(table => 'db.events', name => 'by_user', kind => 'btree', column => 'user_id')
+ * CALL quiver.system.optimize_index(table => 'db.events', name => 'by_user')
+ * CALL quiver.system.drop_index(table => 'db.events', name => 'by_user')
  * </pre>
  *
  * <p>{@code table} is a table of this catalog ({@code namespace.name}) or a URI. Each returns one row:
  * compact {@code (version, fragments_removed, fragments_added, rows_rewritten)}, the column procedures
  * {@code (version, fragments, attempts)} — see {@link QuiverSpark#compact} and {@link Backfill};
  * rollback_to_version {@code (version, restored_version)}, cleanup {@code (versions_removed, files_removed,
- * bytes_freed, dry_run)}, create_tag and drop_tag {@code (tag, version)}.
+ * bytes_freed, dry_run)}, create_tag and drop_tag {@code (tag, version)}, create_index and optimize_index
+ * {@code (name, kind, column, version, segments_added, fragments_indexed, rows_indexed)} (distributed: one
+ * Spark task per fragment group, one commit), drop_index {@code (name, kind, column, version)}.
  */
 final class Procedures {
   private Procedures() {}
 
   static final List<String> NAMES = List.of("compact", "add_column", "replace_column", "rollback_to_version",
-      "cleanup", "create_tag", "drop_tag");
+      "cleanup", "create_tag", "drop_tag", "create_index", "optimize_index", "drop_index");
+
+  /** The row create_index and optimize_index return. */
+  private static final StructType INDEX_BUILT = new StructType().add("name", DataTypes.StringType)
+      .add("kind", DataTypes.StringType).add("column", DataTypes.StringType).add("version", DataTypes.LongType)
+      .add("segments_added", DataTypes.IntegerType).add("fragments_indexed", DataTypes.LongType)
+      .add("rows_indexed", DataTypes.LongType);
 
   static UnboundProcedure load(QuiverCatalog catalog, Identifier ident) {
     if (ident.namespace().length != 1 || !ident.namespace()[0].equals("system") || !NAMES.contains(ident.name())) {
@@ -91,6 +107,31 @@ final class Procedures {
               ProcedureParameter.in("table", DataTypes.StringType).build(),
               ProcedureParameter.in("tag", DataTypes.StringType).build()},
           new StructType().add("tag", DataTypes.StringType).add("version", DataTypes.LongType));
+      case "create_index" -> new Proc(catalog, "create_index", "builds a scalar index (kind 'btree' or 'bitmap') on"
+          + " one column, one Spark task per group of fragments, and publishes it in one commit",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("name", DataTypes.StringType).build(),
+              ProcedureParameter.in("kind", DataTypes.StringType).build(),
+              ProcedureParameter.in("column", DataTypes.StringType).build(),
+              ProcedureParameter.in("rows_per_task", DataTypes.LongType)
+                  .defaultValue(Long.toString(IndexBuildOptions.DEFAULT_ROWS_PER_TASK)).build()},
+          INDEX_BUILT);
+      case "optimize_index" -> new Proc(catalog, "optimize_index", "indexes the fragments an index does not cover in"
+          + " their current state (appended, updated in its column, rewritten), one Spark task per group, one commit",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("name", DataTypes.StringType).build(),
+              ProcedureParameter.in("rows_per_task", DataTypes.LongType)
+                  .defaultValue(Long.toString(IndexBuildOptions.DEFAULT_ROWS_PER_TASK)).build()},
+          INDEX_BUILT);
+      case "drop_index" -> new Proc(catalog, "drop_index", "drops a scalar index; its files stay while older versions"
+          + " reference them",
+          new ProcedureParameter[] {
+              ProcedureParameter.in("table", DataTypes.StringType).build(),
+              ProcedureParameter.in("name", DataTypes.StringType).build()},
+          new StructType().add("name", DataTypes.StringType).add("kind", DataTypes.StringType)
+              .add("column", DataTypes.StringType).add("version", DataTypes.LongType));
       default -> new Proc(catalog, ident.name(), (ident.name().equals("add_column") ? "adds a column" : "replaces a"
           + " column's values") + " computed by a SQL expression over the table's columns, staged per fragment on"
           + " the executors and committed once",
@@ -127,7 +168,22 @@ final class Procedures {
       TableRef ref = catalog.resolve(string(input, 0));
       SparkSession spark = SparkSession.active();
       InternalRow row;
-      if (!List.of("compact", "add_column", "replace_column").contains(name)) {
+      if (name.equals("create_index") || name.equals("optimize_index")) {
+        long rowsPerTask = input.getLong(name.equals("create_index") ? 4 : 2);
+        if (rowsPerTask < 1) {
+          throw new InvalidArgumentException("CALL " + catalog.name() + ".system." + name + ": rows_per_task ("
+              + rowsPerTask + ") must be 1 or more");
+        }
+        IndexBuildOptions options = IndexBuildOptions.defaults().withRowsPerTask(rowsPerTask);
+        IndexBuildResult r = name.equals("create_index")
+            ? DistributedIndexBuildJob.create(spark, ref, string(input, 1), kind(string(input, 2)), string(input, 3),
+                options)
+            : DistributedIndexBuildJob.optimize(spark, ref, string(input, 1), options);
+        ScalarIndex index = r.index();
+        row = new GenericInternalRow(new Object[] {UTF8String.fromString(index.name()),
+            UTF8String.fromString(index.kind().label()), UTF8String.fromString(r.column()),
+            r.version(), r.segmentsAdded(), r.fragmentsIndexed(), r.rowsIndexed()});
+      } else if (!List.of("compact", "add_column", "replace_column").contains(name)) {
         row = new GenericInternalRow(tableOperation(ref, input));
       } else if (name.equals("compact")) {
         CompactionResult r = DistributedCompactionJob.run(spark, ref,
@@ -189,8 +245,28 @@ final class Procedures {
             ds.tags().delete(tag);
             return new Object[] {input.getUTF8String(1).copy(), version};
           }
+          case "drop_index" -> {
+            String index = string(input, 1);
+            Optional<ScalarIndex> existing = ds.indices().get(index);
+            String column = existing.map(i -> ds.manifest().schema().pathOf(i.fieldId())).orElse(null);
+            long version = ds.indices().drop(index); // a missing index: NotFoundException naming the table's indices
+            ScalarIndex dropped = existing.orElseThrow();
+            return new Object[] {input.getUTF8String(1).copy(), UTF8String.fromString(dropped.kind().label()),
+                UTF8String.fromString(column), version};
+          }
           default -> throw new IllegalStateException(name);
         }
+      }
+    }
+
+    /** The index kind a CALL names, in any case. */
+    private ScalarIndex.Kind kind(String label) {
+      try {
+        return ScalarIndex.Kind.of(label.toLowerCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new InvalidArgumentException("CALL " + catalog.name() + ".system." + name + ": kind '" + label
+            + "' is not an index kind; expected 'btree' (ranges and point lookups on many distinct values) or"
+            + " 'bitmap' (few distinct values)");
       }
     }
 

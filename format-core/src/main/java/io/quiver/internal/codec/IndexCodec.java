@@ -30,20 +30,39 @@ public final class IndexCodec {
         .setFieldId(index.fieldId())
         .setCreatedVersion(index.createdVersion());
     for (IndexSegment s : index.segments()) {
-      IndexSegmentRef.Builder sb = IndexSegmentRef.newBuilder()
-          .setPath(s.path())
-          .setSizeBytes(s.sizeBytes())
-          .setFooterOffset(s.footerOffset())
-          .setFooterLength(s.footerLength())
-          .setBuiltAtVersion(s.builtAtVersion())
-          .setRows(s.rows());
-      for (IndexedFragment f : s.fragments()) {
-        sb.addFragments(io.quiver.internal.proto.IndexedFragment.newBuilder()
-            .setFragmentId(f.fragmentId()).setPhysicalRows(f.physicalRows()).addAllSourceFiles(f.sourceFiles()));
-      }
-      b.addSegments(sb);
+      b.addSegments(encodeSegment(s));
     }
     return b.build();
+  }
+
+  /** One segment as a manifest lists it. */
+  public static IndexSegmentRef encodeSegment(IndexSegment s) {
+    IndexSegmentRef.Builder sb = IndexSegmentRef.newBuilder()
+        .setPath(s.path())
+        .setSizeBytes(s.sizeBytes())
+        .setFooterOffset(s.footerOffset())
+        .setFooterLength(s.footerLength())
+        .setBuiltAtVersion(s.builtAtVersion())
+        .setRows(s.rows());
+    for (IndexedFragment f : s.fragments()) {
+      sb.addFragments(io.quiver.internal.proto.IndexedFragment.newBuilder()
+          .setFragmentId(f.fragmentId()).setPhysicalRows(f.physicalRows()).addAllSourceFiles(f.sourceFiles()));
+    }
+    return sb.build();
+  }
+
+  /** A segment of the index {@code uuid}; one not under its directory is an {@link IllegalArgumentException}. */
+  public static IndexSegment decodeSegment(IndexSegmentRef s, String uuid, String name) {
+    if (!s.getPath().startsWith("_indices/" + uuid + "/")) {
+      throw new IllegalArgumentException(
+          "index '" + name + "' segment " + s.getPath() + " is not under _indices/" + uuid + "/");
+    }
+    List<IndexedFragment> fragments = new ArrayList<>();
+    for (io.quiver.internal.proto.IndexedFragment f : s.getFragmentsList()) {
+      fragments.add(new IndexedFragment(f.getFragmentId(), f.getPhysicalRows(), f.getSourceFilesList()));
+    }
+    return new IndexSegment(s.getPath(), s.getSizeBytes(), s.getFooterOffset(), s.getFooterLength(),
+        s.getBuiltAtVersion(), s.getRows(), fragments);
   }
 
   /** The indices of manifest {@code version}; malformed entries are an {@link IllegalArgumentException}. */
@@ -67,16 +86,7 @@ public final class IndexCodec {
     }
     List<IndexSegment> segments = new ArrayList<>();
     for (IndexSegmentRef s : r.getSegmentsList()) {
-      if (!s.getPath().startsWith("_indices/" + r.getUuid() + "/")) {
-        throw new IllegalArgumentException(
-            "index '" + r.getName() + "' segment " + s.getPath() + " is not under _indices/" + r.getUuid() + "/");
-      }
-      List<IndexedFragment> fragments = new ArrayList<>();
-      for (io.quiver.internal.proto.IndexedFragment f : s.getFragmentsList()) {
-        fragments.add(new IndexedFragment(f.getFragmentId(), f.getPhysicalRows(), f.getSourceFilesList()));
-      }
-      segments.add(new IndexSegment(s.getPath(), s.getSizeBytes(), s.getFooterOffset(), s.getFooterLength(),
-          s.getBuiltAtVersion(), s.getRows(), fragments));
+      segments.add(decodeSegment(s, r.getUuid(), r.getName()));
     }
     return new ScalarIndex(r.getUuid(), r.getName(), ScalarIndex.Kind.of(r.getKind()), r.getFieldId(),
         r.getCreatedVersion(), segments);

@@ -57,6 +57,11 @@ final class IndexUpdate {
     ScalarIndex existing = byName.get(asked.name());
     switch (u.action()) {
       case CREATE -> {
+        if (existing != null && existing.uuid().equals(asked.uuid())) {
+          throw new IncompatibleTransactionException("index '" + asked.name() + "' (uuid " + asked.uuid() + ") was"
+              + " already created, at version " + existing.createdVersion() + ", by an earlier commit of the same"
+              + " build; transaction " + txn.uuid() + " committed nothing. It is there: do not commit the build again");
+        }
         if (existing != null) {
           throw new IncompatibleTransactionException("index '" + asked.name() + "' already exists (created at version "
               + existing.createdVersion() + "); transaction " + txn.uuid() + " committed nothing. Drop it first or"
@@ -67,6 +72,15 @@ final class IndexUpdate {
       }
       case OPTIMIZE -> {
         requireSame(existing, asked, txn);
+        Set<String> present = new HashSet<>();
+        existing.segments().forEach(seg -> present.add(seg.path()));
+        for (IndexSegment seg : asked.segments()) {
+          if (present.contains(seg.path())) {
+            throw new IncompatibleTransactionException("segment " + seg.path() + " is already in index '"
+                + asked.name() + "', added by an earlier commit of the same build; transaction " + txn.uuid()
+                + " committed nothing. It is there: do not commit the build again");
+          }
+        }
         List<IndexSegment> segments = new ArrayList<>(existing.segments());
         segments.addAll(asked.segments());
         byName.put(asked.name(), existing.withSegments(segments));
