@@ -264,18 +264,20 @@ final class BodyDecompression {
   }
 
   /** Where a buffer is, for messages: file, batch, buffer index, field and kind. */
-  record Where(String location, int batch, String buffer) {
+  record Where(String location, int batch, int index, String field, BufferLayout.BufferType kind) {
     static Where batch(String location, int batch) {
-      return new Where(location, batch, null);
+      return new Where(location, batch, -1, null, null);
     }
 
+    /** The same batch's buffer {@code index}; its description is built only if it is reported. */
     Where buffer(int index, String field, BufferLayout.BufferType kind) {
-      return new Where(location, batch, "buffer " + index + " (" + kind.getName() + " of field '" + field + "')");
+      return new Where(location, batch, index, field, kind);
     }
 
     CorruptFileException corrupt(String detail) {
+      String buffer = index < 0 ? "" : "buffer " + index + " (" + kind.getName() + " of field '" + field + "') ";
       return new CorruptFileException(
-          location, "record batch " + batch + " " + buffer + " " + detail + "; the file is damaged, rewrite it");
+          location, "record batch " + batch + " " + buffer + detail + "; the file is damaged, rewrite it");
     }
   }
 }
