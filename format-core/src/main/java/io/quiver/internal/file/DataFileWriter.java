@@ -151,7 +151,8 @@ public final class DataFileWriter implements AutoCloseable {
     }
     this.compressing = compress;
     this.frames = new FrameTable.Builder(compression.frameBytes());
-    this.zstd = compress ? new ZstdFrames.Compressor(compression.level(), compression.frameBytes()) : null;
+    this.zstd = compress
+        ? new ZstdFrames.Compressor(compression.level(), compression.frameBytes(), compression.minSavings()) : null;
     this.threads = compress ? Math.max(1, Math.min(64, Integer.getInteger(COMPRESSION_THREADS_PROPERTY, 1))) : 1;
     this.helperZstd = new ZstdFrames.Compressor[threads - 1];
     this.formatMinor = compress ? COMPRESSED_FORMAT_MINOR : FORMAT_MINOR;
@@ -313,9 +314,11 @@ public final class DataFileWriter implements AutoCloseable {
         if (u.compressed) {
           ZstdFrames.Packed packed = u.packed;
           u.packed = null;
-          stored = packed.buf();
+          stored = packed == null ? null : packed.buf();
           long raw = u.source.writerIndex();
-          if (raw > 0
+          if (packed == null) {
+            stored = CompressionUtil.packageRawBuffer(allocator, u.source); // the probe: it saves too little
+          } else if (raw > 0
               && !compression.keeps(stored.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, raw)) {
             stored.close(); // saves too little to be worth a decompression on every read
             stored = CompressionUtil.packageRawBuffer(allocator, u.source);
@@ -477,7 +480,8 @@ public final class DataFileWriter implements AutoCloseable {
     Compression work = new Compression(jobs);
     for (int h = 0; h < helpers; h++) {
       if (helperZstd[h] == null) {
-        helperZstd[h] = new ZstdFrames.Compressor(compression.level(), compression.frameBytes());
+        helperZstd[h] =
+            new ZstdFrames.Compressor(compression.level(), compression.frameBytes(), compression.minSavings());
       }
       ZstdFrames.Compressor ctx = helperZstd[h];
       try {

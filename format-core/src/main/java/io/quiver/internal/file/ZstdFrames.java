@@ -73,20 +73,38 @@ final class ZstdFrames {
    * time of compressing a 4 KiB frame at level 1. Not thread-safe; {@link #close} frees its native memory.
    */
   static final class Compressor implements AutoCloseable {
+    /** Uncompressed bytes a probing compressor judges a buffer by before it compresses the rest. */
+    static final long PROBE_BYTES = 64 * 1024;
     private final ZstdCompressCtx ctx;
     private final int frameBytes;
+    /** The savings the probe needs (half the table's minimum), or negative for no probe. */
+    private final double probeSavings;
 
     /** A context compressing at {@code level} into frames of {@code frameBytes} (1 to {@link #MAX_FRAME_BYTES}). */
     Compressor(int level, int frameBytes) {
+      this(level, frameBytes, -1);
+    }
+
+    /**
+     * A compressor that gives up on a buffer of more than twice {@link #PROBE_BYTES} whose first {@link
+     * #PROBE_BYTES} save less than {@code minSavings / 2} of their bytes ({@link #compress} then returns null: the
+     * buffer is to be stored raw), so that incompressible data (random floats, embeddings) costs a probe rather
+     * than a full compression that is thrown away. Deterministic: the same bytes give the same decision.
+     */
+    Compressor(int level, int frameBytes, double minSavings) {
       if (frameBytes < 1 || frameBytes > MAX_FRAME_BYTES) {
         throw new IllegalArgumentException("frame bytes " + frameBytes + " out of range 1.." + MAX_FRAME_BYTES);
       }
       this.frameBytes = frameBytes;
+      this.probeSavings = minSavings < 0 ? -1 : minSavings / 2;
       ctx = new ZstdCompressCtx();
       ctx.setLevel(level);
     }
 
-    /** {@code raw}'s readable bytes framed and compressed (see {@link ZstdFrames#compress}). */
+    /**
+     * {@code raw}'s readable bytes framed and compressed (see {@link ZstdFrames#compress}); null when this
+     * compressor probes and the probe says the buffer saves too little.
+     */
     Packed compress(BufferAllocator allocator, ArrowBuf raw) {
       long length = raw.writerIndex();
       long prefix = CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH;
@@ -100,9 +118,18 @@ final class ZstdFrames {
       long capacity = prefix + count * Zstd.compressBound(Math.min(frameBytes, length));
       ArrowBuf out = allocator.buffer(capacity);
       int[] sizes = new int[count];
+      boolean probing = probeSavings >= 0 && length > 2 * PROBE_BYTES;
       try {
         long written = prefix;
         for (int f = 0; f < count; f++) {
+          if (probing && (long) f * frameBytes >= PROBE_BYTES) {
+            probing = false;
+            long probed = (long) f * frameBytes;
+            if (written - prefix > probed * (1 - probeSavings)) {
+              out.close();
+              return null;
+            }
+          }
           long from = (long) f * frameBytes;
           int n = (int) Math.min(frameBytes, length - from);
           int room = (int) Math.min(capacity - written, Integer.MAX_VALUE);

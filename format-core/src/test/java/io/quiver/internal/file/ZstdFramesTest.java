@@ -65,6 +65,48 @@ class ZstdFramesTest extends DataFileTestBase {
     }
   }
 
+  private ZstdFrames.Packed probe(byte[] raw, double minSavings) {
+    try (ArrowBuf in = allocator.buffer(raw.length);
+        ZstdFrames.Compressor c = new ZstdFrames.Compressor(1, ZstdFrames.FRAME_BYTES, minSavings)) {
+      in.setBytes(0, raw);
+      in.writerIndex(raw.length);
+      return c.compress(allocator, in);
+    }
+  }
+
+  @Test
+  void aProbingCompressorGivesUpOnABufferWhoseFirst64KiBSaveTooLittle() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+    byte[] noise = new byte[512 * 1024];
+    for (int i = 0; i < noise.length; i++) {
+      noise[i] = (byte) random.nextInt();
+    }
+    assertThat(probe(noise, 0.25)).as("random bytes: not compressed past the probe").isNull();
+    byte[] text = new byte[512 * 1024];
+    for (int i = 0; i < text.length; i++) {
+      text[i] = (byte) ('a' + (i / 3) % 7);
+    }
+    ZstdFrames.Packed packed = probe(text, 0.25);
+    assertThat(packed).isNotNull();
+    packed.buf().close();
+    // The probe judges the first 64 KiB only: noise there and compressible bytes after are stored raw, though the
+    // whole would have saved enough; a buffer of at most 128 KiB is never probed.
+    byte[] mixed = text.clone();
+    System.arraycopy(noise, 0, mixed, 0, (int) ZstdFrames.Compressor.PROBE_BYTES);
+    assertThat(probe(mixed, 0.25)).isNull();
+    ZstdFrames.Packed small = probe(Arrays.copyOf(noise, 128 * 1024), 0.25);
+    assertThat(small).as("too small to probe: compressed whole, judged by its caller").isNotNull();
+    small.buf().close();
+    try (ArrowBuf in = allocator.buffer(mixed.length);
+        ZstdFrames.Compressor plain = new ZstdFrames.Compressor(1, ZstdFrames.FRAME_BYTES)) {
+      in.setBytes(0, mixed);
+      in.writerIndex(mixed.length);
+      ZstdFrames.Packed whole = plain.compress(allocator, in);
+      assertThat(whole).as("without a minimum saving there is no probe").isNotNull();
+      whole.buf().close();
+    }
+  }
+
   @Test
   void framesDescribeABufferOnlyExactly() {
     long[] sizes = {100, 120, 30};
