@@ -314,7 +314,12 @@ public final class Scanner {
     }
     for (ScanPlanner.Planned p : planned) {
       Optional<RoaringBitmap> hits = selection.candidates(p.range().fragment().id());
-      if (hits.isPresent() && hits.get().rangeCardinality(p.range().start(), p.range().end()) == 0) {
+      Optional<RoaringBitmap> inRange = hits.map(h -> {
+        RoaringBitmap part = h.clone();
+        part.and(RoaringBitmap.bitmapOfRange(p.range().start(), p.range().end()));
+        return part;
+      });
+      if (inRange.isPresent() && inRange.get().isEmpty()) {
         continue; // a scalar index: no row of the range can match the filter
       }
       if (prunable && rowsSoFar >= limit) {
@@ -325,7 +330,7 @@ public final class Scanner {
           uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
           spec.filter(), withRowAddress, batchSize,
           limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes(),
-          spec.boundsOf(p.range().fragment()), withRowLineage)));
+          spec.boundsOf(p.range().fragment()), withRowLineage, inRange)));
     }
     counters.fragmentsConsidered(manifest.fragments().size());
     long withTasks = tasks.stream().mapToLong(ScanTask::fragmentId).distinct().count();
