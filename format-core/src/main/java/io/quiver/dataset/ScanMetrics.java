@@ -40,6 +40,7 @@ public final class ScanMetrics {
   private final LongAdder rowsReturned = new LongAdder();
   private final LongAdder fragmentsAnsweredByIndex = new LongAdder();
   private final LongAdder fragmentsScannedWithoutIndex = new LongAdder();
+  private final LongAdder rowsPointRead = new LongAdder();
 
   private final ScanCounters counters = new ScanCounters() {
     @Override
@@ -90,6 +91,11 @@ public final class ScanMetrics {
     @Override
     public void fragmentsScannedWithoutIndex(long n) {
       fragmentsScannedWithoutIndex.add(n);
+    }
+
+    @Override
+    public void rowsPointRead(long n) {
+      rowsPointRead.add(n);
     }
   };
 
@@ -146,6 +152,15 @@ public final class ScanMetrics {
     return fragmentsScannedWithoutIndex.sum();
   }
 
+  /**
+   * Rows read by point reads instead of whole batches: the candidates of a range whose scalar-index selection is
+   * sparse (docs/scan-planning.md, "Reading an index selection"), fetched through {@code take}'s point path before
+   * the filter is evaluated on them. Counted before the filter.
+   */
+  public long rowsPointRead() {
+    return rowsPointRead.sum();
+  }
+
   /** Adds {@code other}'s counts to these (e.g. per-task metrics into a job's total); returns this. */
   public ScanMetrics add(ScanMetrics other) {
     if (other == null) {
@@ -161,6 +176,7 @@ public final class ScanMetrics {
     rowsReturned.add(other.rowsReturned());
     fragmentsAnsweredByIndex.add(other.fragmentsAnsweredByIndex());
     fragmentsScannedWithoutIndex.add(other.fragmentsScannedWithoutIndex());
+    rowsPointRead.add(other.rowsPointRead());
     return this;
   }
 
@@ -180,6 +196,7 @@ public final class ScanMetrics {
         + ", tasksPlanned=" + tasksPlanned() + ", batchesConsidered=" + batchesConsidered() + ", batchesPruned="
         + batchesPruned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
         + bytesFetched() + ", rowsReturned=" + rowsReturned() + ", fragmentsAnsweredByIndex="
-        + fragmentsAnsweredByIndex() + ", fragmentsScannedWithoutIndex=" + fragmentsScannedWithoutIndex() + "]";
+        + fragmentsAnsweredByIndex() + ", fragmentsScannedWithoutIndex=" + fragmentsScannedWithoutIndex()
+        + ", rowsPointRead=" + rowsPointRead() + "]";
   }
 }
