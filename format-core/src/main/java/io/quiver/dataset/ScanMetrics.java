@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       in the session's cache, the column ranges read, deletion files; exactly what a counting store
  *       around the table's store sees for the read (manifests loaded by a task opened without a handle are
  *       not counted);
- *   <li>{@link #rowsReturned()}: rows in the batches returned.
+ *   <li>{@link #rowsReturned()}: rows in the batches returned;
+ *   <li>{@link #fragmentsAnsweredByIndex()}, {@link #fragmentsScannedWithoutIndex()}, {@link #rowsPointRead()}:
+ *       what scalar indices did for a filter (docs/scan-planning.md, "Reading an index selection").
  * </ul>
  */
 public final class ScanMetrics {
@@ -145,8 +147,9 @@ public final class ScanMetrics {
   }
 
   /**
-   * Fragments a filtered scan of a table with scalar indices read without one: no segment covers them in their
-   * current state (added or changed since the index was built or optimized), or no index fits the filter.
+   * Fragments a filtered scan of a table with scalar indices read without one: no segment answers for them
+   * (appended, compacted or otherwise changed since the index was built or optimized, other than by newer overlays;
+   * docs/format.md §13.1), or no index fits the filter.
    */
   public long fragmentsScannedWithoutIndex() {
     return fragmentsScannedWithoutIndex.sum();

@@ -213,9 +213,12 @@ public final class Scanner {
 
   /**
    * Whether the table's scalar indices may narrow the rows read (default true). An index answers only for the
-   * fragments it covers in their current state, so results are the same either way; false reads every fragment
-   * the statistics do not prune, as a table without indices does (for comparison, or to read past a damaged
-   * index file).
+   * fragments it covers in their state at the build, or in that state plus newer overlays (whose covered rows are
+   * then read too: docs/format.md §13.1), and the filter is evaluated on every row read, so results are the same
+   * either way; false reads every fragment the statistics do not prune, as a table without indices does (for
+   * comparison, or to read past a damaged index file). Planned tasks carry the candidates ({@link
+   * ScanTask#selection()}); a sparse selection is read by point reads (docs/scan-planning.md, "Reading an index
+   * selection").
    */
   public Scanner useIndices(boolean value) {
     this.useIndices = value;

@@ -17,9 +17,10 @@ import java.util.Set;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * What a version's indices say about a filter: for each fragment some index answers for (a segment covering it
- * in its current state, for a field a top-level conjunct constrains), the offsets that may match — every other
- * offset makes that conjunct false or unknown. Fragments no usable segment covers are absent and are scanned.
+ * What a version's indices say about a filter: for each fragment some index answers for (a segment covering it in
+ * its state at the build, possibly with newer overlays since, for a field a top-level conjunct constrains;
+ * docs/format.md §13.1), the offsets that may match — the segment's hits and every offset a newer overlay covers on
+ * the indexed column; every other offset makes that conjunct false or unknown. Fragments no usable segment covers are absent and are scanned.
  * When several conjuncts have usable indices for a fragment, their candidates are intersected.
  */
 public final class IndexSelection {
