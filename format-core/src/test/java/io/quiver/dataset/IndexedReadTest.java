@@ -209,6 +209,11 @@ class IndexedReadTest {
     assertThat(scan(table, FEW_IDS, true, metrics)).hasSize(12);
     assertThat(metrics.rowsPointRead()).as("live candidates point-read").isEqualTo(12);
     assertThat(metrics.fragmentsAnsweredByIndex()).isEqualTo(3);
+    // A parallel scan point-reads on its threads, in the same order.
+    ScanMetrics parallel = new ScanMetrics();
+    assertThat(ScanFixture.rowsByAddress(table.newScan().filter(FEW_IDS).withRowAddress(true).parallelism(2)
+        .metrics(parallel).open())).containsExactlyEntriesOf(scan(table, FEW_IDS, false, null));
+    assertThat(parallel.rowsPointRead()).isEqualTo(12);
 
     // The same selection read as whole chunks, then filtered: the same rows, more bytes.
     Fragment first = table.manifest().fragments().get(0);
