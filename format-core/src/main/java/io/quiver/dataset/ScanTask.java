@@ -28,7 +28,8 @@ import org.roaringbitmap.RoaringBitmap;
 /**
  * One unit of a planned scan ({@link Scanner#planTasks()}): the rows of one fragment, or of a range of its
  * physical offsets, at the version the scan was planned at, with the scan's projection, filter, batch size,
- * {@code _rowaddr} flag and limit. A task holds everything a worker needs except the table's store options:
+ * {@code _rowaddr} flag and limit, and the candidate offsets a scalar index left in the range ({@link #selection()}),
+ * when one answered for the fragment. A task holds everything a worker needs except the table's store options:
  * a worker calls {@link #open(DatasetOptions)} (or {@link #open(Dataset)} to share an open handle's store
  * and caches) and reads exactly the rows the full scan returns for this fragment or range, whatever was
  * committed since planning.
