@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       in the session's cache, the column ranges read, deletion files; exactly what a counting store
  *       around the table's store sees for the read (manifests loaded by a task opened without a handle are
  *       not counted);
- *   <li>{@link #rowsReturned()}: rows in the batches returned.
+ *   <li>{@link #rowsReturned()}: rows in the batches returned;
+ *   <li>{@link #fragmentsAnsweredByIndex()}, {@link #fragmentsScannedWithoutIndex()}, {@link #rowsPointRead()}:
+ *       what scalar indices did for a filter (docs/scan-planning.md, "Reading an index selection").
  * </ul>
  */
 public final class ScanMetrics {
@@ -40,6 +42,7 @@ public final class ScanMetrics {
   private final LongAdder rowsReturned = new LongAdder();
   private final LongAdder fragmentsAnsweredByIndex = new LongAdder();
   private final LongAdder fragmentsScannedWithoutIndex = new LongAdder();
+  private final LongAdder rowsPointRead = new LongAdder();
 
   private final ScanCounters counters = new ScanCounters() {
     @Override
@@ -91,6 +94,11 @@ public final class ScanMetrics {
     public void fragmentsScannedWithoutIndex(long n) {
       fragmentsScannedWithoutIndex.add(n);
     }
+
+    @Override
+    public void rowsPointRead(long n) {
+      rowsPointRead.add(n);
+    }
   };
 
   /** Counters at zero. */
@@ -139,11 +147,21 @@ public final class ScanMetrics {
   }
 
   /**
-   * Fragments a filtered scan of a table with scalar indices read without one: no segment covers them in their
-   * current state (added or changed since the index was built or optimized), or no index fits the filter.
+   * Fragments a filtered scan of a table with scalar indices read without one: no segment answers for them
+   * (appended, compacted or otherwise changed since the index was built or optimized, other than by newer overlays;
+   * docs/format.md §13.1), or no index fits the filter.
    */
   public long fragmentsScannedWithoutIndex() {
     return fragmentsScannedWithoutIndex.sum();
+  }
+
+  /**
+   * Rows read by point reads instead of whole batches: the candidates of a range whose scalar-index selection is
+   * sparse (docs/scan-planning.md, "Reading an index selection"), fetched through {@code take}'s point path before
+   * the filter is evaluated on them. Counted before the filter.
+   */
+  public long rowsPointRead() {
+    return rowsPointRead.sum();
   }
 
   /** Adds {@code other}'s counts to these (e.g. per-task metrics into a job's total); returns this. */
@@ -161,6 +179,7 @@ public final class ScanMetrics {
     rowsReturned.add(other.rowsReturned());
     fragmentsAnsweredByIndex.add(other.fragmentsAnsweredByIndex());
     fragmentsScannedWithoutIndex.add(other.fragmentsScannedWithoutIndex());
+    rowsPointRead.add(other.rowsPointRead());
     return this;
   }
 
@@ -180,6 +199,7 @@ public final class ScanMetrics {
         + ", tasksPlanned=" + tasksPlanned() + ", batchesConsidered=" + batchesConsidered() + ", batchesPruned="
         + batchesPruned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
         + bytesFetched() + ", rowsReturned=" + rowsReturned() + ", fragmentsAnsweredByIndex="
-        + fragmentsAnsweredByIndex() + ", fragmentsScannedWithoutIndex=" + fragmentsScannedWithoutIndex() + "]";
+        + fragmentsAnsweredByIndex() + ", fragmentsScannedWithoutIndex=" + fragmentsScannedWithoutIndex()
+        + ", rowsPointRead=" + rowsPointRead() + "]";
   }
 }

@@ -23,11 +23,13 @@ import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * One unit of a planned scan ({@link Scanner#planTasks()}): the rows of one fragment, or of a range of its
  * physical offsets, at the version the scan was planned at, with the scan's projection, filter, batch size,
- * {@code _rowaddr} flag and limit. A task holds everything a worker needs except the table's store options:
+ * {@code _rowaddr} flag and limit, and the candidate offsets a scalar index left in the range ({@link #selection()}),
+ * when one answered for the fragment. A task holds everything a worker needs except the table's store options:
  * a worker calls {@link #open(DatasetOptions)} (or {@link #open(Dataset)} to share an open handle's store
  * and caches) and reads exactly the rows the full scan returns for this fragment or range, whatever was
  * committed since planning.
@@ -125,6 +127,15 @@ public final class ScanTask implements Serializable {
    */
   public TaskStatistics statistics() {
     return new TaskStatistics(task.rowCount(), task.bytesEstimate(), task.fieldBounds());
+  }
+
+  /**
+   * The offsets of the range a scalar index left as candidates for the filter (docs/format.md §13), when one
+   * answered for the fragment at planning: the task reads only these (minus rows deleted), evaluating the filter on
+   * each. Empty when the task reads every offset of its range. A copy: changing it changes nothing.
+   */
+  public Optional<RoaringBitmap> selection() {
+    return Optional.ofNullable(task.selectionOrNull());
   }
 
   // ---------------------------------------------------------------- bytes
@@ -298,8 +309,8 @@ public final class ScanTask implements Serializable {
           + task.version() + " of " + io.location() + " has no stable row ids: the task was planned on another"
           + " table; plan the scan again");
     }
-    return new ScanReader(Scanner.metered(io, counters), spec,
-        List.of(new FragmentRange(fragment, task.rowStart(), task.rowEnd())), allocator, onClose, counters);
+    FragmentRange range = new FragmentRange(fragment, task.rowStart(), task.rowEnd(), task.selectionOrNull());
+    return new ScanReader(Scanner.metered(io, counters), spec, List.of(range), allocator, onClose, counters);
   }
 
   // ---------------------------------------------------------------- values
@@ -326,6 +337,8 @@ public final class ScanTask implements Serializable {
   public String toString() {
     return "ScanTask[" + task.tableLocation() + " @ version " + task.version() + ", fragment " + task.fragmentId()
         + " rows [" + task.rowStart() + ", " + task.rowEnd() + "), " + task.rowCount() + " live rows, ~"
-        + task.bytesEstimate() + " bytes" + task.filter().map(f -> ", WHERE " + f).orElse("") + "]";
+        + task.bytesEstimate() + " bytes"
+        + task.selection().map(sel -> ", " + sel.getLongCardinality() + " offsets selected by an index").orElse("")
+        + task.filter().map(f -> ", WHERE " + f).orElse("") + "]";
   }
 }

@@ -213,9 +213,12 @@ public final class Scanner {
 
   /**
    * Whether the table's scalar indices may narrow the rows read (default true). An index answers only for the
-   * fragments it covers in their current state, so results are the same either way; false reads every fragment
-   * the statistics do not prune, as a table without indices does (for comparison, or to read past a damaged
-   * index file).
+   * fragments it covers in their state at the build, or in that state plus newer overlays (whose covered rows are
+   * then read too: docs/format.md §13.1), and the filter is evaluated on every row read, so results are the same
+   * either way; false reads every fragment the statistics do not prune, as a table without indices does (for
+   * comparison, or to read past a damaged index file). Planned tasks carry the candidates ({@link
+   * ScanTask#selection()}); a sparse selection is read by point reads (docs/scan-planning.md, "Reading an index
+   * selection").
    */
   public Scanner useIndices(boolean value) {
     this.useIndices = value;
@@ -314,7 +317,12 @@ public final class Scanner {
     }
     for (ScanPlanner.Planned p : planned) {
       Optional<RoaringBitmap> hits = selection.candidates(p.range().fragment().id());
-      if (hits.isPresent() && hits.get().rangeCardinality(p.range().start(), p.range().end()) == 0) {
+      Optional<RoaringBitmap> inRange = hits.map(h -> {
+        RoaringBitmap part = h.clone();
+        part.and(RoaringBitmap.bitmapOfRange(p.range().start(), p.range().end()));
+        return part;
+      });
+      if (inRange.isPresent() && inRange.get().isEmpty()) {
         continue; // a scalar index: no row of the range can match the filter
       }
       if (prunable && rowsSoFar >= limit) {
@@ -325,7 +333,7 @@ public final class Scanner {
           uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
           spec.filter(), withRowAddress, batchSize,
           limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes(),
-          spec.boundsOf(p.range().fragment()), withRowLineage)));
+          spec.boundsOf(p.range().fragment()), withRowLineage, inRange)));
     }
     counters.fragmentsConsidered(manifest.fragments().size());
     long withTasks = tasks.stream().mapToLong(ScanTask::fragmentId).distinct().count();

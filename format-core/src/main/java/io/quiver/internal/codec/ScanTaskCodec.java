@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Bytes of a scan task: a {@code quiver.v1.ScanTask} (distributed.proto) in the metadata envelope, magic
@@ -60,7 +61,16 @@ public final class ScanTaskCodec {
       long rowCount,
       long bytesEstimate,
       List<FieldBounds> fieldBounds,
-      boolean withRowLineage) {
+      boolean withRowLineage,
+      Optional<RoaringBitmap> selection) {
+    /** A task reading every offset of its range. */
+    public Task(String tableUri, String tableLocation, long version, long fragmentId, long rowStart, long rowEnd,
+        List<Integer> fieldIds, Optional<Predicate> filter, boolean withRowAddress, int batchSize, OptionalLong limit,
+        long rowCount, long bytesEstimate, List<FieldBounds> fieldBounds, boolean withRowLineage) {
+      this(tableUri, tableLocation, version, fragmentId, rowStart, rowEnd, fieldIds, filter, withRowAddress, batchSize,
+          limit, rowCount, bytesEstimate, fieldBounds, withRowLineage, Optional.empty());
+    }
+
     /** A task without the row lineage columns. */
     public Task(String tableUri, String tableLocation, long version, long fragmentId, long rowStart, long rowEnd,
         List<Integer> fieldIds, Optional<Predicate> filter, boolean withRowAddress, int batchSize, OptionalLong limit,
@@ -102,6 +112,22 @@ public final class ScanTaskCodec {
       if (rowCount < 0 || bytesEstimate < 0) {
         throw new IllegalArgumentException("row count and bytes estimate must be >= 0");
       }
+      Objects.requireNonNull(selection, "selection");
+      if (selection.isPresent()) {
+        RoaringBitmap s = selection.get();
+        if (!s.isEmpty() && (Integer.toUnsignedLong(s.first()) < rowStart
+            || Integer.toUnsignedLong(s.last()) >= rowEnd)) {
+          throw new IllegalArgumentException("the selection's offsets [" + Integer.toUnsignedLong(s.first()) + ", "
+              + Integer.toUnsignedLong(s.last()) + "] are not all within the task's range [" + rowStart + ", "
+              + rowEnd + ")");
+        }
+        selection = Optional.of(s.clone()); // a task is a value: the caller keeps its own bitmap
+      }
+    }
+
+    /** The selection's offsets, or null for every offset of the range. */
+    public RoaringBitmap selectionOrNull() {
+      return selection.map(RoaringBitmap::clone).orElse(null);
     }
   }
 
@@ -125,6 +151,7 @@ public final class ScanTaskCodec {
     task.filter().ifPresent(f -> b.setFilter(encode(f)));
     task.limit().ifPresent(b::setLimit);
     task.fieldBounds().forEach(f -> b.addFieldBounds(StatsCodec.encode(f)));
+    task.selection().ifPresent(s -> b.setSelection(bitmap(s)));
     return MetadataCodec.envelope(MAGIC, MetadataCodec.deterministic(b.build()));
   }
 
@@ -165,7 +192,8 @@ public final class ScanTaskCodec {
           t.getRowCount(),
           t.getBytesEstimate(),
           t.getFieldBoundsList().stream().map(StatsCodec::decode).toList(),
-          t.getWithRowLineage());
+          t.getWithRowLineage(),
+          t.hasSelection() ? Optional.of(bitmap(t.getSelection())) : Optional.empty());
     } catch (IllegalArgumentException | java.time.DateTimeException | QuiverException e) {
       throw new CorruptFileException(WHAT, "invalid scan task: " + e.getMessage(), e);
     }
@@ -213,6 +241,35 @@ public final class ScanTaskCodec {
       deepest = Math.max(deepest, depth(c));
     }
     return children.isEmpty() ? 0 : 1 + deepest;
+  }
+
+  // ------------------------------------------------------------------ selection
+
+  /**
+   * Portable RoaringBitmap bytes, canonical for the offsets: rebuilt from them (so the containers do not depend on
+   * how the bitmap was computed) and run-optimized, so equal selections encode to equal bytes.
+   */
+  private static ByteString bitmap(RoaringBitmap selection) {
+    RoaringBitmap canonical = RoaringBitmap.bitmapOf(selection.toArray());
+    canonical.runOptimize();
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(canonical.serializedSizeInBytes());
+    canonical.serialize(buffer);
+    return ByteString.copyFrom(buffer.array());
+  }
+
+  private static RoaringBitmap bitmap(ByteString bytes) {
+    RoaringBitmap bitmap = new RoaringBitmap();
+    java.nio.ByteBuffer buffer = bytes.asReadOnlyByteBuffer();
+    try {
+      bitmap.deserialize(buffer);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("the selection is not a portable RoaringBitmap: " + e.getMessage(), e);
+    }
+    if (bitmap.serializedSizeInBytes() != bytes.size()) { // deserialize(ByteBuffer) does not move the position
+      throw new IllegalArgumentException("the selection holds " + bytes.size() + " bytes, its RoaringBitmap "
+          + bitmap.serializedSizeInBytes());
+    }
+    return bitmap;
   }
 
   // ------------------------------------------------------------------ predicates

@@ -6,6 +6,7 @@ import io.quiver.manifest.Fragment;
 import io.quiver.manifest.IndexSegment;
 import io.quiver.manifest.IndexedFragment;
 import io.quiver.manifest.Manifest;
+import io.quiver.manifest.Overlay;
 import io.quiver.manifest.ScalarIndex;
 import io.quiver.predicate.Predicate;
 import java.util.HashMap;
@@ -16,9 +17,10 @@ import java.util.Set;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * What a version's indices say about a filter: for each fragment some index answers for (a segment covering it
- * in its current state, for a field a top-level conjunct constrains), the offsets that may match — every other
- * offset makes that conjunct false or unknown. Fragments no usable segment covers are absent and are scanned.
+ * What a version's indices say about a filter: for each fragment some index answers for (a segment covering it in
+ * its state at the build, possibly with newer overlays since, for a field a top-level conjunct constrains;
+ * docs/format.md §13.1), the offsets that may match — the segment's hits and every offset a newer overlay covers on
+ * the indexed column; every other offset makes that conjunct false or unknown. Fragments no usable segment covers are absent and are scanned.
  * When several conjuncts have usable indices for a fragment, their candidates are intersected.
  */
 public final class IndexSelection {
@@ -53,8 +55,9 @@ public final class IndexSelection {
           Map<Long, RoaringBitmap> answered = new HashMap<>();
           for (IndexedFragment covered : segment.fragments()) {
             Fragment f = byId.get(covered.fragmentId());
-            if (f != null && covered.matches(f, column)) {
-              answered.put(f.id(), new RoaringBitmap());
+            RoaringBitmap changed = f == null ? null : changedSince(covered, f, column);
+            if (changed != null) {
+              answered.put(f.id(), changed); // the segment's hits are added to the offsets changed since
             }
           }
           if (answered.isEmpty()) {
@@ -71,6 +74,41 @@ public final class IndexSelection {
       }
     }
     return out.isEmpty() ? NONE : new IndexSelection(out);
+  }
+
+  /**
+   * Whether a segment entry may answer for {@code fragment} (docs/format.md §13.1, validity rule), and which of its
+   * offsets it cannot answer for: null when it may not (another id or physical row count, or source files for the
+   * column that are not the recorded ones followed only by newer overlay files); else the offsets those newer
+   * overlays cover for any atomic field of the column (empty when the files are exactly the recorded ones). Those
+   * offsets are candidates whatever the segment says: their values (and their structs' validity) may have changed
+   * since the build, and the exact filter decides them. Every other offset is read from the recorded files, whose
+   * precedence among themselves is unchanged, so it holds the value the segment indexed.
+   */
+  static RoaringBitmap changedSince(IndexedFragment covered, Fragment fragment, Set<Integer> column) {
+    if (fragment.id() != covered.fragmentId() || fragment.physicalRows() != covered.physicalRows()) {
+      return null;
+    }
+    List<String> current = IndexedFragment.sourceFilesOf(fragment, column);
+    List<String> recorded = covered.sourceFiles();
+    if (current.size() < recorded.size() || !current.subList(0, recorded.size()).equals(recorded)) {
+      return null;
+    }
+    Set<String> newer = new java.util.HashSet<>(current.subList(recorded.size(), current.size()));
+    RoaringBitmap changed = new RoaringBitmap();
+    for (Overlay overlay : fragment.overlays()) {
+      if (!newer.remove(overlay.dataFile().path())) {
+        continue;
+      }
+      List<Integer> ids = overlay.dataFile().fieldIds();
+      for (int i = 0; i < ids.size(); i++) {
+        if (column.contains(ids.get(i))) {
+          changed.or(overlay.coverage().offsetsFor(i).toRoaringBitmap());
+        }
+      }
+    }
+    // A newer source file that is no overlay (a base data file written for the column since): not answerable.
+    return newer.isEmpty() ? changed : null;
   }
 
   /** The offsets of fragment {@code id} that may match, or empty when no index answers for it. */

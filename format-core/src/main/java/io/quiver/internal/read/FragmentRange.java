@@ -6,7 +6,8 @@ import org.roaringbitmap.RoaringBitmap;
 /**
  * The physical rows {@code [start, end)} of one fragment: the unit a scan reads and a scan task ships.
  * Deleted rows inside the range are skipped on read. With a {@code selection} (the offsets a scalar index
- * says may match the filter), only those offsets are read: chunks without one are never fetched.
+ * says may match the filter), only those offsets are read: chunks without one are never fetched, and a sparse
+ * selection is read by point reads ({@link ScanReader#POINT_READ_SHARE}) instead of whole chunks.
  *
  * @param selection offsets that may match, or null for every offset of the range
  */

@@ -116,6 +116,11 @@ public final class ParallelScanReader extends ArrowReader {
       }
 
       @Override
+      public void rowsPointRead(long n) {
+        counters.rowsPointRead(n); // rows read, like bytes: a thread's read-ahead past a limit counts
+      }
+
+      @Override
       public boolean records() {
         return counters.records();
       }

@@ -95,22 +95,52 @@ final class PointTake {
         points.reads(reads);
       }
       readAll(reads, reader, allocator, threads);
-      Output output = new Output(addresses, planned, nulls, allocator);
-      VectorSchemaRoot out = VectorSchemaRoot.create(projected.toArrow(), allocator);
-      try {
-        out.allocateNew();
-        for (int v = 0; v < projected.fields().size(); v++) {
-          output.fill(out.getVector(v), projected.fields().get(v));
-        }
-        out.setRowCount(addresses.length);
-        return out;
-      } catch (RuntimeException ex) {
-        out.close();
-        throw ex;
-      }
+      return output(new Output(addresses, planned, nulls, allocator), projected, allocator);
     } finally {
       planned.values().forEach(FragmentPoints::close);
       nulls.values().forEach(FieldVector::close);
+    }
+  }
+
+  /**
+   * The {@code projected} fields (of the version's schema {@code table}) of {@code fragment}'s rows at {@code
+   * offsets}, in that order: what a scan's whole chunks would hold at those offsets (overlays newest first, struct
+   * validity, covered nulls), read by point reads on the calling thread. The offsets are ascending, distinct,
+   * within the fragment and not deleted: the caller (a scan reading an index selection) has checked.
+   */
+  static VectorSchemaRoot readRows(TableIo io, Fragment fragment, Schema table, Schema projected, long[] offsets,
+      BufferAllocator allocator) {
+    long[] addresses = new long[offsets.length];
+    for (int i = 0; i < offsets.length; i++) {
+      addresses[i] = RowAddress.of(fragment.id(), offsets[i]);
+    }
+    PointReader reader = new PointReader(io.store(), io.dataFiles(), io.dataFiles().options().takeGapBytes());
+    Map<Integer, FieldVector> nulls = new HashMap<>();
+    FragmentPoints points = new FragmentPoints(io, fragment, projected, table, offsets);
+    try {
+      points.plan();
+      List<FileReads> reads = new ArrayList<>();
+      points.reads(reads);
+      readAll(reads, reader, allocator, 1);
+      return output(new Output(addresses, Map.of(fragment.id(), points), nulls, allocator), projected, allocator);
+    } finally {
+      points.close();
+      nulls.values().forEach(FieldVector::close);
+    }
+  }
+
+  private static VectorSchemaRoot output(Output output, Schema projected, BufferAllocator allocator) {
+    VectorSchemaRoot out = VectorSchemaRoot.create(projected.toArrow(), allocator);
+    try {
+      out.allocateNew();
+      for (int v = 0; v < projected.fields().size(); v++) {
+        output.fill(out.getVector(v), projected.fields().get(v));
+      }
+      out.setRowCount(output.addresses().length);
+      return out;
+    } catch (RuntimeException ex) {
+      out.close();
+      throw ex;
     }
   }
 

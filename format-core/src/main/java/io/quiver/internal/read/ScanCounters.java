@@ -22,6 +22,9 @@ public interface ScanCounters {
   /** Fragments a filter with an indexed column had to scan: no index segment covers them in their current state. */
   default void fragmentsScannedWithoutIndex(long n) {}
 
+  /** Rows of an index selection read by point reads ({@code PointTake}) instead of whole batches, before the filter. */
+  default void rowsPointRead(long n) {}
+
   /** Chunks of record batches a read planned to read (before zone statistics pruned any). */
   default void batchesConsidered(long n) {}
 

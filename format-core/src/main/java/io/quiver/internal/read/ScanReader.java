@@ -52,6 +52,11 @@ final public class ScanReader extends ArrowReader {
   private FragmentRange range;
   private RoaringBitmap deleted;
   private Iterator<FragmentReader.Chunk> chunks;
+  /** The range's selected live offsets when they are read by point reads, else null; the next one to read. */
+  private long[] points;
+  private int nextPoint;
+  /** Most candidates per row of the chunks they fall in for a selection to be point-read (0: never). */
+  private double pointReadShare = POINT_READ_SHARE;
   private long remaining;
   private long bytesDelivered;
 
@@ -116,6 +121,19 @@ final public class ScanReader extends ArrowReader {
     }
   }
 
+  /**
+   * A range's index selection is read by point reads when its live candidates are at most this share of the rows
+   * of the chunks holding them (1 in 256, e.g. 32 of an 8,192-row chunk); denser selections read whole chunks and
+   * filter them. Measured (docs/scan-planning.md, "Reading an index selection").
+   */
+  public static final double POINT_READ_SHARE = 1.0 / 256;
+
+  /** Overrides {@link #POINT_READ_SHARE} (0: always whole chunks; 1: always point reads); before the first batch. */
+  public ScanReader pointReadShare(double share) {
+    this.pointReadShare = share;
+    return this;
+  }
+
   /** The row lineage columns a scan adds when asked, in this order (uint64, never null). */
   static final List<String> LINEAGE_COLUMNS = List.of(ReservedNames.ROW_ID,
       ReservedNames.ROW_CREATED_AT_VERSION, ReservedNames.ROW_LAST_UPDATED_AT_VERSION);
@@ -159,6 +177,12 @@ final public class ScanReader extends ArrowReader {
         out.setRowCount(0);
         return false;
       }
+      if (points != null && nextPoint < points.length) {
+        if (readPoints(out)) {
+          return true;
+        }
+        continue;
+      }
       if (chunks == null || !chunks.hasNext()) {
         closeFragment();
         if (!ranges.hasNext()) {
@@ -173,6 +197,12 @@ final public class ScanReader extends ArrowReader {
         deleted = Deletions.of(io, range.fragment());
         reader = new FragmentReader(io, range.fragment(), read, spec.table(), allocator);
         List<FragmentReader.Chunk> toRead = chunksToRead(reader.plan(spec.batchSize(), range.start(), range.end()));
+        points = pointReadable(toRead);
+        if (points != null) {
+          nextPoint = 0;
+          chunks = java.util.Collections.emptyIterator();
+          continue;
+        }
         if (readOptions.planned()) {
           reader.prefetch(prefetchable(toRead), fetchPool);
         } else {
@@ -193,7 +223,7 @@ final public class ScanReader extends ArrowReader {
           rows = (int) remaining;
           selected = selected == null ? identity(rows) : Arrays.copyOf(selected, rows);
         }
-        emit(physical, chunk, selected, out);
+        emit(physical, chunk.length(), chunk.start(), null, selected, out);
         counters.rowsReturned(rows);
         if (remaining != ScanSpec.NO_LIMIT) {
           remaining -= rows;
@@ -249,6 +279,67 @@ final public class ScanReader extends ArrowReader {
     return toRead.subList(0, n);
   }
 
+  /**
+   * The live selected offsets of the chunks to read, when the range has an index selection sparse enough to read
+   * them by point reads; else null (whole chunks are read and filtered).
+   */
+  private long[] pointReadable(List<FragmentReader.Chunk> toRead) {
+    RoaringBitmap selection = range.selection();
+    if (selection == null || toRead.isEmpty() || pointReadShare <= 0) {
+      return null;
+    }
+    long rows = 0;
+    RoaringBitmap wanted = new RoaringBitmap();
+    for (FragmentReader.Chunk chunk : toRead) {
+      rows += chunk.length();
+      RoaringBitmap part = RoaringBitmap.and(selection, RoaringBitmap.bitmapOfRange(chunk.start(),
+          chunk.start() + chunk.length()));
+      wanted.or(part);
+    }
+    wanted.andNot(deleted);
+    if (wanted.getLongCardinality() > rows * pointReadShare) {
+      return null;
+    }
+    long[] out = new long[wanted.getCardinality()];
+    org.roaringbitmap.IntIterator it = wanted.getIntIterator();
+    for (int i = 0; it.hasNext(); i++) {
+      out[i] = Integer.toUnsignedLong(it.next());
+    }
+    return out;
+  }
+
+  /**
+   * Reads the next batch of the range's point offsets (at most the batch size) and emits the rows the filter
+   * keeps; false when it keeps none.
+   */
+  private boolean readPoints(VectorSchemaRoot out) {
+    int n = (int) Math.min(spec.batchSize(), points.length - nextPoint);
+    long[] offsets = Arrays.copyOfRange(points, nextPoint, nextPoint + n);
+    nextPoint += n;
+    counters.rowsPointRead(n);
+    try (VectorSchemaRoot physical = PointTake.readRows(io, range.fragment(), spec.table(), read, offsets, allocator)) {
+      int[] selected = null;
+      if (evaluator != null) {
+        BitSet match = evaluator.evaluate(physical);
+        selected = match.cardinality() == n ? null : match.stream().toArray();
+      }
+      int rows = selected == null ? n : selected.length;
+      if (rows == 0) {
+        return false;
+      }
+      if (rows > remaining) {
+        rows = (int) remaining;
+        selected = selected == null ? identity(rows) : Arrays.copyOf(selected, rows);
+      }
+      emit(physical, n, 0, offsets, selected, out);
+      counters.rowsReturned(rows);
+      if (remaining != ScanSpec.NO_LIMIT) {
+        remaining -= rows;
+      }
+      return true;
+    }
+  }
+
   /** The chunk's rows to return, ascending: live, and true for the filter; null for all of them. */
   private int[] select(VectorSchemaRoot physical, FragmentReader.Chunk chunk, boolean hasDeletes) {
     int[] live = hasDeletes ? liveRows(chunk) : null;
@@ -280,10 +371,14 @@ final public class ScanReader extends ArrowReader {
     return out;
   }
 
-  /** Moves the selected rows of the projected columns into the reader's root. */
-  private void emit(VectorSchemaRoot physical, FragmentReader.Chunk chunk, int[] selected, VectorSchemaRoot out) {
+  /**
+   * Moves the selected rows of the projected columns into the reader's root. Row {@code i} of {@code physical} is
+   * the fragment's offset {@code base + i}, or {@code offsets[i]} when the rows were point-read.
+   */
+  private void emit(VectorSchemaRoot physical, int physicalRows, long base, long[] offsets, int[] selected,
+      VectorSchemaRoot out) {
     List<FieldVector> outVectors = out.getFieldVectors();
-    int rows = selected == null ? chunk.length() : selected.length;
+    int rows = selected == null ? physicalRows : selected.length;
     for (int c = 0; c < sameShape.length; c++) {
       FieldVector from = physical.getVector(c);
       FieldVector to = outVectors.get(c);
@@ -304,14 +399,14 @@ final public class ScanReader extends ArrowReader {
         v.clear();
         v.allocateNew(rows);
       }
-      long[] offsets = new long[rows];
+      long[] rowOffsets = new long[rows];
       for (int i = 0; i < rows; i++) {
-        offsets[i] = chunk.start() + (selected == null ? i : selected[i]);
+        rowOffsets[i] = offsetOf(selected == null ? i : selected[i], base, offsets);
       }
       long[] idValues = new long[rows];
       long[] createdValues = new long[rows];
       long[] updatedValues = new long[rows];
-      lineage.fill(offsets, rows, idValues, createdValues, updatedValues);
+      lineage.fill(rowOffsets, rows, idValues, createdValues, updatedValues);
       for (int i = 0; i < rows; i++) {
         ids.set(i, idValues[i]);
         created.set(i, createdValues[i]);
@@ -327,8 +422,7 @@ final public class ScanReader extends ArrowReader {
       addresses.allocateNew(rows);
       long fragmentId = range.fragment().id();
       for (int i = 0; i < rows; i++) {
-        long offset = chunk.start() + (selected == null ? i : selected[i]);
-        addresses.set(i, RowAddress.of(fragmentId, offset));
+        addresses.set(i, RowAddress.of(fragmentId, offsetOf(selected == null ? i : selected[i], base, offsets)));
       }
       addresses.setValueCount(rows);
     }
@@ -336,6 +430,10 @@ final public class ScanReader extends ArrowReader {
     for (FieldVector v : outVectors) {
       bytesDelivered += v.getBufferSize();
     }
+  }
+
+  private static long offsetOf(int row, long base, long[] offsets) {
+    return offsets != null ? offsets[row] : base + row;
   }
 
   /** {@code to} (same type and shape as {@code from}) gets {@code from}'s rows {@code selected} (null: all). */
@@ -414,6 +512,7 @@ final public class ScanReader extends ArrowReader {
       reader = null;
     }
     chunks = null;
+    points = null;
   }
 
   /** Bytes of Arrow buffers handed out so far (there is no single channel to count). */

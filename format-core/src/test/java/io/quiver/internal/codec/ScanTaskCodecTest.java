@@ -21,6 +21,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Scan task bytes (magic QVP1): any task, with any filter and literal of every supported type, decodes to
@@ -38,11 +39,104 @@ class ScanTaskCodecTest {
           Arrays.sort(r);
           return r;
         });
-    return Combinators.combine(uris, Arbitraries.longs().between(1, Long.MAX_VALUE),
+    Arbitrary<ScanTaskCodec.Task> plain = Combinators.combine(uris, Arbitraries.longs().between(1, Long.MAX_VALUE),
         Arbitraries.longs().between(0, 0xFFFF_FFFFL), ranges, ids, filters, Arbitraries.integers().between(1, 1 << 20),
         Arbitraries.longs().between(0, 1_000).optional(0.3)).as((uri, version, fragment, range, fields, filter, batch,
             limit) -> new ScanTaskCodec.Task(uri, uri, version, fragment, range[0], range[1], fields, filter, batch % 2 == 0,
             batch, limit.map(OptionalLong::of).orElse(OptionalLong.empty()), range[1] - range[0], batch * 3L));
+    // Half the tasks carry an index selection: random offsets of the range, sparse, dense or in runs.
+    return Combinators.combine(plain, Arbitraries.integers().between(0, 2), Arbitraries.longs(), Arbitraries.of(true, false))
+        .as((task, shape, seed, selected) -> selected ? withSelection(task, shape, seed) : task);
+  }
+
+  /** {@code task} with a selection of its range: {@code shape} 0 sparse, 1 dense, 2 runs (deterministic in seed). */
+  static ScanTaskCodec.Task withSelection(ScanTaskCodec.Task task, int shape, long seed) {
+    java.util.Random random = new java.util.Random(seed);
+    RoaringBitmap selection = new RoaringBitmap();
+    long span = task.rowEnd() - task.rowStart();
+    for (int i = 0; span > 0 && i < 200; i++) {
+      long from = task.rowStart() + (long) (random.nextDouble() * span);
+      long to = Math.min(task.rowEnd(), from + (shape == 0 ? 1 : shape == 1 ? 3 : 5_000));
+      selection.add(from, to);
+    }
+    return with(task, Optional.of(selection));
+  }
+
+  static ScanTaskCodec.Task with(ScanTaskCodec.Task t, Optional<RoaringBitmap> selection) {
+    return new ScanTaskCodec.Task(t.tableUri(), t.tableLocation(), t.version(), t.fragmentId(), t.rowStart(), t.rowEnd(),
+        t.fieldIds(), t.filter(), t.withRowAddress(), t.batchSize(), t.limit(), t.rowCount(), t.bytesEstimate(),
+        t.fieldBounds(), t.withRowLineage(), selection);
+  }
+
+  /**
+   * A task as builds before the selection field (16) encode it: table s3://bucket/t, version 7, fragment 3, rows
+   * [0, 1000), fields 1 and 2, filter {@code id > 5}, batch 8192, 1000 rows, 4096 bytes. Pinned: these bytes must
+   * always decode, to a task without a selection.
+   */
+  static final String BEFORE_SELECTIONS = "5156503163adab7a0a0d73333a2f2f6275636b65742f74120d73333a2f2f6275636b65742f741807200330e8073a"
+      + "020102420c0a0a0a02696410051a02280a50804060e807688020";
+
+  @org.junit.jupiter.api.Test
+  void tasksEncodedBeforeSelectionsStillDecodeAndReadTheWholeRange() {
+    ScanTaskCodec.Task old = ScanTaskCodec.decode(java.util.HexFormat.of().parseHex(BEFORE_SELECTIONS));
+    assertThat(old).isEqualTo(new ScanTaskCodec.Task("s3://bucket/t", "s3://bucket/t", 7, 3, 0, 1000, List.of(1, 2),
+        Optional.of(Predicate.gt("id", 5L)), false, 8192, OptionalLong.empty(), 1000, 4096));
+    assertThat(old.selection()).isEmpty();
+    assertThat(old.selectionOrNull()).isNull();
+    // Re-encoded without a selection, a task is byte for byte what the older builds wrote.
+    assertThat(java.util.HexFormat.of().formatHex(ScanTaskCodec.encode(old))).isEqualTo(BEFORE_SELECTIONS);
+  }
+
+  @Property(tries = 100)
+  void aSelectionOnlyAppendsFieldSixteenSoOlderReadersSeeTheSameTask(@ForAll("tasks") ScanTaskCodec.Task task,
+      @ForAll("positions") double density) {
+    ScanTaskCodec.Task without = with(task, Optional.empty());
+    ScanTaskCodec.Task selected = withSelection(without, (int) (density * 3), Double.doubleToLongBits(density));
+    byte[] plain = ScanTaskCodec.encode(without);
+    byte[] bytes = ScanTaskCodec.encode(selected);
+    // Envelope: magic, CRC-32C, payload. Deterministic protobuf writes fields by number, so the payload of the task
+    // with a selection is the plain payload followed by field 16, which a reader without it skips as unknown.
+    byte[] payload = Arrays.copyOfRange(bytes, 8, bytes.length);
+    byte[] plainPayload = Arrays.copyOfRange(plain, 8, plain.length);
+    assertThat(Arrays.copyOf(payload, plainPayload.length)).isEqualTo(plainPayload);
+    assertThat(payload[plainPayload.length]).as("field 16, length-delimited").isEqualTo((byte) 0x82);
+    ScanTaskCodec.Task back = ScanTaskCodec.decode(bytes);
+    assertThat(back.selection()).isEqualTo(selected.selection());
+    assertThat(io.quiver.internal.proto.ScanTask.newBuilder().setTableUri("x").build().hasSelection()).isFalse();
+  }
+
+  @org.junit.jupiter.api.Test
+  void aSelectionOutsideTheRangeOrNotABitmapIsACorruptFile() {
+    ScanTaskCodec.Task task = new ScanTaskCodec.Task("memory://t", "memory://t", 1, 0, 100, 200, List.of(1),
+        Optional.empty(), false, 10, OptionalLong.empty(), 100, 10);
+    byte[] good = ScanTaskCodec.encode(with(task, Optional.of(RoaringBitmap.bitmapOf(100, 150, 199))));
+    assertThat(ScanTaskCodec.decode(good).selection()).hasValue(RoaringBitmap.bitmapOf(100, 150, 199));
+    io.quiver.internal.proto.ScanTask proto = payloadOf(good);
+    for (RoaringBitmap outside : List.of(RoaringBitmap.bitmapOf(99, 150), RoaringBitmap.bitmapOf(150, 200))) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(outside.serializedSizeInBytes());
+      outside.serialize(b);
+      byte[] bad = MetadataCodec.envelope("QVP1".getBytes(StandardCharsets.US_ASCII),
+          proto.toBuilder().setSelection(com.google.protobuf.ByteString.copyFrom(b.array())).build().toByteArray());
+      assertThatThrownBy(() -> ScanTaskCodec.decode(bad)).isInstanceOf(CorruptFileException.class)
+          .hasMessageContaining("not all within the task's range [100, 200)");
+    }
+    byte[] notABitmap = MetadataCodec.envelope("QVP1".getBytes(StandardCharsets.US_ASCII),
+        proto.toBuilder().setSelection(com.google.protobuf.ByteString.copyFromUtf8("no bitmap")).build().toByteArray());
+    assertThatThrownBy(() -> ScanTaskCodec.decode(notABitmap)).isInstanceOf(CorruptFileException.class)
+        .hasMessageContaining("selection is not a portable RoaringBitmap");
+    // The task keeps its own copy: changing the caller's bitmap changes nothing.
+    RoaringBitmap mine = RoaringBitmap.bitmapOf(120);
+    ScanTaskCodec.Task copied = with(task, Optional.of(mine));
+    mine.add(121);
+    assertThat(copied.selectionOrNull()).isEqualTo(RoaringBitmap.bitmapOf(120));
+  }
+
+  private static io.quiver.internal.proto.ScanTask payloadOf(byte[] bytes) {
+    try {
+      return io.quiver.internal.proto.ScanTask.parseFrom(Arrays.copyOfRange(bytes, 8, bytes.length));
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private Arbitrary<Object> literals() {
