@@ -1,6 +1,7 @@
 package io.quiver.internal.index;
 
 import io.quiver.internal.file.StatValues;
+import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.Manifest;
@@ -57,6 +58,15 @@ public final class KeyCandidates {
    */
   public static KeyCandidates of(TableIo io, Manifest manifest, List<Field> keyFields, List<List<StatValue>> keys,
       List<Fragment> fragments) {
+    return of(io, manifest, keyFields, keys, fragments, false);
+  }
+
+  /**
+   * As {@link #of(TableIo, Manifest, List, List, List)}; with {@code always}, every segment is asked, even where
+   * reading its pages costs more than reading the key column (for tests and measurements).
+   */
+  public static KeyCandidates of(TableIo io, Manifest manifest, List<Field> keyFields, List<List<StatValue>> keys,
+      List<Fragment> fragments, boolean always) {
     if (manifest.indices().isEmpty() || keys.isEmpty() || fragments.isEmpty()) {
       return NONE;
     }
@@ -72,8 +82,12 @@ public final class KeyCandidates {
       if (values.isEmpty()) {
         continue; // some key has no literal of this column's type: this column cannot narrow
       }
+      List<Fragment> worth = always ? fragments : worthReading(io, manifest, field.id(), distinct(keys, k), fragments);
+      if (worth.isEmpty()) {
+        continue;
+      }
       Optional<Map<Long, RoaringBitmap>> column = column(io, manifest, manifest.schema().pathOf(field.id()),
-          values.get(), fragments);
+          values.get(), worth);
       if (column.isEmpty()) {
         continue;
       }
@@ -85,6 +99,129 @@ public final class KeyCandidates {
       }
     }
     return out == null ? new KeyCandidates(Map.of(), indexed) : new KeyCandidates(out, indexed);
+  }
+
+  /**
+   * The fragments whose covering segment is cheaper to ask than their key column is to read: for each segment
+   * covering some of {@code fragments} in their current state, the bytes of its footer and of the pages the keys
+   * fall into, plus one chunk of the key column per key those pages may hold (what is then read at the
+   * candidates), against the key column's bytes in those fragments' files (the data files' column statistics;
+   * without them the index is asked). A lookup of many keys spread over a table
+   * touches most pages, and a page (up to 4,096 row addresses with their keys) weighs more than the compressed
+   * column of the same rows: then the column is read, as without an index.
+   */
+  static List<Fragment> worthReading(TableIo io, Manifest manifest, int fieldId, List<StatValue> sortedKeys,
+      List<Fragment> fragments) {
+    Map<Long, Fragment> byId = new HashMap<>();
+    fragments.forEach(f -> byId.put(f.id(), f));
+    java.util.Set<Integer> column = IndexedColumns.of(manifest.schema(), fieldId);
+    java.util.Set<Long> worth = new java.util.HashSet<>();
+    for (ScalarIndex index : manifest.indices()) {
+      if (index.fieldId() != fieldId) {
+        continue;
+      }
+      for (io.quiver.manifest.IndexSegment segment : index.segments()) {
+        List<Fragment> covered = new ArrayList<>();
+        for (io.quiver.manifest.IndexedFragment c : segment.fragments()) {
+          Fragment f = byId.get(c.fragmentId());
+          if (f != null && c.matches(f, column)) {
+            covered.add(f);
+          }
+        }
+        if (covered.isEmpty()) {
+          continue;
+        }
+        long columnBytes = 0;
+        long rows = 0;
+        for (Fragment f : covered) {
+          columnBytes = saturatedAdd(columnBytes, columnBytes(f, fieldId));
+          rows += f.physicalRows();
+        }
+        if (columnBytes == Long.MAX_VALUE) {
+          covered.forEach(f -> worth.add(f.id())); // no statistics to weigh: the index is asked
+          continue;
+        }
+        SegmentFile.Footer footer = SegmentFile.footer(io, segment);
+        long[] touched = touchedPages(footer, sortedKeys);
+        // Each key the pages may hold then costs the read of one chunk of the key column (its record batch, up
+        // to the scan's batch size, never more than a fragment's rows on average).
+        long chunkRows = Math.max(1, Math.min(ScanSpec.DEFAULT_BATCH_SIZE, rows / covered.size()));
+        long perKey = rows == 0 ? 0 : (long) Math.ceil((double) columnBytes * chunkRows / rows);
+        long indexBytes = saturatedAdd(segment.footerLength() + touched[0],
+            Math.min(columnBytes, saturatedMultiply(touched[1], perKey)));
+        if (indexBytes < columnBytes) {
+          covered.forEach(f -> worth.add(f.id()));
+        }
+      }
+    }
+    return fragments.stream().filter(f -> worth.contains(f.id())).toList();
+  }
+
+  /**
+   * The bytes of the pages of {@code footer} whose key range holds one of {@code sortedKeys}, and how many of the
+   * keys fall in those ranges: {@code {bytes, keys}}.
+   */
+  static long[] touchedPages(SegmentFile.Footer footer, List<StatValue> sortedKeys) {
+    long bytes = 0;
+    long keys = 0;
+    int page = 0;
+    int pages = footer.pages().size();
+    int last = -1;
+    for (StatValue key : sortedKeys) {
+      while (page < pages && StatValues.compare(footer.lastKeys().get(page), key) < 0) {
+        page++;
+      }
+      if (page == pages) {
+        break;
+      }
+      if (StatValues.compare(footer.firstKeys().get(page), key) <= 0) {
+        keys++;
+        if (page != last) {
+          bytes += footer.pages().get(page).getLength();
+          last = page;
+        }
+      }
+    }
+    return new long[] {bytes, keys};
+  }
+
+  private static long saturatedMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    return hi != 0 || lo < 0 ? Long.MAX_VALUE : lo;
+  }
+
+  /** The bytes of field {@code fieldId} in the fragment's files; Long.MAX_VALUE when a file has no statistics. */
+  private static long columnBytes(Fragment f, int fieldId) {
+    long bytes = 0;
+    List<io.quiver.manifest.DataFile> files = new ArrayList<>(f.files());
+    f.overlays().forEach(o -> files.add(o.dataFile()));
+    for (io.quiver.manifest.DataFile file : files) {
+      if (!file.fieldIds().contains(fieldId)) {
+        continue;
+      }
+      Optional<io.quiver.manifest.ColumnStats> stats = file.stats().flatMap(
+          s -> s.columns().stream().filter(c -> c.fieldId() == fieldId).findFirst());
+      if (stats.isEmpty()) {
+        return Long.MAX_VALUE;
+      }
+      bytes = saturatedAdd(bytes, stats.get().columnBytes());
+    }
+    return bytes;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+
+  /** The distinct values of key column {@code k}, sorted. */
+  private static List<StatValue> distinct(List<List<StatValue>> keys, int k) {
+    TreeSet<StatValue> out = new TreeSet<>(StatValues::compare);
+    for (List<StatValue> key : keys) {
+      out.add(key.get(k));
+    }
+    return new ArrayList<>(out);
   }
 
   /** What the indices of one column say for {@code values}: fragments answered for every chunk. */

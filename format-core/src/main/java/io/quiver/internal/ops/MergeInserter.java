@@ -113,6 +113,7 @@ public final class MergeInserter {
   private final int rowsPerBatch;
   private final Writers writers;
   private boolean useIndices = true;
+  private boolean alwaysUseIndices;
   private ScanCounters counters = ScanCounters.NONE;
 
   public MergeInserter(TableIo io, Manifest base, BufferAllocator allocator, int rowsPerBatch, Writers writers) {
@@ -131,6 +132,15 @@ public final class MergeInserter {
    */
   public MergeInserter useIndices(boolean value) {
     this.useIndices = value;
+    return this;
+  }
+
+  /**
+   * Asks every covering index segment, even where reading its pages costs more bytes than the key column (see
+   * {@link KeyCandidates#worthReading}); for tests and measurements.
+   */
+  public MergeInserter alwaysUseIndices(boolean value) {
+    this.alwaysUseIndices = value;
     return this;
   }
 
@@ -688,12 +698,13 @@ public final class MergeInserter {
     counters.fragmentsPruned(base.fragments().size() - scanned.size());
     // Of those, a scalar index on a key column reads only the rows that may hold a source key (never when rows
     // not matched by the source are deleted: every row is read then). Fragments changed since a segment covered
-    // them are not answered and are read whole; the match below is exact on every row read either way.
+    // them are not answered and are read whole, as are those whose segment would cost more bytes to ask than
+    // their key column to read; the match below is exact on every row read either way.
     KeyCandidates byIndex = KeyCandidates.NONE;
     if (useIndices && !scanAll && !scanned.isEmpty() && !base.indices().isEmpty()) {
       List<List<StatValue>> decoded = new ArrayList<>(sourceKeys.size());
       sourceKeys.forEach(k -> decoded.add(MergeKeys.decode(k)));
-      byIndex = KeyCandidates.of(readIo, base, keys, decoded, scanned);
+      byIndex = KeyCandidates.of(readIo, base, keys, decoded, scanned, alwaysUseIndices);
     }
     List<FragmentRange> ranges = new ArrayList<>();
     for (Fragment f : scanned) {
