@@ -303,6 +303,47 @@ class MergeInsertIndexTest {
     assertThat(run.result().rowsUpdated()).as("live multiples of 3 below 200").isEqualTo(63);
   }
 
+  @Test
+  void aDamagedIndexFailsTheMergeNamingTheFileAndWritesNothing() throws Exception {
+    io.quiver.store.MemoryObjectStore store = new io.quiver.store.MemoryObjectStore("test://merge-index",
+        java.time.Clock.systemUTC());
+    DatasetOptions options = ScanFixture.options(allocator).toBuilder()
+        .registry(io.quiver.store.ObjectStores.empty().register(io.quiver.store.TestStores.provider("test", () -> store)))
+        .build();
+    String path;
+    try (Dataset ds = ScanFixture.create("test://merge-index", allocator, options)) {
+      ds.indices().create("by_id", ScalarIndex.Kind.BTREE, "id");
+      path = ds.indices().get("by_id").orElseThrow().segments().get(0).path();
+    }
+    byte[] bytes = store.read(path);
+    bytes[bytes.length - 3] ^= 0x5a; // inside the footer
+    store.write(path, bytes);
+    java.util.Set<String> before = new java.util.TreeSet<>();
+    store.listAll("").forEach(o -> before.add(o.key()));
+    try (Dataset ds = Dataset.open("test://merge-index", options.toBuilder().session(new Session(1 << 20)).build())) {
+      long version = ds.version();
+      for (boolean always : new boolean[] {false, true}) {
+        try (ArrowReader source = MergeInsertTest.source(allocator, SOURCE, named("x", 42, 9000))) {
+          MergeInsert merge = ds.mergeInsert("id").whenMatchedUpdateAll();
+          assertThatExceptionOfType(io.quiver.exceptions.CorruptFileException.class)
+              .isThrownBy(() -> (always ? merge.alwaysUseIndices() : merge).execute(source))
+              .withMessageContaining(path);
+        }
+      }
+      assertThat(ds.version()).isEqualTo(version);
+      java.util.Set<String> after = new java.util.TreeSet<>();
+      store.listAll("").forEach(o -> after.add(o.key()));
+      assertThat(after).as("no file written").isEqualTo(before);
+      // Without the index the merge reads past the damaged file.
+      try (ArrowReader source = MergeInsertTest.source(allocator, SOURCE, named("x", 42, 9000))) {
+        MergeInsertResult r = ds.mergeInsert("id").whenMatchedUpdateAll().useIndices(false).execute(source);
+        assertThat(r.rowsUpdated()).isEqualTo(1);
+        assertThat(r.rowsInserted()).isEqualTo(1);
+      }
+      assertThat(names(ds, 42)).containsExactly("x42");
+    }
+  }
+
   private Dataset reopen(Dataset ds) {
     Dataset again = Dataset.open(ds.uri(), ScanFixture.options(allocator));
     ds.close();
