@@ -31,7 +31,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * <p><b>Matching.</b> A source row matches every live table row with an equal key (all key columns equal). A
  * null in a key column never matches: such a source row is "not matched", such a table row is "not matched by
  * the source". A source holding one key twice is refused ({@link io.quiver.exceptions.DuplicateSourceKeyException},
- * naming the key) before anything is written.
+ * naming the key) before anything is written. A scalar index on a key column narrows the table rows read when
+ * that is cheaper than reading the key column ({@link #useIndices(boolean)}); it never changes the result.
  *
  * <p><b>What is written.</b> Matched rows get overlays holding their non-key cells (cells, not rows: row
  * addresses stay valid and the bytes written follow the cells changed); inserted rows are new fragments, written
