@@ -31,7 +31,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * <p><b>Matching.</b> A source row matches every live table row with an equal key (all key columns equal). A
  * null in a key column never matches: such a source row is "not matched", such a table row is "not matched by
  * the source". A source holding one key twice is refused ({@link io.quiver.exceptions.DuplicateSourceKeyException},
- * naming the key) before anything is written.
+ * naming the key) before anything is written. A scalar index on a key column narrows the table rows read when
+ * that is cheaper than reading the key column ({@link #useIndices(boolean)}); it never changes the result.
  *
  * <p><b>What is written.</b> Matched rows get overlays holding their non-key cells (cells, not rows: row
  * addresses stay valid and the bytes written follow the cells changed); inserted rows are new fragments, written
@@ -68,6 +69,9 @@ public final class MergeInsert {
   private CommitOptions commitOptions;
   private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
   private long maxSourceBytes = DEFAULT_MAX_SOURCE_BYTES;
+  private boolean useIndices = true;
+  private boolean alwaysUseIndices;
+  private ScanMetrics metrics;
 
   MergeInsert(Dataset dataset, List<String> keys) {
     this.dataset = dataset;
@@ -184,6 +188,38 @@ public final class MergeInsert {
   }
 
   /**
+   * Whether a scalar index on a key column may narrow the table rows read (default true). When rows not matched
+   * by the source are kept, the merge asks the indices which rows may hold a source key and reads only those of
+   * the fragments an index covers in their current state; other fragments (appended, compacted, or with the key
+   * column changed since the index was built or optimized) are read whole, and so are those where asking the
+   * index would fetch more bytes than their key column holds (a source of many keys spread over the table touches
+   * most index pages; docs/merge-insert.md). The result is the same either way; false reads every fragment the
+   * key statistics do not prune (for comparison, or to read past a damaged index file).
+   */
+  public MergeInsert useIndices(boolean value) {
+    useIndices = value;
+    return this;
+  }
+
+  /** Asks the indices even where that costs more bytes than reading the key column (tests, measurements). */
+  MergeInsert alwaysUseIndices() {
+    useIndices = true;
+    alwaysUseIndices = true;
+    return this;
+  }
+
+  /**
+   * Records what reading the table's keys did into {@code value} (null stops recording): fragments considered
+   * and pruned by statistics, {@linkplain ScanMetrics#fragmentsAnsweredByIndex() answered by an index} or
+   * {@linkplain ScanMetrics#fragmentsScannedWithoutIndex() read whole although a key column has one}, data files
+   * opened, bytes fetched and rows read — summed over every attempt.
+   */
+  public MergeInsert metrics(ScanMetrics value) {
+    metrics = value;
+    return this;
+  }
+
+  /**
    * Reads {@code source} (the caller keeps ownership and closes it), merges it and moves the dataset handle to
    * the committed version. When nothing changes, nothing is committed (after the conflict check a change with
    * nothing to commit gets, docs/conflict-matrix.md) and the result holds the handle's version.
@@ -211,7 +247,8 @@ public final class MergeInsert {
             DatasetOptions options = dataset.options();
             MergeInserter inserter = new MergeInserter(m.io(), base, dataset.allocator(), options.rowsPerBatch(),
                 (io, table, config) -> new FragmentWriter(io.store(), table, dataset.allocator(),
-                    options.rowsPerBatch(), options.maxRowsPerFragment(), CompressionConfig.of(config)));
+                    options.rowsPerBatch(), options.maxRowsPerFragment(), CompressionConfig.of(config)))
+                .useIndices(useIndices).alwaysUseIndices(alwaysUseIndices).counters(ScanMetrics.countersOf(metrics));
             MergeInserter.Prepared prepared = inserter.run(src, keys, clauses);
             if (prepared.op() == null) {
               List<Integer> keyIds = MergeInserter.keyFields(base.schema(), keys).stream()

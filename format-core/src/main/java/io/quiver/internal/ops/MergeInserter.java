@@ -8,10 +8,13 @@ import io.quiver.exceptions.SchemaMismatchException;
 import io.quiver.exceptions.StoreException;
 import io.quiver.internal.file.DataFileWriter;
 import io.quiver.internal.file.WrittenFile;
+import io.quiver.internal.index.KeyCandidates;
 import io.quiver.internal.predicate.CellValues;
 import io.quiver.internal.predicate.PredicateEvaluator;
 import io.quiver.internal.read.FragmentBounds;
 import io.quiver.internal.read.FragmentRange;
+import io.quiver.internal.read.MeteringObjectStore;
+import io.quiver.internal.read.ScanCounters;
 import io.quiver.internal.read.ScanReader;
 import io.quiver.internal.read.ScanSpec;
 import io.quiver.internal.table.TableIo;
@@ -109,6 +112,9 @@ public final class MergeInserter {
   private final BufferAllocator allocator;
   private final int rowsPerBatch;
   private final Writers writers;
+  private boolean useIndices = true;
+  private boolean alwaysUseIndices;
+  private ScanCounters counters = ScanCounters.NONE;
 
   public MergeInserter(TableIo io, Manifest base, BufferAllocator allocator, int rowsPerBatch, Writers writers) {
     this.io = io;
@@ -117,6 +123,31 @@ public final class MergeInserter {
     this.allocator = allocator;
     this.rowsPerBatch = rowsPerBatch;
     this.writers = writers;
+  }
+
+  /**
+   * Whether the table's scalar indices on key columns may narrow the rows read when rows not matched by the
+   * source are kept (default true). The result is the same either way; false reads every fragment the key
+   * statistics do not prune, for comparison.
+   */
+  public MergeInserter useIndices(boolean value) {
+    this.useIndices = value;
+    return this;
+  }
+
+  /**
+   * Asks every covering index segment, even where reading its pages costs more bytes than the key column (see
+   * {@link KeyCandidates#worthReading}); for tests and measurements.
+   */
+  public MergeInserter alwaysUseIndices(boolean value) {
+    this.alwaysUseIndices = value;
+    return this;
+  }
+
+  /** Where the read of the table's keys records what it did (fragments answered by an index, bytes fetched). */
+  public MergeInserter counters(ScanCounters value) {
+    this.counters = value == null ? ScanCounters.NONE : value;
+    return this;
   }
 
   // ------------------------------------------------------------------ keys and the source
@@ -662,6 +693,34 @@ public final class MergeInserter {
         scanned.add(f);
       }
     }
+    TableIo readIo = counters.records() ? io.withStore(new MeteringObjectStore(io.store(), counters)) : io;
+    counters.fragmentsConsidered(base.fragments().size());
+    counters.fragmentsPruned(base.fragments().size() - scanned.size());
+    // Of those, a scalar index on a key column reads only the rows that may hold a source key (never when rows
+    // not matched by the source are deleted: every row is read then). Fragments changed since a segment covered
+    // them are not answered and are read whole, as are those whose segment would cost more bytes to ask than
+    // their key column to read; the match below is exact on every row read either way.
+    KeyCandidates byIndex = KeyCandidates.NONE;
+    if (useIndices && !scanAll && !scanned.isEmpty() && !base.indices().isEmpty()) {
+      List<List<StatValue>> decoded = new ArrayList<>(sourceKeys.size());
+      sourceKeys.forEach(k -> decoded.add(MergeKeys.decode(k)));
+      byIndex = KeyCandidates.of(readIo, base, keys, decoded, scanned, alwaysUseIndices);
+    }
+    List<FragmentRange> ranges = new ArrayList<>();
+    for (Fragment f : scanned) {
+      Optional<RoaringBitmap> hits = byIndex.candidates(f.id());
+      if (hits.isEmpty()) {
+        counters.fragmentsScannedWithoutIndex(byIndex.indexed() ? 1 : 0);
+        ranges.add(FragmentRange.whole(f));
+      } else {
+        counters.fragmentsAnsweredByIndex(1);
+        if (hits.get().isEmpty()) {
+          counters.fragmentsPruned(1); // no row of it holds a source key
+        } else {
+          ranges.add(FragmentRange.whole(f).select(hits.get()));
+        }
+      }
+    }
 
     BitSet matchedSource = new BitSet(source.rows);
     Set<Long> readFragments = new TreeSet<>();
@@ -670,11 +729,10 @@ public final class MergeInserter {
     long updatedRows = 0;
     PredicateEvaluator updateEval = update.map(c -> PredicateEvaluator.bind(c.renamed(), c.arrow())).orElse(null);
     PredicateEvaluator deleteEval = null;
-    if (!scanned.isEmpty() && (clauses.matched() != Matched.DO_NOTHING || clauses.bySource() == BySource.DELETE
+    if (!ranges.isEmpty() && (clauses.matched() != Matched.DO_NOTHING || clauses.bySource() == BySource.DELETE
         || clauses.notMatched() == NotMatched.INSERT_ALL)) {
       ScanSpec spec = ScanSpec.of(table, scanSchema, true, ScanSpec.DEFAULT_BATCH_SIZE);
-      List<FragmentRange> ranges = scanned.stream().map(FragmentRange::whole).toList();
-      try (ArrowReader reader = new ScanReader(io, spec, ranges, allocator)) {
+      try (ArrowReader reader = new ScanReader(readIo, spec, ranges, allocator, null, counters)) {
         while (reader.loadNextBatch()) {
           VectorSchemaRoot batch = reader.getVectorSchemaRoot();
           UInt8Vector addresses = (UInt8Vector) batch.getVector(RowAddress.COLUMN);

@@ -6,6 +6,7 @@ import io.quiver.dataset.DatasetOptions;
 import io.quiver.dataset.RowAddress;
 import io.quiver.dataset.RowDelta;
 import io.quiver.dataset.RowDeltaResult;
+import io.quiver.dataset.ScanMetrics;
 import io.quiver.dataset.WriteResult;
 import io.quiver.exceptions.RetryableConflictException;
 import io.quiver.flink.types.ArrowRowDataReader;
@@ -32,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * Commits each checkpoint's {@link UpsertCommittable} as ONE row delta on the latest version: every live row
  * whose primary key the checkpoint changed is deleted, and the checkpoint's new rows (one per upserted key)
  * are added — so after the commit each changed key has exactly one row, or none, whatever rows it had. The
- * rows to delete are found by a scan of the key columns, pruned by the column statistics with the changed
- * keys' values, and matched exactly. The delta is bound to that version (serializable: a concurrent commit
+ * rows to delete are found by a scan of the key columns filtered by the changed keys' values ({@code IN} per key
+ * column) — pruned by the column statistics and, where a key column has a scalar index, read only at the rows the
+ * index lists in the fragments it covers — and matched exactly. The delta is bound to that version (serializable: a concurrent commit
  * that may add rows with those keys, or changes rows it deletes, makes it retry on the new latest version, up
  * to {@value #ATTEMPTS} times here, then later through Flink's retry). Exactly once through the application
  * sequence, as every checkpoint committer ({@link CheckpointCommitter}).
@@ -46,6 +48,8 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
 
   private final UpsertKeys keys;
   private final BeforeCommit beforeCommit;
+  /** What the key scans of this committer's commits read (every attempt), for the log and tests. */
+  private final ScanMetrics keyScans = new ScanMetrics();
 
   /** Runs between an attempt's scan and its commit: where tests put a concurrent writer's commit. */
   @FunctionalInterface
@@ -61,6 +65,11 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
     super(uri, options);
     this.keys = keys;
     this.beforeCommit = beforeCommit;
+  }
+
+  /** What the key scans of this committer's commits have read so far. */
+  ScanMetrics keyScans() {
+    return keyScans;
   }
 
   @Override
@@ -94,10 +103,19 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
       ChangedKeys changed = changedKeys(c, allocator);
       RetryableConflictException last = null;
       for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        ScanMetrics scan = new ScanMetrics();
         try (Dataset at = table.checkoutLatest()) {
-          RowDeltaResult r = commitOn(at, c, changed, sequence, allocator, attempt);
-          LOG.info("committed {} to {} as version {}: {} rows deleted, {} added{}", c, uri, r.version(),
-              r.deletedRows(), r.addedRows(), r.alreadyCommitted() ? " (found committed)" : "");
+          RowDeltaResult r;
+          try {
+            r = commitOn(at, c, changed, sequence, allocator, attempt, scan);
+          } finally {
+            keyScans.add(scan);
+          }
+          LOG.info("committed {} to {} as version {}: {} rows deleted, {} added{}; the key scan read {} rows of {}"
+              + " fragments ({} answered by an index, {} read whole although a key column has one)", c, uri,
+              r.version(), r.deletedRows(), r.addedRows(), r.alreadyCommitted() ? " (found committed)" : "",
+              scan.rowsReturned(), scan.fragmentsConsidered() - scan.fragmentsPruned(),
+              scan.fragmentsAnsweredByIndex(), scan.fragmentsScannedWithoutIndex());
           return r.version();
         } catch (RetryableConflictException e) {
           last = e;
@@ -110,12 +128,12 @@ final class UpsertCommitter extends CheckpointCommitter<UpsertCommittable> {
   }
 
   private RowDeltaResult commitOn(Dataset at, UpsertCommittable c, ChangedKeys changed, CommitOptions sequence,
-      BufferAllocator allocator, int attempt) {
+      BufferAllocator allocator, int attempt, ScanMetrics scan) {
     List<Long> addresses = new ArrayList<>();
     java.util.Map<String, Long> addressOfKey = new java.util.HashMap<>();
     Set<Long> fragments = new TreeSet<>();
     try (ArrowReader reader = at.newScan().columns(keys.columns()).filter(changed.filter()).withRowAddress(true)
-        .allocator(allocator).open()) {
+        .allocator(allocator).metrics(scan).open()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot batch = reader.getVectorSchemaRoot();
         List<FieldVector> keyVectors = new ArrayList<>();

@@ -9,12 +9,15 @@ import org.apache.flink.metrics.MetricGroup;
  * ({@code quiverFragmentsConsidered}, {@code quiverFragmentsPruned} by the column statistics, {@code
  * quiverTasksPlanned}) and each reader's reading ({@code quiverBatchesPruned}, {@code quiverDataFilesOpened},
  * {@code quiverBytesFetched}, {@code quiverRowsReturned}) — what a filter or projection pushed into the scan
- * saved, as {@link ScanMetrics} counts it.
+ * saved, as {@link ScanMetrics} counts it; {@code quiverFragmentsAnsweredByIndex} and {@code
+ * quiverFragmentsScannedWithoutIndex} say whether a scalar index on a filtered column narrowed the read. The
+ * lookup join's function registers the same gauges for its point reads.
  */
-final class SourceMetrics {
+public final class SourceMetrics {
   private SourceMetrics() {}
 
-  static void register(MetricGroup group, ScanMetrics m) {
+  /** Registers {@code m}'s counters as gauges of {@code group}. */
+  public static void register(MetricGroup group, ScanMetrics m) {
     group.gauge("quiverFragmentsConsidered", (Gauge<Long>) m::fragmentsConsidered);
     group.gauge("quiverFragmentsPruned", (Gauge<Long>) m::fragmentsPruned);
     group.gauge("quiverTasksPlanned", (Gauge<Long>) m::tasksPlanned);
@@ -23,5 +26,7 @@ final class SourceMetrics {
     group.gauge("quiverDataFilesOpened", (Gauge<Long>) m::dataFilesOpened);
     group.gauge("quiverBytesFetched", (Gauge<Long>) m::bytesFetched);
     group.gauge("quiverRowsReturned", (Gauge<Long>) m::rowsReturned);
+    group.gauge("quiverFragmentsAnsweredByIndex", (Gauge<Long>) m::fragmentsAnsweredByIndex);
+    group.gauge("quiverFragmentsScannedWithoutIndex", (Gauge<Long>) m::fragmentsScannedWithoutIndex);
   }
 }

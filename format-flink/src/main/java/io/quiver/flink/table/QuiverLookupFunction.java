@@ -4,7 +4,9 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.quiver.dataset.Dataset;
 import io.quiver.dataset.DatasetOptions;
+import io.quiver.dataset.ScanMetrics;
 import io.quiver.flink.source.FlatRows;
+import io.quiver.flink.source.SourceMetrics;
 import io.quiver.flink.types.ArrowRowDataReader;
 import io.quiver.flink.types.FlinkLiterals;
 import io.quiver.predicate.Predicate;
@@ -29,11 +31,14 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * The right side of a lookup join ({@code JOIN t FOR SYSTEM_TIME AS OF s.proc_time ON t.k = s.k}): each key
  * is a point read of the table — a scan filtered by the key, so the column statistics skip every fragment
- * that cannot hold it — whose rows are cached per subtask (up to {@code lookup.cache.max-rows} keys, each
+ * that cannot hold it, and a scalar index on a key column reads only the rows it lists in the fragments it
+ * covers (docs/scan-planning.md, "Key lookups") — whose rows are cached per subtask (up to {@code lookup.cache.max-rows} keys, each
  * for {@code lookup.cache.ttl}). Unless a version was chosen ({@code scan.version}, {@code scan.tag}, {@code
  * scan.timestamp}), every {@code lookup.reload-interval} the function looks for a newer version of the table;
  * when there is one it reads that version from then on and empties the cache, so a join never serves rows of
- * a version older than the one it last saw for longer than that interval.
+ * a version older than the one it last saw for longer than that interval. The point reads' scan counters are
+ * the function's metrics ({@code quiverFragmentsAnsweredByIndex}, {@code quiverFragmentsScannedWithoutIndex},
+ * {@code quiverDataFilesOpened}, … as {@link SourceMetrics} names them).
  *
  * <p>Public because Flink requires functions to be; made by the connector only ({@code 'connector' = 'quiver'}).
  */
@@ -56,6 +61,7 @@ public final class QuiverLookupFunction extends LookupFunction {
   private transient RowType readType;
   private transient LogicalType[] keyTypes;
   private transient long nextCheckNanos;
+  private transient ScanMetrics metrics;
 
   QuiverLookupFunction(String uri, Map<String, String> storeOptions, List<String> columns, List<String> keyColumns,
       long version, boolean follow, long cacheRows, Duration ttl, Duration reloadInterval) {
@@ -82,6 +88,13 @@ public final class QuiverLookupFunction extends LookupFunction {
     }
     cache = cacheRows <= 0 ? null : Caffeine.newBuilder().maximumSize(cacheRows).expireAfterWrite(ttl).build();
     nextCheckNanos = System.nanoTime() + reloadInterval.toNanos();
+    metrics = new ScanMetrics();
+    SourceMetrics.register(context.getMetricGroup(), metrics);
+  }
+
+  /** What the point reads since {@link #open} did (cache hits read nothing). */
+  ScanMetrics metrics() {
+    return metrics;
   }
 
   private void moveToLatest() {
@@ -144,7 +157,7 @@ public final class QuiverLookupFunction extends LookupFunction {
     FlatRows flat = FlatRows.of(readType, columns);
     List<RowData> out = new ArrayList<>();
     try (ArrowReader reader = dataset.newScan().columns(columns).filter(Predicate.and(eq)).allocator(allocator)
-        .open()) {
+        .metrics(metrics).open()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot batch = reader.getVectorSchemaRoot();
         for (RowData row : ArrowRowDataReader.of(batch).readFrom(0)) {
