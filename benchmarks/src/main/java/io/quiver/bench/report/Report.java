@@ -364,7 +364,9 @@ public final class Report {
           double with = sampled ? indexed.get().percentilesMs().getOrDefault("50.0", Double.NaN) : indexed.get().scoreMs();
           double without = sampled ? unindexed.get().percentilesMs().getOrDefault("50.0", Double.NaN)
               : unindexed.get().scoreMs();
-          String cell = String.format(Locale.ROOT, "%.1f× faster with the index", without / with);
+          double speedup = without / with;
+          String cell = speedup >= 1 ? String.format(Locale.ROOT, "%.1f× faster with the index", speedup)
+              : String.format(Locale.ROOT, "%.1f× slower with the index", 1 / speedup);
           boolean quiver = system.equals("quiver");
           md.append(markdownRow(TITLES.get("IndexBench"), caze + (sampled ? " p50" : "") + ": indices off / on", "—",
               quiver ? cell : "—", quiver ? "—" : systemName(system), quiver ? "—" : cell, "—"));
