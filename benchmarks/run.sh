@@ -6,6 +6,10 @@
 #   benchmarks/run.sh full             # the real run (its RESULTS.md is the committed one)
 #   benchmarks/run.sh quick FullScan   # extra arguments go to JMH (a benchmark regex, -p, -prof jfr, ...)
 #
+# Every JMH benchmark in the module runs (no list to keep), IndexBench (issue 42: scalar indices beside Lance's
+# BTree/Bitmap) included: 1M rows in quick, 10M in full (-Dquiver.bench.indexRows=N in jvm_flags for another size;
+# about 17 minutes at 10M on 2 cores, its tables generated once). Report gives it rows as benchmark 13 and keeps
+# RESULTS.md's hand-written index-bench section (setup, targets, why).
 # TableSizeBench.openCold* drop the OS page cache before each open (/proc/sys/vm/drop_caches: Linux, root);
 # elsewhere they fail with a message saying so and JMH goes on with the rest.
 # Generated tables are cached in benchmarks/target/bench-data (delete it to rebuild them); JMH's JSON and

@@ -36,6 +36,12 @@ import org.lance.Version;
 import org.lance.WriteParams;
 import org.lance.fragment.DataFile;
 import org.lance.fragment.FragmentUpdateResult;
+import org.lance.index.Index;
+import org.lance.index.IndexParams;
+import org.lance.index.IndexType;
+import org.lance.index.scalar.BTreeIndexParams;
+import org.lance.index.scalar.BitmapIndexParams;
+import org.lance.index.scalar.ScalarIndexParams;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.operation.Update;
@@ -303,12 +309,24 @@ public final class LanceTable implements AutoCloseable {
    * null for none) pushed down to Lance's scanner ({@code ScanOptions.filter}).
    */
   public ArrowReader scanReader(List<String> columns, long batchSize, String filter) {
+    return scanReader(columns, batchSize, filter, true);
+  }
+
+  /**
+   * {@link #scanReader(List, long, String)}, with Lance's scalar indices allowed to answer the filter or not
+   * ({@code ScanOptions.useScalarIndex}; Lance's default is true). With false Lance evaluates the filter on every
+   * row it reads, as for a table without indices.
+   */
+  public ArrowReader scanReader(List<String> columns, long batchSize, String filter, boolean useScalarIndex) {
     ScanOptions.Builder options = new ScanOptions.Builder();
     if (columns != null) {
       options.columns(columns);
     }
     if (filter != null) {
       options.filter(filter);
+    }
+    if (!useScalarIndex) {
+      options.useScalarIndex(false);
     }
     if (batchSize > 0) {
       options.batchSize(batchSize);
@@ -695,6 +713,30 @@ public final class LanceTable implements AutoCloseable {
     dataset.close();
     dataset = next;
     return updated.size();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Scalar indices
+
+  /**
+   * Builds a scalar index named {@code name} of {@code type} ({@code IndexType.BTREE} or {@code BITMAP}) on
+   * {@code column} over every fragment and commits it (one new version); this handle moves to it. Lance call:
+   * {@code Dataset.createIndex(List.of(column), type, Optional.of(name), IndexParams with
+   * BTreeIndexParams/BitmapIndexParams defaults, replace = false)}. Its files go under {@code _indices/<uuid>/}.
+   */
+  public Index createScalarIndex(String column, IndexType type, String name) {
+    ScalarIndexParams scalar = switch (type) {
+      case BTREE -> BTreeIndexParams.builder().build();
+      case BITMAP -> BitmapIndexParams.builder().build();
+      default -> throw new IllegalArgumentException("not a scalar index type this facade builds: " + type);
+    };
+    return dataset.createIndex(List.of(column), type, Optional.of(name),
+        IndexParams.builder().setScalarIndexParams(scalar).build(), false);
+  }
+
+  /** Names of the indices at the checked-out version. Lance call: {@code Dataset.listIndexes()}. */
+  public List<String> indexNames() {
+    return dataset.listIndexes();
   }
 
   /** Paths of the data files of the checked-out version's fragments (relative to {@code data/}). */

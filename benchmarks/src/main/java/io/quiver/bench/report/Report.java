@@ -49,6 +49,7 @@ public final class Report {
     TITLES.put("ParallelScanBench", "10. Parallel full scan (Scanner.parallelism)");
     TITLES.put("FilteredScanBench", "11. Filtered scan, 1% of a clustered int64 column (pruning)");
     TITLES.put("MergeInsertBench", "12. Merge-insert, 1% of the rows by int64 key (half matched, half new)");
+    TITLES.put("IndexBench", "13. Scalar indices (btree on an unclustered int64 key, bitmap on 100 values)");
   }
 
   private Report() {}
@@ -74,6 +75,7 @@ public final class Report {
       new String[] {"<!-- python:begin", "<!-- python:end -->"},              // benchmarks/python/run.sh
       new String[] {"<!-- flink:begin", "<!-- flink:end -->"},                // benchmarks-flink
       new String[] {CompressionReport.BEGIN, CompressionReport.END},          // benchmarks/compression/run.sh
+      new String[] {"<!-- index-bench:begin", "<!-- index-bench:end -->"},    // IndexBench (issue 42), by hand
       new String[] {"<!-- hand-written:begin", "<!-- hand-written:end -->"}); // hand-written from JMH runs
 
   /**
@@ -349,6 +351,25 @@ public final class Report {
               .append(system.equals("quiver") ? "" : ", fsync off").append(" vs 1,000 fragments | ").append(r.params())
               .append(" | ").append(String.format(Locale.ROOT, "%.2f× the time", r.scoreMs() / small.get().scoreMs()))
               .append(" | — | — | — |\n");
+        }
+      }
+    }
+    // Benchmark 13's second target: a filter through an index against the same filter with the indices off.
+    for (String caze : clazz.equals("IndexBench") ? List.of("point", "bitmap") : List.<String>of()) {
+      for (String system : List.of("quiver", "lance")) {
+        Optional<Result> indexed = find(parsed, "IndexBench", caze, system, "");
+        Optional<Result> unindexed = find(parsed, "IndexBench", caze + "Unindexed", system, "");
+        if (indexed.isPresent() && unindexed.isPresent()) {
+          boolean sampled = indexed.get().mode().equals("sample");
+          double with = sampled ? indexed.get().percentilesMs().getOrDefault("50.0", Double.NaN) : indexed.get().scoreMs();
+          double without = sampled ? unindexed.get().percentilesMs().getOrDefault("50.0", Double.NaN)
+              : unindexed.get().scoreMs();
+          double speedup = without / with;
+          String cell = speedup >= 1 ? String.format(Locale.ROOT, "%.1f× faster with the index", speedup)
+              : String.format(Locale.ROOT, "%.1f× slower with the index", 1 / speedup);
+          boolean quiver = system.equals("quiver");
+          md.append(markdownRow(TITLES.get("IndexBench"), caze + (sampled ? " p50" : "") + ": indices off / on", "—",
+              quiver ? cell : "—", quiver ? "—" : systemName(system), quiver ? "—" : cell, "—"));
         }
       }
     }

@@ -74,4 +74,27 @@ class ReportTest {
     assertThat(Report.keptSections(previous)).isEqualTo("\n" + imports + "\n\n" + spark + "\n");
     assertThat(Report.keptSections("# no section\n")).isEmpty();
   }
+
+  @Test
+  void keepsTheHandWrittenIndexSectionAndPutsTheIndexedAgainstUnindexedRatios() throws Exception {
+    String index = "<!-- index-bench:begin (by hand) -->\n## Scalar indices\n<!-- index-bench:end -->";
+    String hand = "<!-- hand-written:begin (x) -->\n## Older\n<!-- hand-written:end -->";
+    assertThat(Report.keptSections("# Quiver benchmarks\n\n" + hand + "\n\n" + index + "\n"))
+        .isEqualTo("\n" + index + "\n\n" + hand + "\n");
+
+    String json = "[" + String.join(",",
+        result("IndexBench.pointQuiver", "sample", 0.5, "ms/op", "", "\"50.0\":0.2,\"99.0\":1.0"),
+        result("IndexBench.pointLance", "sample", 1.0, "ms/op", "", "\"50.0\":0.6,\"99.0\":3.0"),
+        result("IndexBench.pointUnindexedQuiver", "sample", 500, "ms/op", "", "\"50.0\":400,\"99.0\":900"),
+        result("IndexBench.bitmapQuiver", "avgt", 10, "ms/op", "", ""),
+        result("IndexBench.bitmapUnindexedQuiver", "avgt", 5, "ms/op", "", ""),
+        result("IndexBench.bitmapLance", "avgt", 5, "ms/op", "", ""),
+        result("IndexBench.bitmapUnindexedLance", "avgt", 50, "ms/op", "", "")) + "]";
+    String md = Report.render(new ObjectMapper().readTree(json), List.of(), "full", Optional.empty());
+    String title = "13. Scalar indices (btree on an unclustered int64 key, bitmap on 100 values)";
+    assertThat(md).contains("| " + title + " | point p50 | — | 200.0 µs | Lance 7.0.0 | 600.0 µs | **3.00×** |");
+    assertThat(md).contains("| " + title + " | point p50: indices off / on | — | 2000.0× faster with the index | — | — | — |");
+    assertThat(md).contains("| " + title + " | bitmap: indices off / on | — | 2.0× slower with the index | — | — | — |");
+    assertThat(md).contains("| " + title + " | bitmap: indices off / on | — | — | Lance 7.0.0 | 10.0× faster with the index | — |");
+  }
 }
