@@ -196,45 +196,56 @@ public final class MergeInserter {
     private final byte[][] keys;
     private final int rows;
     /**
-     * For a key of one integer column: the source's non-null keys sorted, and their rows, so that a table row
-     * is looked up without encoding its key (the merge's cost per table row); null otherwise.
+     * For a key of one integer column: the source's non-null keys and their rows in a primitive hash table, so
+     * that a table row is looked up without encoding its key (the merge's cost per table row); null otherwise.
      */
-    private final long[] sortedIntKeys;
-    private final int[] sortedIntRows;
-    /** The same keys as a set, which answers the common "not in the source" without a search. */
-    private final org.roaringbitmap.longlong.Roaring64Bitmap intKeySet;
+    private final LongKeyIndex intKeys;
 
     private Source(org.apache.arrow.vector.types.pojo.Schema schema, List<VectorSchemaRoot> batches, int[] starts,
-        Map<ByteBuffer, Integer> byKey, byte[][] keys, int rows, long[] sortedIntKeys, int[] sortedIntRows) {
+        Map<ByteBuffer, Integer> byKey, byte[][] keys, int rows, long[] intKeys, int[] intRows) {
       this.schema = schema;
       this.batches = batches;
       this.starts = starts;
       this.byKey = byKey;
       this.keys = keys;
       this.rows = rows;
-      this.sortedIntKeys = sortedIntKeys;
-      this.sortedIntRows = sortedIntRows;
-      if (sortedIntKeys == null) {
-        this.intKeySet = null;
-      } else {
-        this.intKeySet = new org.roaringbitmap.longlong.Roaring64Bitmap();
-        this.intKeySet.add(sortedIntKeys);
+      this.intKeys = intKeys == null ? null : new LongKeyIndex(intKeys, intRows);
+    }
+
+    /**
+     * The source rows holding the keys of rows {@code [0, n)} of a target batch (its key chains), -1 where none
+     * does, into {@code out}: one integer column is looked up in the primitive table, with its null checks only
+     * where the column or a struct above it has nulls.
+     */
+    void lookupAll(List<FieldVector[]> chains, int n, int[] out) {
+      if (intKeys != null && chains.size() == 1
+          && chains.get(0)[chains.get(0).length - 1] instanceof org.apache.arrow.vector.BaseIntVector v) {
+        FieldVector[] chain = chains.get(0);
+        boolean nulls = false;
+        for (FieldVector c : chain) {
+          nulls |= c.getNullCount() > 0;
+        }
+        if (v instanceof org.apache.arrow.vector.BigIntVector big && !nulls) {
+          for (int r = 0; r < n; r++) {
+            out[r] = intKeys.get(big.get(r));
+          }
+          return;
+        }
+        for (int r = 0; r < n; r++) {
+          out[r] = nulls && isNull(chain, r) ? -1 : intKeys.get(v.getValueAsLong(r));
+        }
+        return;
+      }
+      for (int r = 0; r < n; r++) {
+        out[r] = lookup(chains, r);
       }
     }
 
     /** The source row holding the key of {@code row} of a target batch (its key chains), or -1. */
     int lookup(List<FieldVector[]> chains, int row) {
-      if (sortedIntKeys != null && chains.size() == 1
+      if (intKeys != null && chains.size() == 1
           && chains.get(0)[chains.get(0).length - 1] instanceof org.apache.arrow.vector.BaseIntVector v) {
-        if (isNull(chains.get(0), row)) {
-          return -1;
-        }
-        long value = v.getValueAsLong(row);
-        if (!intKeySet.contains(value)) {
-          return -1;
-        }
-        int k = java.util.Arrays.binarySearch(sortedIntKeys, value);
-        return k < 0 ? -1 : sortedIntRows[k];
+        return isNull(chains.get(0), row) ? -1 : intKeys.get(v.getValueAsLong(row));
       }
       byte[] key = key(chains, row);
       Integer src = key == null ? null : byKey.get(ByteBuffer.wrap(key));
@@ -311,30 +322,25 @@ public final class MergeInserter {
             }
           }
         }
-        long[] sortedIntKeys = null;
-        int[] sortedIntRows = null;
+        long[] intKeys = null;
+        int[] intRows = null;
         if (keyFields.size() == 1 && !batches.isEmpty() && batches.stream().allMatch(
             b -> last(chains(b, table, keyFields).get(0)) instanceof org.apache.arrow.vector.BaseIntVector)) {
-          long[][] pairs = new long[byKey.size()][];
+          intKeys = new long[byKey.size()];
+          intRows = new int[byKey.size()];
           int i = 0;
           for (int b = 0; b < batches.size(); b++) {
             FieldVector[] chain = chains(batches.get(b), table, keyFields).get(0);
             org.apache.arrow.vector.BaseIntVector v = (org.apache.arrow.vector.BaseIntVector) last(chain);
             for (int r = 0; r < batches.get(b).getRowCount(); r++) {
               if (!isNull(chain, r)) {
-                pairs[i++] = new long[] {v.getValueAsLong(r), starts[b] + r};
+                intKeys[i] = v.getValueAsLong(r);
+                intRows[i++] = starts[b] + r;
               }
             }
           }
-          java.util.Arrays.sort(pairs, (x, y) -> Long.compare(x[0], y[0]));
-          sortedIntKeys = new long[pairs.length];
-          sortedIntRows = new int[pairs.length];
-          for (int k = 0; k < pairs.length; k++) {
-            sortedIntKeys[k] = pairs[k][0];
-            sortedIntRows[k] = (int) pairs[k][1];
-          }
         }
-        return new Source(in.getSchema(), batches, starts, byKey, keys, rows, sortedIntKeys, sortedIntRows);
+        return new Source(in.getSchema(), batches, starts, byKey, keys, rows, intKeys, intRows);
       } catch (IOException e) {
         batches.forEach(VectorSchemaRoot::close);
         throw new StoreException("could not read the merge-insert source: " + e.getMessage(), e);
@@ -742,8 +748,10 @@ public final class MergeInserter {
           int[] pendingSource = new int[n];
           int pending = 0;
           BitSet unmatched = new BitSet(n);
+          int[] found = new int[n];
+          source.lookupAll(keyChains, n, found);
           for (int r = 0; r < n; r++) {
-            int src = source.lookup(keyChains, r);
+            int src = found[r];
             if (src < 0) {
               unmatched.set(r);
               continue;
