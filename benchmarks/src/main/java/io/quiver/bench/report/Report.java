@@ -76,6 +76,7 @@ public final class Report {
       new String[] {"<!-- flink:begin", "<!-- flink:end -->"},                // benchmarks-flink
       new String[] {CompressionReport.BEGIN, CompressionReport.END},          // benchmarks/compression/run.sh
       new String[] {"<!-- index-bench:begin", "<!-- index-bench:end -->"},    // IndexBench (issue 42), by hand
+      new String[] {"<!-- rowids:begin", "<!-- rowids:end -->"},              // RowIdsBench (issue 43), by hand
       new String[] {"<!-- hand-written:begin", "<!-- hand-written:end -->"}); // hand-written from JMH runs
 
   /**
