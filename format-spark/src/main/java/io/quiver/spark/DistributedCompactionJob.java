@@ -33,9 +33,10 @@ final class DistributedCompactionJob {
       spark.sparkContext().setJobDescription("Quiver compaction of " + ref.uri() + " at version " + plan.version()
           + ": " + plan.tasks().size() + " groups, " + plan.fragmentsToRewrite() + " fragments");
       try {
-        List<byte[]> groups = jsc.parallelize(tasks, tasks.size())
-            .map(bytes -> CompactionTask.decode(bytes).execute(ref.datasetOptions()).encode())
-            .collect();
+        List<byte[]> groups = ExecutorFailures.results(() -> jsc.parallelize(tasks, tasks.size())
+            .map(bytes -> ExecutorFailures.attempt(() -> CompactionTask.decode(bytes).execute(ref.datasetOptions())
+                .encode()))
+            .collect());
         List<CompactedGroup> decoded = new ArrayList<>();
         for (byte[] g : groups) {
           decoded.add(CompactedGroup.decode(g));

@@ -48,9 +48,10 @@ final class DistributedIndexBuildJob {
           + ref.uri() + " at version " + plan.version() + ": " + plan.tasks().size() + " tasks, "
           + plan.fragmentsToIndex() + " fragments");
       try {
-        List<byte[]> segments = jsc.parallelize(tasks, tasks.size())
-            .map(bytes -> IndexBuildTask.decode(bytes).build(ref.datasetOptions()).encode())
-            .collect();
+        List<byte[]> segments = ExecutorFailures.results(() -> jsc.parallelize(tasks, tasks.size())
+            .map(bytes -> ExecutorFailures.attempt(() -> IndexBuildTask.decode(bytes).build(ref.datasetOptions())
+                .encode()))
+            .collect());
         for (byte[] s : segments) {
           built.add(BuiltIndexSegment.decode(s));
         }

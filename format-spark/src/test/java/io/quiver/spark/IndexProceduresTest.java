@@ -210,6 +210,35 @@ class IndexProceduresTest {
     assertThat(version(uri)).as("no failed call committed").isEqualTo(version);
   }
 
+  /**
+   * A task that fails on an executor (here: a data file truncated after the table was written, which planning on
+   * the driver does not read) reaches the caller as Quiver's typed error naming the file, not as Spark's "Job
+   * aborted" wrapper, for the index build and for the connector's compaction job alike; neither commits.
+   */
+  @Test
+  void anExecutorFailureReachesTheCallerAsQuiversTypedError() throws Exception {
+    createEvents("quiver.idx.damaged");
+    String uri = uri("idx", "damaged");
+    long version = version(uri);
+    java.nio.file.Path file;
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(
+        spark.warehouse().resolve("idx").resolve("damaged").resolve("data"))) {
+      file = files.filter(f -> f.toString().endsWith(".arrow")).sorted().findFirst().orElseThrow();
+    }
+    byte[] bytes = java.nio.file.Files.readAllBytes(file);
+    java.nio.file.Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+
+    assertThatThrownBy(() -> spark.spark().sql("CALL quiver.system.create_index(table => 'idx.damaged',"
+        + " name => 'k', kind => 'btree', column => 'id')"))
+        .isInstanceOf(io.quiver.exceptions.CorruptFileException.class)
+        .hasMessageContaining(file.getFileName().toString());
+    assertThatThrownBy(() -> spark.spark().sql("CALL quiver.system.compact(table => 'idx.damaged',"
+        + " target_rows_per_fragment => 1000)"))
+        .isInstanceOf(io.quiver.exceptions.CorruptFileException.class)
+        .hasMessageContaining(file.getFileName().toString());
+    assertThat(version(uri)).as("no failed job committed").isEqualTo(version);
+  }
+
   @Test
   void theJavaEntryPointsRunTheSameJob() {
     createEvents("quiver.idx.java");
