@@ -17,11 +17,12 @@ import org.junit.jupiter.api.Test;
 /**
  * What lineage files save: a history of scattered updates and deletes, then a compaction, on a table with row ids;
  * the latest version's manifest bytes (version file and root, what every open and commit reads) with the default
- * threshold and with every lineage inline. {@code -Dquiver.lineage.rows=1000000} for the figures in
+ * threshold and with every lineage inline. {@code QUIVER_LINEAGE_ROWS=1000000} (environment) for the figures in
  * benchmarks/RESULTS.md; the default size keeps the test quick.
  */
 class LineageFilesSizeTest {
-  private static final int ROWS = Integer.getInteger("quiver.lineage.rows", 100_000);
+  private static final int ROWS = Integer.parseInt(
+      System.getenv().getOrDefault("QUIVER_LINEAGE_ROWS", System.getProperty("quiver.lineage.rows", "100000")));
   private static final int UPDATES = Integer.getInteger("quiver.lineage.updates", 20);
 
   /** {manifest bytes of the latest version, of the compaction's version, lineage file bytes}. */
