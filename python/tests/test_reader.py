@@ -572,3 +572,15 @@ def test_a_damaged_lineage_file_is_a_corrupt_file_error_naming_it(copy_table, da
     with pytest.raises(quiver.CorruptFileError, match=message) as e:
         t.row_lineage()
     assert rel in str(e.value)
+
+
+def test_the_lineage_files_fixture_reads_as_the_inline_one():
+    # compat/lineage-files-1.4: rowids-1.4's history written by Java with every changed fragment's lineage spilled.
+    spilled, inline = quiver.open(compat("lineage-files-1.4", "table")), quiver.open(compat("rowids-1.4", "table"))
+    assert "lineage-files" in spilled._snap.reader_features
+    for v in range(1, 8):
+        assert _lineage_by_id(spilled.checkout(v)) == _lineage_by_id(inline.checkout(v)), v
+    for a in range(1, 7):
+        for b in range(a + 1, 8):
+            feed = lambda t: t.changes(a, b, columns=["id", "name"]).drop_columns(["_commit_timestamp"])  # noqa: E731
+            assert feed(spilled).to_pylist() == feed(inline).to_pylist(), (a, b)  # the tables' commit times differ
