@@ -460,7 +460,9 @@ public final class RowLineage {
   @Override
   public boolean equals(Object o) {
     if (o instanceof RowLineage other && (file != null || other.file != null)) {
-      return this == other || rows == other.rows && runs().equals(other.runs());
+      // A lineage file is immutable: the same file is the same lineage, without reading it.
+      return this == other || file != null && file.equals(other.file)
+          || rows == other.rows && runs().equals(other.runs());
     }
     return o instanceof RowLineage l && Arrays.equals(ids, l.ids) && Arrays.equals(created, l.created)
         && Arrays.equals(updated, l.updated);
