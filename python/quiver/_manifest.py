@@ -13,7 +13,8 @@ SEGMENT_LISTS = "segment-lists"
 COMPRESSED = "compressed-data-files"
 # Reader and writer features this reader implements (Java: Manifest.KNOWN_FEATURES). The ledger's writer
 # feature is known: readers ignore the ledger.
-KNOWN_FEATURES = frozenset({"idempotence-ledger", COMPRESSED, SEGMENTED, SEGMENT_LISTS})
+LINEAGE_FILES = "lineage-files"
+KNOWN_FEATURES = frozenset({"idempotence-ledger", COMPRESSED, SEGMENTED, SEGMENT_LISTS, LINEAGE_FILES})
 DATA_FILE_MAJOR = 1
 
 _VERSION_NAME = re.compile(r"^(\d{19})\.manifest$")

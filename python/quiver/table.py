@@ -5,7 +5,8 @@ import datetime
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import _manifest
+from . import _envelope, _manifest
+from ._proto import table_pb2
 from ._read import BatchSource, FragmentRead, Proj, _as_type, arange, build_projection, without
 from ._schema import ROW_ADDR
 from ._store import Store
@@ -395,10 +396,8 @@ class Table:
         stats = ScanStats()
         addrs, ids, created, updated = [], [], [], []
         for frag in self._fragments(None, stats):
-            if not frag.HasField("lineage"):
-                raise CorruptFileError(self.uri, "fragment %d of a table with row ids has no row lineage" % frag.id)
             n = frag.physical_rows
-            lin = frag.lineage
+            lin = _lineage_of(self._snap, frag, self.uri)
             f_ids = _expand(lin.id_runs, n, True, frag.id, self.uri)
             f_created = _expand(lin.created_runs, n, False, frag.id, self.uri)
             f_updated = _expand(lin.updated_runs, n, False, frag.id, self.uri)
@@ -585,6 +584,39 @@ def _outside_shared_segments(snap, other):
     return out
 
 
+_LINEAGE_MAGIC = b"QVN1"
+# Lineage files are immutable: decoded once per process, by location (docs/format.md section 14.1).
+_LINEAGE_CACHE = {}
+
+
+def _lineage_of(snap, frag, where):
+    """A fragment's RowLineage message: inline, or read from its lineage file (``_lineage/{uuid}.lin``, the
+    envelope QVN1 around a RowLineage) and checked against the fragment's reference (size, CRC-32C)."""
+    if frag.HasField("lineage"):
+        return frag.lineage
+    if not frag.HasField("lineage_file"):
+        raise CorruptFileError(where, "fragment %d of a table with row ids has no row lineage" % frag.id)
+    ref = frag.lineage_file
+    store = snap.store
+    rel = _manifest.check_path(ref.path, store.location("(manifest)"), "_lineage/")
+    loc = store.location(rel)
+    cached = _LINEAGE_CACHE.get(loc)
+    if cached is not None:
+        return cached
+    try:
+        data = store.read(rel)
+    except FileNotFoundError:
+        raise CorruptFileError(loc, "the lineage file of fragment %d is missing" % frag.id) from None
+    if len(data) != ref.size_bytes:
+        raise CorruptFileError(loc, "%d bytes, the manifest says %d (truncated or replaced)" % (len(data), ref.size_bytes))
+    lin = _envelope.parse(table_pb2.RowLineage, data, _LINEAGE_MAGIC, loc, "lineage")
+    if int.from_bytes(data[4:8], "big") != ref.crc32c:
+        raise CorruptFileError(loc, "CRC-32C %x, the manifest says %x (the file was replaced)"
+                               % (int.from_bytes(data[4:8], "big"), ref.crc32c))
+    _LINEAGE_CACHE[loc] = lin
+    return lin
+
+
 def _changed_fragments(snap, other):
     """The fragments of ``snap`` that ``other`` does not have as they are."""
     theirs = {f.id: f for f in _outside_shared_segments(other, snap)}
@@ -596,11 +628,10 @@ def _live_by_id(snap, frags, fresh, inserts, stats, where):
     this version) go to ``inserts`` instead."""
     out = {}
     for frag in frags:
-        if not frag.HasField("lineage"):
-            raise CorruptFileError(where, "fragment %d of a table with row ids has no row lineage" % frag.id)
         n = frag.physical_rows
-        ids = _expand(frag.lineage.id_runs, n, True, frag.id, where)
-        updated = _expand(frag.lineage.updated_runs, n, False, frag.id, where)
+        lin = _lineage_of(snap, frag, where)
+        ids = _expand(lin.id_runs, n, True, frag.id, where)
+        updated = _expand(lin.updated_runs, n, False, frag.id, where)
         dead = set(FragmentRead(snap, frag, stats).deleted())
         for o in range(n):
             if o in dead:

@@ -504,3 +504,83 @@ def test_change_feed_errors_are_typed():
     old = quiver.open(compat("format-1.1", "history"))
     with pytest.raises(quiver.QuiverError, match="has no stable row ids"):
         old.changes(1, 2)
+
+
+def _spill_lineage(table_dir, version):
+    """Rewrites ``version`` of a copied rowids-1.4 table as a writer with lineage files would have written it: every
+    fragment's lineage moved to ``_lineage/{n}.lin`` (envelope QVN1, docs/format.md section 14.1), the reader and
+    writer feature ``lineage-files`` set. Returns the lineage files' paths."""
+    from quiver._envelope import crc32c
+    from quiver._proto import manifest_file_pb2, table_pb2
+
+    def envelope(magic, payload):
+        return magic + crc32c(payload).to_bytes(4, "big") + payload
+
+    vpath = os.path.join(table_dir, "_versions", "%019d.manifest" % (2 ** 63 - 1 - version))
+    mf = manifest_file_pb2.ManifestFile()
+    mf.ParseFromString(open(vpath, "rb").read()[8:])
+    root_path = os.path.join(table_dir, mf.root.path)
+    root = table_pb2.Manifest()
+    root.ParseFromString(open(root_path, "rb").read()[8:])
+    os.makedirs(os.path.join(table_dir, "_lineage"), exist_ok=True)
+    written = []
+    for frag in root.fragments:
+        data = envelope(b"QVN1", frag.lineage.SerializeToString(deterministic=True))
+        rel = "_lineage/%d-%d.lin" % (version, frag.id)
+        open(os.path.join(table_dir, rel), "wb").write(data)
+        frag.ClearField("lineage")
+        frag.lineage_file.path, frag.lineage_file.size_bytes = rel, len(data)
+        frag.lineage_file.crc32c = int.from_bytes(data[4:8], "big")
+        written.append(rel)
+    for m in (root, mf.manifest):
+        m.reader_features.append("lineage-files")
+        m.writer_features.append("lineage-files")
+    rdata = envelope(b"QVR1", root.SerializeToString(deterministic=True))
+    open(root_path, "wb").write(rdata)
+    mf.root.size_bytes = len(rdata)
+    open(vpath, "wb").write(envelope(b"QVM1", mf.SerializeToString(deterministic=True)))
+    return written
+
+
+def test_lineage_files_read_as_the_inline_lineage(copy_table):
+    src = compat("rowids-1.4", "table")
+    dst = copy_table(src)
+    for v in (6, 7):
+        assert _spill_lineage(dst, v)
+    spilled, inline = quiver.open(dst), quiver.open(src)
+    for v in range(1, 8):
+        assert _lineage_by_id(spilled.checkout(v)) == _lineage_by_id(inline.checkout(v)), v
+    for a, b in [(5, 6), (5, 7), (6, 7), (1, 7)]:
+        assert spilled.changes(a, b).to_pylist() == inline.changes(a, b).to_pylist(), (a, b)
+
+
+@pytest.mark.parametrize("damage, message", [("truncate", "truncated or replaced"), ("flip", "checksum mismatch"),
+                                             ("remove", "is missing")])
+def test_a_damaged_lineage_file_is_a_corrupt_file_error_naming_it(copy_table, damage, message):
+    dst = copy_table(compat("rowids-1.4", "table"))
+    rel = _spill_lineage(dst, 7)[0]
+    path = os.path.join(dst, rel)
+    data = open(path, "rb").read()
+    if damage == "truncate":
+        open(path, "wb").write(data[:-2])
+    elif damage == "flip":
+        open(path, "wb").write(data[:-1] + bytes([data[-1] ^ 0x55]))
+    else:
+        os.remove(path)
+    t = quiver.open(dst)
+    assert t.to_arrow(columns=["id"]).num_rows > 0  # rows read without the lineage
+    with pytest.raises(quiver.CorruptFileError, match=message) as e:
+        t.row_lineage()
+    assert rel in str(e.value)
+
+
+def test_the_lineage_files_fixture_reads_as_the_inline_one():
+    # compat/lineage-files-1.4: rowids-1.4's history written by Java with every changed fragment's lineage spilled.
+    spilled, inline = quiver.open(compat("lineage-files-1.4", "table")), quiver.open(compat("rowids-1.4", "table"))
+    assert "lineage-files" in spilled._snap.reader_features
+    for v in range(1, 8):
+        assert _lineage_by_id(spilled.checkout(v)) == _lineage_by_id(inline.checkout(v)), v
+    for a in range(1, 7):
+        for b in range(a + 1, 8):
+            feed = lambda t: t.changes(a, b, columns=["id", "name"]).drop_columns(["_commit_timestamp"])  # noqa: E731
+            assert feed(spilled).to_pylist() == feed(inline).to_pylist(), (a, b)  # the tables' commit times differ

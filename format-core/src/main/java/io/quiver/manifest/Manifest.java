@@ -104,10 +104,18 @@ public record Manifest(
    */
   public static final String SEGMENT_LISTS_FEATURE = "segment-lists";
 
+  /**
+   * Reader and writer feature of a version of a table with row ids that references a lineage file (docs/format.md
+   * section 14.1): a fragment's row lineage stored in {@code _lineage/} instead of inline. A reader without it would
+   * find fragments without lineage (and could not say their rows' ids); a writer without it would give their rows
+   * new ids. Set from the first version that spills a lineage, and kept.
+   */
+  public static final String LINEAGE_FILES_FEATURE = "lineage-files";
+
   /** Reader and writer features this library implements. */
   public static final Set<String> KNOWN_FEATURES =
       Set.of(CommitLedger.WRITER_FEATURE, COMPRESSION_FEATURE, SEGMENTED_FEATURE, SEGMENT_LISTS_FEATURE,
-          INDICES_FEATURE, ROW_IDS_FEATURE);
+          INDICES_FEATURE, ROW_IDS_FEATURE, LINEAGE_FILES_FEATURE);
 
   /** A manifest without a ledger, as format 1.0 wrote them. */
   public Manifest(

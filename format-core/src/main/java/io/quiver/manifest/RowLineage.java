@@ -30,8 +30,107 @@ public final class RowLineage {
   private final long[] idEnds;
   private final long[] createdEnds;
   private final long[] updatedEnds;
+  /** The lineage file holding the runs (docs/format.md section 14.1), or null for inline runs. */
+  private final File file;
+  /** For a lineage in a file: its runs once loaded (an inline lineage), else null. */
+  private volatile RowLineage loaded;
+  /** For a lineage in a file not loaded yet: what reads it, once bound. */
+  private volatile Loader loader;
+
+  /**
+   * A lineage stored in a file of its own, {@code _lineage/{uuid}.lin} (format 1.4, feature {@code lineage-files}):
+   * where it is, its size and the CRC-32C its envelope carries.
+   */
+  public record File(String path, long sizeBytes, int crc32c) {
+    /** Prefix of lineage files in the table. */
+    public static final String PREFIX = "_lineage/";
+
+    public File {
+      DataFile.requirePath(path, PREFIX, "lineage file");
+      if (sizeBytes < 0) {
+        throw new IllegalArgumentException("lineage file " + path + " has size " + sizeBytes);
+      }
+    }
+  }
+
+  /** Reads the runs of a lineage file: the table's store and cache, bound to the lineages decoded from it. */
+  @FunctionalInterface
+  public interface Loader {
+    /**
+     * The inline lineage {@code file} holds, checked to cover {@code rows} rows.
+     *
+     * @throws io.quiver.exceptions.CorruptFileException naming the file when it is missing, truncated or damaged
+     */
+    RowLineage load(File file, long rows);
+  }
+
+  private RowLineage(File file, long rows, RowLineage loaded) {
+    this.file = file;
+    this.rows = rows;
+    this.loaded = loaded;
+    this.ids = this.created = this.updated = this.idEnds = this.createdEnds = this.updatedEnds = null;
+  }
+
+  /**
+   * A lineage of {@code rows} rows stored in {@code file}, read when first needed through the loader {@link
+   * #bind} gives it.
+   */
+  public static RowLineage inFile(File file, long rows) {
+    return new RowLineage(file, rows, null);
+  }
+
+  /** {@code runs} (an inline lineage) as written to {@code file}: already loaded. */
+  public RowLineage storedIn(File where) {
+    return new RowLineage(where, rows, runs());
+  }
+
+  /** The file holding the runs, if they are not inline. */
+  public java.util.Optional<File> file() {
+    return java.util.Optional.ofNullable(file);
+  }
+
+  /** This lineage with its runs inline (read from its file if needed). */
+  public RowLineage inline() {
+    return runs();
+  }
+
+  /** Lets a lineage in a file read its runs through {@code how} (the first binding wins; inline: nothing). */
+  public RowLineage bind(Loader how) {
+    if (file != null && loaded == null && loader == null) {
+      loader = how;
+    }
+    return this;
+  }
+
+  /** The inline runs: this lineage, or the one its file holds (read once). */
+  private RowLineage runs() {
+    if (file == null) {
+      return this;
+    }
+    RowLineage r = loaded;
+    if (r == null) {
+      synchronized (this) {
+        r = loaded;
+        if (r == null) {
+          Loader how = loader;
+          if (how == null) {
+            throw new IllegalStateException("the row lineage of " + rows + " rows in " + file.path() + " was decoded"
+                + " without a table to read it from (no loader bound); read it through the table's TableIo");
+          }
+          r = how.load(file, rows);
+          if (r.rows != rows || r.file != null) {
+            throw new IllegalStateException("lineage loader returned " + r.rows + " rows for " + file.path()
+                + ", expected " + rows + " inline");
+          }
+          loaded = r;
+        }
+      }
+    }
+    return r;
+  }
 
   private RowLineage(long[] ids, long[] created, long[] updated) {
+    this.file = null;
     this.ids = ids;
     this.created = created;
     this.updated = updated;
@@ -100,21 +199,33 @@ public final class RowLineage {
 
   /** Id runs as (start, count) pairs, a copy. */
   public long[] idRuns() {
+    if (file != null) {
+      return runs().idRuns();
+    }
     return ids.clone();
   }
 
   /** Created-at version runs as (version, count) pairs, a copy. */
   public long[] createdRuns() {
+    if (file != null) {
+      return runs().createdRuns();
+    }
     return created.clone();
   }
 
   /** Last-updated-at version runs as (version, count) pairs, a copy. */
   public long[] updatedRuns() {
+    if (file != null) {
+      return runs().updatedRuns();
+    }
     return updated.clone();
   }
 
   /** The stable id of the row at {@code offset}; {@link #FRESH} for a fresh run. */
   public long rowId(long offset) {
+    if (file != null) {
+      return runs().rowId(offset);
+    }
     int run = runOf(idEnds, offset);
     long start = ids[2 * run];
     return start == FRESH ? FRESH : start + offset - (run == 0 ? 0 : idEnds[run - 1]);
@@ -122,11 +233,17 @@ public final class RowLineage {
 
   /** The version that inserted the row at {@code offset}. */
   public long createdAt(long offset) {
+    if (file != null) {
+      return runs().createdAt(offset);
+    }
     return created[2 * runOf(createdEnds, offset)];
   }
 
   /** The version that last changed a value of the row at {@code offset}. */
   public long updatedAt(long offset) {
+    if (file != null) {
+      return runs().updatedAt(offset);
+    }
     return updated[2 * runOf(updatedEnds, offset)];
   }
 
@@ -153,6 +270,10 @@ public final class RowLineage {
    * arrays at the same positions: one walk over the runs, not a search per row.
    */
   public void fill(long[] offsets, int count, long[] idsOut, long[] createdOut, long[] updatedOut) {
+    if (file != null) {
+      runs().fill(offsets, count, idsOut, createdOut, updatedOut);
+      return;
+    }
     walk(ids, idEnds, offsets, count, idsOut, true);
     walk(created, createdEnds, offsets, count, createdOut, false);
     walk(updated, updatedEnds, offsets, count, updatedOut, false);
@@ -178,11 +299,17 @@ public final class RowLineage {
 
   /** Whether a run is fresh (ids or versions the commit assigns). */
   public boolean hasFresh() {
+    if (file != null) {
+      return runs().hasFresh();
+    }
     return freshIds() > 0 || hasValue(created, THIS_VERSION) || hasValue(updated, THIS_VERSION);
   }
 
   /** Rows whose ids are fresh. */
   public long freshIds() {
+    if (file != null) {
+      return runs().freshIds();
+    }
     long n = 0;
     for (int i = 0; i < ids.length; i += 2) {
       if (ids[i] == FRESH) {
@@ -206,6 +333,9 @@ public final class RowLineage {
    * #THIS_VERSION} replaced by {@code version}; {@link #freshIds()} ids are used.
    */
   public RowLineage resolve(long firstId, long version) {
+    if (file != null) {
+      return runs().resolve(firstId, version);
+    }
     long[] i = ids.clone();
     long next = firstId;
     for (int k = 0; k < i.length; k += 2) {
@@ -229,6 +359,9 @@ public final class RowLineage {
 
   /** The lineage of the rows at the offsets {@code keep} accepts, in offset order (a compaction's copy). */
   public RowLineage select(LongPredicate keep) {
+    if (file != null) {
+      return runs().select(keep);
+    }
     Builder b = new Builder();
     for (long o = 0; o < rows; o++) {
       if (keep.test(o)) {
@@ -240,6 +373,9 @@ public final class RowLineage {
 
   /** The lineage of offsets {@code [from, to)}. */
   public RowLineage slice(long from, long to) {
+    if (file != null) {
+      return runs().slice(from, to);
+    }
     Builder b = new Builder();
     b.addRange(this, from, to);
     return b.build();
@@ -247,6 +383,9 @@ public final class RowLineage {
 
   /** This lineage with the rows at the offsets {@code changed} accepts last updated by {@code version}. */
   public RowLineage updatedBy(LongPredicate changed, long version) {
+    if (file != null) {
+      return runs().updatedBy(changed, version);
+    }
     Builder b = new Builder();
     for (long o = 0; o < rows; o++) {
       b.add(rowId(o), createdAt(o), changed.test(o) ? version : updatedAt(o));
@@ -256,6 +395,9 @@ public final class RowLineage {
 
   /** Every row last updated by {@code version}. */
   public RowLineage updatedBy(long version) {
+    if (file != null) {
+      return runs().updatedBy(version);
+    }
     return new RowLineage(ids, created, rows == 0 ? new long[0] : new long[] {version, rows});
   }
 
@@ -270,6 +412,10 @@ public final class RowLineage {
 
   /** Calls {@code consumer} with each id run (start, count) that is not fresh. */
   public void forEachIdRun(IdRunConsumer consumer) {
+    if (file != null) {
+      runs().forEachIdRun(consumer);
+      return;
+    }
     long offset = 0;
     for (int k = 0; k < ids.length; k += 2) {
       if (ids[k] != FRESH) {
@@ -313,17 +459,28 @@ public final class RowLineage {
 
   @Override
   public boolean equals(Object o) {
+    if (o instanceof RowLineage other && (file != null || other.file != null)) {
+      // A lineage file is immutable: the same file is the same lineage, without reading it.
+      return this == other || file != null && file.equals(other.file)
+          || rows == other.rows && runs().equals(other.runs());
+    }
     return o instanceof RowLineage l && Arrays.equals(ids, l.ids) && Arrays.equals(created, l.created)
         && Arrays.equals(updated, l.updated);
   }
 
   @Override
   public int hashCode() {
+    if (file != null) {
+      return runs().hashCode();
+    }
     return 31 * (31 * Arrays.hashCode(ids) + Arrays.hashCode(created)) + Arrays.hashCode(updated);
   }
 
   @Override
   public String toString() {
+    if (file != null) {
+      return "RowLineage[" + rows + " rows in " + file.path() + "]";
+    }
     return "RowLineage[ids " + Arrays.toString(ids) + ", created " + Arrays.toString(created) + ", updated "
         + Arrays.toString(updated) + "]";
   }
@@ -368,7 +525,8 @@ public final class RowLineage {
     }
 
     /** Adds the rows at offsets {@code [from, to)} of {@code l}, run by run. */
-    public Builder addRange(RowLineage l, long from, long to) {
+    public Builder addRange(RowLineage in, long from, long to) {
+      RowLineage l = in.runs();
       long o = from;
       while (o < to) {
         long id = l.rowId(o);

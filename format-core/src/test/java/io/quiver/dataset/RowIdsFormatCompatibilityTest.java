@@ -88,10 +88,14 @@ class RowIdsFormatCompatibilityTest {
     return m;
   }
 
-  @Test
-  void readsItsLineageAtEveryVersionAndItsChangeFeedBetweenAnyTwo() {
-    try (Dataset ds = open("rowids-1.4")) {
+  /** {@code lineage-files-1.4} is the same history with every changed fragment's lineage in a lineage file. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"rowids-1.4", "lineage-files-1.4"})
+  void readsItsLineageAtEveryVersionAndItsChangeFeedBetweenAnyTwo(String fixture) {
+    try (Dataset ds = open(fixture)) {
       assertThat(ds.version()).isEqualTo(7);
+      assertThat(ds.manifest().readerFeatures().contains(Manifest.LINEAGE_FILES_FEATURE))
+          .isEqualTo(fixture.startsWith("lineage-files"));
       assertThat(ds.manifest().writerFeatures()).contains(Manifest.ROW_IDS_FEATURE);
       assertThat(ds.manifest().nextRowId()).hasValue(43);
       assertThat(ds.manifest().fragments()).hasSize(1);
@@ -110,9 +114,10 @@ class RowIdsFormatCompatibilityTest {
     }
   }
 
-  @Test
-  void takesCommitsOnTopWithIdsAboveEveryAssignedOne() {
-    try (Dataset ds = open("rowids-1.4")) {
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"rowids-1.4", "lineage-files-1.4"})
+  void takesCommitsOnTopWithIdsAboveEveryAssignedOne(String fixture) {
+    try (Dataset ds = open(fixture)) {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 2)) {
         ds.append(List.of(b));
       }

@@ -34,10 +34,25 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 public final class RowIdScenarios {
   private RowIdScenarios() {}
 
+  /** Table configuration the scenarios of this thread create their tables with, beside {@code row-ids}. */
+  private static final ThreadLocal<Map<String, String>> EXTRA_CONFIG = ThreadLocal.withInitial(Map::of);
+
+  /** Runs {@code scenario} with its tables created with {@code config} too (e.g. a lineage file threshold). */
+  public static void withTableConfig(Map<String, String> config, Runnable scenario) {
+    EXTRA_CONFIG.set(config);
+    try {
+      scenario.run();
+    } finally {
+      EXTRA_CONFIG.remove();
+    }
+  }
+
   /** Creates the table with row ids and the sample rows {@code [from, from + rows)} as version 1. */
   public static Dataset createWithRowIds(ScenarioTable t, long from, int rows) {
+    Map<String, String> config = new java.util.HashMap<>(EXTRA_CONFIG.get());
+    config.put("row-ids", "true");
     try (VectorSchemaRoot b = SampleTable.batch(t.allocator(), from, rows)) {
-      return Dataset.create(t.uri(), SampleTable.SCHEMA, List.of(b), t.options(), Map.of("row-ids", "true"));
+      return Dataset.create(t.uri(), SampleTable.SCHEMA, List.of(b), t.options(), config);
     }
   }
 

@@ -52,6 +52,7 @@ public final class MetadataCodec {
   private static final byte[] SEGMENT_MAGIC = "QVS1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] BATCH_MAGIC = "QVL1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] LIST_MAGIC = "QVG1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] LINEAGE_MAGIC = "QVN1".getBytes(StandardCharsets.US_ASCII);
 
   /** Prefix under which the root files of segmented versions live. */
   public static final String ROOTS_PREFIX = "_manifests/";
@@ -962,11 +963,72 @@ public final class MetadataCodec {
     for (Overlay o : f.overlays()) {
       b.addOverlays(encode(o));
     }
-    f.lineage().ifPresent(l -> b.setLineage(io.quiver.internal.proto.RowLineage.newBuilder()
+    f.lineage().ifPresent(l -> {
+      if (l.file().isPresent()) {
+        io.quiver.manifest.RowLineage.File file = l.file().get();
+        b.setLineageFile(io.quiver.internal.proto.LineageFile.newBuilder().setPath(file.path())
+            .setSizeBytes(file.sizeBytes()).setCrc32C(file.crc32c()));
+      } else {
+        b.setLineage(encode(l));
+      }
+    });
+    return b.build();
+  }
+
+  private static io.quiver.internal.proto.RowLineage encode(io.quiver.manifest.RowLineage l) {
+    return io.quiver.internal.proto.RowLineage.newBuilder()
         .addAllIdRuns(boxed(l.idRuns()))
         .addAllCreatedRuns(boxed(l.createdRuns()))
-        .addAllUpdatedRuns(boxed(l.updatedRuns()))));
-    return b.build();
+        .addAllUpdatedRuns(boxed(l.updatedRuns()))
+        .build();
+  }
+
+  /** Bytes of {@code l}'s runs inline in a fragment of a manifest (what a lineage file saves there). */
+  public static int inlineLineageBytes(io.quiver.manifest.RowLineage l) {
+    return encode(l).getSerializedSize();
+  }
+
+  /** A lineage file's bytes (docs/format.md section 14.1): the envelope {@code QVN1} around {@code l}'s runs. */
+  public static byte[] encodeLineageFile(io.quiver.manifest.RowLineage l) {
+    return envelope(LINEAGE_MAGIC, deterministic(encode(l)));
+  }
+
+  /** The CRC-32C a lineage file's envelope carries. */
+  public static int lineageFileCrc(byte[] bytes) {
+    return ByteBuffer.wrap(bytes, 4, 4).getInt();
+  }
+
+  /**
+   * Decodes a lineage file and checks it against the fragment's reference (size, CRC-32C) and its {@code rows}
+   * physical rows: a file that does not match is corrupt, never other ids.
+   *
+   * @param location the file's store location, named in errors
+   */
+  public static io.quiver.manifest.RowLineage decodeLineageFile(byte[] bytes, String location,
+      io.quiver.manifest.RowLineage.File ref, long rows) {
+    io.quiver.internal.proto.RowLineage m = parseSized(LINEAGE_MAGIC, bytes, ref.sizeBytes(), "the manifest",
+        location, "lineage", io.quiver.internal.proto.RowLineage.parser());
+    if (lineageFileCrc(bytes) != ref.crc32c()) {
+      throw new CorruptFileException(location, "lineage file has CRC-32C " + Integer.toHexString(lineageFileCrc(bytes))
+          + " but the manifest says " + Integer.toHexString(ref.crc32c()) + "; the file was replaced: restore it from"
+          + " a backup, or check out another version");
+    }
+    io.quiver.manifest.RowLineage l;
+    try {
+      l = decode(m);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptFileException(location, "invalid lineage file content: " + e.getMessage(), e);
+    }
+    if (l.rows() != rows) {
+      throw new CorruptFileException(location, "lineage file covers " + l.rows() + " rows but its fragment has "
+          + rows + " physical rows");
+    }
+    return l;
+  }
+
+  private static io.quiver.manifest.RowLineage decode(io.quiver.internal.proto.RowLineage l) {
+    return io.quiver.manifest.RowLineage.of(
+        unboxed(l.getIdRunsList()), unboxed(l.getCreatedRunsList()), unboxed(l.getUpdatedRunsList()));
   }
 
   private static List<Long> boxed(long[] values) {
@@ -989,10 +1051,16 @@ public final class MetadataCodec {
       overlays.add(decode(o));
     }
     Optional<io.quiver.manifest.RowLineage> lineage = Optional.empty();
+    if (f.hasLineage() && f.hasLineageFile()) {
+      throw new IllegalArgumentException("fragment " + f.getId() + " has both inline row lineage and a lineage file "
+          + f.getLineageFile().getPath() + "; it may hold one");
+    }
     if (f.hasLineage()) {
-      io.quiver.internal.proto.RowLineage l = f.getLineage();
-      lineage = Optional.of(io.quiver.manifest.RowLineage.of(
-          unboxed(l.getIdRunsList()), unboxed(l.getCreatedRunsList()), unboxed(l.getUpdatedRunsList())));
+      lineage = Optional.of(decode(f.getLineage()));
+    } else if (f.hasLineageFile()) {
+      io.quiver.internal.proto.LineageFile l = f.getLineageFile();
+      lineage = Optional.of(io.quiver.manifest.RowLineage.inFile(
+          new io.quiver.manifest.RowLineage.File(l.getPath(), l.getSizeBytes(), l.getCrc32C()), f.getPhysicalRows()));
     }
     return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays, lineage);
   }

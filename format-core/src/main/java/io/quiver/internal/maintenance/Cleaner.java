@@ -15,6 +15,7 @@ import io.quiver.manifest.DataFile;
 import io.quiver.manifest.DeletionFile;
 import io.quiver.manifest.Fragment;
 import io.quiver.manifest.FragmentList;
+import io.quiver.manifest.RowLineage;
 import io.quiver.manifest.Segment;
 import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
@@ -101,6 +102,7 @@ final public class Cleaner {
     for (Overlay o : f.overlays()) {
       out.add(o.dataFile().path());
     }
+    f.lineage().flatMap(RowLineage::file).ifPresent(l -> out.add(l.path()));
   }
 
   /**
@@ -229,7 +231,7 @@ final public class Cleaner {
     List<String> candidates = new ArrayList<>();
     Map<String, Long> sizes = new HashMap<>();
     for (String prefix : List.of(DataFile.DATA_PREFIX, DeletionFile.DELETIONS_PREFIX, TRANSACTIONS_PREFIX,
-        MetadataCodec.ROOTS_PREFIX, Segment.PREFIX, INDICES_PREFIX)) {
+        MetadataCodec.ROOTS_PREFIX, Segment.PREFIX, INDICES_PREFIX, RowLineage.File.PREFIX)) {
       for (ObjectInfo info : io.store().listAll(prefix)) {
         if (referenced.contains(info.key()) || !info.lastModified().isBefore(youngAfter)) {
           continue;
@@ -282,7 +284,9 @@ final public class Cleaner {
         data++;
       } else if (key.startsWith(DeletionFile.DELETIONS_PREFIX)) {
         deletions++;
-      } else if (key.startsWith(MetadataCodec.ROOTS_PREFIX) || key.startsWith(Segment.PREFIX)) {
+      } else if (key.startsWith(MetadataCodec.ROOTS_PREFIX) || key.startsWith(Segment.PREFIX)
+          || key.startsWith(RowLineage.File.PREFIX)) {
+        // Lineage files are manifest content moved out of line, like segments.
         segmentFiles++;
       } else if (key.startsWith(INDICES_PREFIX)) {
         indexFiles++;

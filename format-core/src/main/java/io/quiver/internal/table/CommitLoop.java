@@ -56,6 +56,8 @@ final public class CommitLoop {
   private final ConflictResolver resolver = new ConflictResolver();
   private final ManifestBuilder builder;
   private volatile boolean claimInDoubt;
+  /** Lineage files the attempt being built wrote (docs/format.md section 14.1), part of its files. */
+  private final List<String> lineageFilesWritten = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Jittered exponential waits between lost races, so that contenders spread out instead of colliding again. */
   private final Backoff backoff;
 
@@ -73,7 +75,8 @@ final public class CommitLoop {
     this.clock = clock;
     this.contentDigest = contentDigest;
     this.backoff = Backoff.of(options.initialBackoff(), options.maxBackoff());
-    this.builder = new ManifestBuilder(WRITER_VERSION, io::loadSegment);
+    this.builder = new ManifestBuilder(WRITER_VERSION, io::loadSegment, (f, config) ->
+        LineageFiles.spill(io.store(), f, LineageFiles.threshold(config), lineageFilesWritten));
   }
 
   /**
@@ -198,11 +201,13 @@ final public class CommitLoop {
         txn = rebaser.rebase(txn, latest.orElseThrow(), resolution.deletionRebaseFragments());
       }
 
+      lineageFilesWritten.clear();
       Manifest next = builder.build(latest, txn, clock.instant());
       MetadataCodec.EncodedVersion encoded = MetadataCodec.encodeVersion(next, txn);
       // A segmented version's segments and root are written before the claim: once the version file exists,
-      // everything it names does.
-      List<String> attemptFiles = writeSegmentsAndRoot(next, encoded);
+      // everything it names does. So are the lineage files the builder wrote.
+      List<String> attemptFiles = new ArrayList<>(lineageFilesWritten);
+      attemptFiles.addAll(writeSegmentsAndRoot(next, encoded));
       ClaimResult result;
       boolean settled = false;
       claimInDoubt = true;

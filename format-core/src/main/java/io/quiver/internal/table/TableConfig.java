@@ -39,6 +39,7 @@ final public class TableConfig {
     io.quiver.internal.txn.Segmenter.Policy.check(set);
     io.quiver.dataset.RowDelta.Isolation.of(set);
     io.quiver.internal.txn.RowIds.check(set);
+    LineageFiles.check(set);
     return new Operation.UpdateConfig(set, removed);
   }
 

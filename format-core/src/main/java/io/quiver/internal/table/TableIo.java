@@ -129,6 +129,9 @@ final public class TableIo {
         throw new CorruptFileException(location,
             "file name says version " + version + " but the manifest says " + decoded.manifest().version());
       }
+      if (!(decoded.manifest().fragments() instanceof FragmentList)) {
+        LineageFiles.bind(decoded.manifest().fragments(), lineageLoader);
+      }
       return new CachedVersion(decoded, bytes.get().length);
     }
     MetadataCodec.Rooted rooted = (MetadataCodec.Rooted) file;
@@ -145,6 +148,7 @@ final public class TableIo {
           + ") is missing; the table is damaged: restore the file from a backup, or check out another version", e);
     }
     ManifestAndTransaction decoded = MetadataCodec.decodeRoot(root, rootLocation, rooted, segmentLoader);
+    LineageFiles.bind(((FragmentList) decoded.manifest().fragments()).inline(), lineageLoader);
     return new CachedVersion(decoded, bytes.get().length + root.length);
   }
 
@@ -171,8 +175,27 @@ final public class TableIo {
             + segment.firstFragmentId() + ".." + segment.lastFragmentId() + ") is missing; the table is damaged, or"
             + " a cleanup removed a version this handle still reads: re-open the latest version", e);
       }
-      return new CachedSegment(MetadataCodec.decodeSegment(bytes, location, segment), bytes.length);
+      return new CachedSegment(
+          LineageFiles.bind(MetadataCodec.decodeSegment(bytes, location, segment), lineageLoader), bytes.length);
     }).fragments();
+  }
+
+  /** Reads lineage files through the session cache (docs/format.md section 14.1). */
+  private final io.quiver.manifest.RowLineage.Loader lineageLoader = this::loadLineage;
+
+  /**
+   * The runs of a lineage file of a fragment of {@code rows} rows, read once per session and checked against the
+   * reference.
+   *
+   * @throws CorruptFileException naming the file when it is missing, truncated or damaged
+   */
+  public io.quiver.manifest.RowLineage loadLineage(io.quiver.manifest.RowLineage.File file, long rows) {
+    return LineageFiles.load(store, cache, file, rows);
+  }
+
+  /** What reads this table's lineage files, for lineages decoded elsewhere (a transaction, a worker's result). */
+  public io.quiver.manifest.RowLineage.Loader lineageLoader() {
+    return lineageLoader;
   }
 
   /** Reads segments through the cache; several at once on the caller and the shared history pool. */

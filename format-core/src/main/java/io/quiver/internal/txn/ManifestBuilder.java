@@ -44,8 +44,62 @@ public final class ManifestBuilder {
 
   /** @param loader reads a table's written segments (for laying out a table that was not segmented before) */
   public ManifestBuilder(String writerVersion, FragmentList.Loader loader) {
+    this(writerVersion, loader, LineageSpill.NONE);
+  }
+
+  /**
+   * @param loader reads a table's written segments (for laying out a table that was not segmented before)
+   * @param spill stores the lineage of each fragment the version changes in a lineage file when it is large
+   */
+  public ManifestBuilder(String writerVersion, FragmentList.Loader loader, LineageSpill spill) {
     this.writerVersion = writerVersion;
     this.loader = loader;
+    this.spill = spill;
+  }
+
+  private final LineageSpill spill;
+
+  /**
+   * Stores a fragment's resolved row lineage in a lineage file when it encodes above the table's threshold
+   * (docs/format.md section 14.1); the commit loop writes the files, which are part of its attempt.
+   */
+  @FunctionalInterface
+  public interface LineageSpill {
+    /** Keeps every lineage inline. */
+    LineageSpill NONE = (f, config) -> f;
+
+    /** {@code f}, with its lineage in a file if it is inline and large under {@code config}. */
+    Fragment apply(Fragment f, Map<String, String> config);
+  }
+
+  /**
+   * {@code built} with {@link Manifest#LINEAGE_FILES_FEATURE} among its reader and writer features when it or the
+   * version it builds on references a lineage file. Once on it stays on: finding the last lineage file would mean
+   * reading every segment of the table.
+   */
+  private static Manifest withLineageFilesFeature(Optional<Manifest> current, Manifest built) {
+    boolean on = current.isPresent() && current.get().writerFeatures().contains(Manifest.LINEAGE_FILES_FEATURE)
+        && built.hasRowIds();
+    if (!on && built.hasRowIds()) {
+      List<Fragment> written = built.fragments();
+      if (built.fragments() instanceof FragmentList list) {
+        written = new ArrayList<>(list.inline());
+        for (FragmentList.Unwritten u : list.unwritten().values()) {
+          written.addAll(u.fragments());
+        }
+      }
+      on = written.stream().anyMatch(f -> f.lineage().isPresent() && f.lineage().get().file().isPresent());
+    }
+    Set<String> reader = new java.util.TreeSet<>(built.readerFeatures());
+    Set<String> writer = new java.util.TreeSet<>(built.writerFeatures());
+    if (on) {
+      reader.add(Manifest.LINEAGE_FILES_FEATURE);
+      writer.add(Manifest.LINEAGE_FILES_FEATURE);
+    } else {
+      reader.remove(Manifest.LINEAGE_FILES_FEATURE);
+      writer.remove(Manifest.LINEAGE_FILES_FEATURE);
+    }
+    return built.withReaderFeatures(reader).withWriterFeatures(writer);
   }
 
   /**
@@ -56,8 +110,8 @@ public final class ManifestBuilder {
    * @param timestamp the commit time to record
    */
   public Manifest build(Optional<Manifest> current, Transaction txn, Instant timestamp) {
-    Manifest built = withDerivedReaderFeatures(
-        withLayout(buildContent(current, txn, timestamp), current.map(Manifest::segmented).orElse(true)));
+    Manifest built = withLineageFilesFeature(current, withDerivedReaderFeatures(
+        withLayout(buildContent(current, txn, timestamp), current.map(Manifest::segmented).orElse(true))));
     // Every operation carries the ledger forward: a restore or overwrite replaces the content, never the
     // record of what was committed.
     return built.withLedger(LedgerUpdate.next(current, txn, built, timestamp))
@@ -210,7 +264,7 @@ public final class ManifestBuilder {
         // had ids take those of the same fragment now, else fresh ones.
         List<Fragment> withIds = new ArrayList<>();
         for (Fragment f : fragments) {
-          withIds.add(RowIds.resolve(f, s.get(f.id()), txn, version, next));
+          withIds.add(spill.apply(RowIds.resolve(f, s.get(f.id()), txn, version, next), config));
         }
         fragments = withIds;
       } else {
@@ -278,7 +332,7 @@ public final class ManifestBuilder {
     long[] next = {base == null ? 0 : base.nextRowId().orElse(0)};
     List<Fragment> withIds = new ArrayList<>();
     for (Fragment f : numbered) {
-      withIds.add(RowIds.resolve(f.withLineage(Optional.empty()), null, txn, version, next));
+      withIds.add(spill.apply(RowIds.resolve(f.withLineage(Optional.empty()), null, txn, version, next), config));
     }
     return built.withFragments(withIds).withNextRowId(next[0]);
   }
@@ -523,7 +577,7 @@ public final class ManifestBuilder {
       for (Map.Entry<Long, Fragment> e : changes.entrySet()) {
         Fragment f = e.getValue();
         if (f != null) {
-          e.setValue(rowIds ? RowIds.resolve(f, baseFragment(f.id()), txn, version, nextRowId)
+          e.setValue(rowIds ? spill.apply(RowIds.resolve(f, baseFragment(f.id()), txn, version, nextRowId), config)
               : f.withLineage(Optional.empty()));
         }
       }
