@@ -124,7 +124,8 @@ final class ScanCommand extends TableCommand {
         + (m.batchesConsidered() - m.batchesPruned()) + " read");
     if (m.fragmentsAnsweredByIndex() + m.fragmentsScannedWithoutIndex() > 0) {
       err.println("  indices:   " + m.fragmentsAnsweredByIndex() + " fragments answered by an index, "
-          + m.fragmentsScannedWithoutIndex() + " scanned without one");
+          + m.fragmentsScannedWithoutIndex() + " scanned without one, " + m.fragmentsDecidedByIndex()
+          + " with part or all of the filter decided by the index");
     }
     err.println("  data files opened: " + m.dataFilesOpened());
     err.println("  bytes fetched:     " + m.bytesFetched());

@@ -300,10 +300,11 @@ class CliCommandsTest {
     assertThat(ok("index", "list", table).out()).containsPattern("by_name\\s+bitmap\\s+name\\s+1\\s+\\d+\\s+1/2\\s+1");
     CliRunner.Result scan = ok("scan", table, "--where", "name IN ('bob', 'zed')", "--stats", "-f", "csv");
     assertThat(scan.out()).contains("bob").contains("zed");
-    assertThat(scan.err()).contains("1 fragments answered by an index, 1 scanned without one");
+    assertThat(scan.err()).contains("1 fragments answered by an index, 1 scanned without one, 1 with part or all of"
+        + " the filter decided by the index");
     assertThat(ok("index", "optimize", table, "by_name").out()).contains("optimized index by_name as version 4");
     assertThat(ok("index", "optimize", table, "by_name").out()).contains("already covers every fragment");
-    assertThat(ok("scan", table, "--where", "name IN ('bob', 'zed')", "--stats").err()).contains("2 fragments answered by an index, 0 scanned");
+    assertThat(ok("scan", table, "--where", "name IN ('bob', 'zed')", "--stats").err()).contains("2 fragments answered by an index, 0 scanned without one, 2 with part or all of the filter decided");
     assertThat(userError("index", "create", table, "x", "hash", "name")).contains("btree or bitmap");
     assertThat(userError("index", "create", table, "x", "btree", "score")).contains("cannot be indexed");
     assertThat(userError("index", "create", table, "by_name", "btree", "id")).contains("already has an index named");

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       around the table's store sees for the read (manifests loaded by a task opened without a handle are
  *       not counted);
  *   <li>{@link #rowsReturned()}: rows in the batches returned;
- *   <li>{@link #fragmentsAnsweredByIndex()}, {@link #fragmentsScannedWithoutIndex()}, {@link #rowsPointRead()}:
+ *   <li>{@link #fragmentsAnsweredByIndex()}, {@link #fragmentsScannedWithoutIndex()}, {@link #fragmentsDecidedByIndex()},
+ *       {@link #rowsPointRead()}:
  *       what scalar indices did for a filter (docs/scan-planning.md, "Reading an index selection").
  * </ul>
  */
@@ -43,6 +44,7 @@ public final class ScanMetrics {
   private final LongAdder fragmentsAnsweredByIndex = new LongAdder();
   private final LongAdder fragmentsScannedWithoutIndex = new LongAdder();
   private final LongAdder rowsPointRead = new LongAdder();
+  private final LongAdder fragmentsDecidedByIndex = new LongAdder();
 
   private final ScanCounters counters = new ScanCounters() {
     @Override
@@ -93,6 +95,11 @@ public final class ScanMetrics {
     @Override
     public void fragmentsScannedWithoutIndex(long n) {
       fragmentsScannedWithoutIndex.add(n);
+    }
+
+    @Override
+    public void fragmentsDecidedByIndex(long n) {
+      fragmentsDecidedByIndex.add(n);
     }
 
     @Override
@@ -164,6 +171,16 @@ public final class ScanMetrics {
     return rowsPointRead.sum();
   }
 
+  /**
+   * Fragments (answered by an index) for which an index decided one or more of the filter's top-level conjuncts:
+   * the index's offsets are exactly the rows where those conjuncts are true, so the scan did not evaluate them on
+   * the fragment's rows, nor read a column only they name (docs/format.md §13.1, "Decided conjuncts"). Counted
+   * once per fragment, by {@code open()} or by {@code planTasks()} (whose tasks carry the filter left to evaluate).
+   */
+  public long fragmentsDecidedByIndex() {
+    return fragmentsDecidedByIndex.sum();
+  }
+
   /** Adds {@code other}'s counts to these (e.g. per-task metrics into a job's total); returns this. */
   public ScanMetrics add(ScanMetrics other) {
     if (other == null) {
@@ -180,6 +197,7 @@ public final class ScanMetrics {
     fragmentsAnsweredByIndex.add(other.fragmentsAnsweredByIndex());
     fragmentsScannedWithoutIndex.add(other.fragmentsScannedWithoutIndex());
     rowsPointRead.add(other.rowsPointRead());
+    fragmentsDecidedByIndex.add(other.fragmentsDecidedByIndex());
     return this;
   }
 
@@ -200,6 +218,6 @@ public final class ScanMetrics {
         + batchesPruned() + ", dataFilesOpened=" + dataFilesOpened() + ", bytesFetched="
         + bytesFetched() + ", rowsReturned=" + rowsReturned() + ", fragmentsAnsweredByIndex="
         + fragmentsAnsweredByIndex() + ", fragmentsScannedWithoutIndex=" + fragmentsScannedWithoutIndex()
-        + ", rowsPointRead=" + rowsPointRead() + "]";
+        + ", fragmentsDecidedByIndex=" + fragmentsDecidedByIndex() + ", rowsPointRead=" + rowsPointRead() + "]";
   }
 }

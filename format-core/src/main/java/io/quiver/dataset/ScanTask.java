@@ -83,7 +83,11 @@ public final class ScanTask implements Serializable {
     return task.fieldIds();
   }
 
-  /** The exact row filter, if the scan had one. */
+  /**
+   * The exact row filter the task evaluates, if the scan had one: the scan's filter, less the top-level conjuncts a
+   * scalar index decided for this task's fragment (its {@link #selection()} holds only rows where they are true;
+   * docs/format.md §13.1, "Decided conjuncts"). Empty when the scan had none or the index decided all of it.
+   */
   public Optional<Predicate> filter() {
     return task.filter();
   }
@@ -131,8 +135,8 @@ public final class ScanTask implements Serializable {
 
   /**
    * The offsets of the range a scalar index left as candidates for the filter (docs/format.md §13), when one
-   * answered for the fragment at planning: the task reads only these (minus rows deleted), evaluating the filter on
-   * each. Empty when the task reads every offset of its range. A copy: changing it changes nothing.
+   * answered for the fragment at planning: the task reads only these (minus rows deleted), evaluating its {@link
+   * #filter()} on each. Empty when the task reads every offset of its range. A copy: changing it changes nothing.
    */
   public Optional<RoaringBitmap> selection() {
     return Optional.ofNullable(task.selectionOrNull());

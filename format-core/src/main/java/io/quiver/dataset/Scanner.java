@@ -2,6 +2,8 @@ package io.quiver.dataset;
 
 import io.quiver.exceptions.InvalidArgumentException;
 import io.quiver.internal.codec.ScanTaskCodec;
+import io.quiver.internal.index.IndexSelection;
+import io.quiver.internal.predicate.KeyConditions;
 import io.quiver.internal.read.FragmentRange;
 import io.quiver.internal.read.MeteringObjectStore;
 import io.quiver.internal.read.ParallelScanReader;
@@ -16,14 +18,16 @@ import io.quiver.manifest.Manifest;
 import io.quiver.predicate.Predicate;
 import io.quiver.schema.Schema;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import io.quiver.internal.index.IndexSelection;
-import org.roaringbitmap.RoaringBitmap;
 import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Builds a scan of one version: which fields, which rows (an exact filter, a limit), how many rows per
@@ -249,6 +253,7 @@ public final class Scanner {
     counters.fragmentsPruned(manifest.fragments().size() - candidates.size()); // whole segments, by their bounds
     IndexSelection selection = useIndices ? IndexSelection.of(metered(io, counters), manifest, spec.filter(), candidates)
         : IndexSelection.NONE;
+    Map<BitSet, ScanSpec> residuals = new HashMap<>();
     for (Fragment f : candidates) {
       if (!spec.mayMatch(f)) {
         counters.fragmentsPruned(1); // column statistics: no row can match the filter
@@ -263,7 +268,9 @@ public final class Scanner {
         counters.fragmentsPruned(1); // a scalar index: no row of it can match the filter
       } else {
         counters.fragmentsAnsweredByIndex(1);
-        ranges.add(FragmentRange.whole(f).select(hits.get()));
+        FragmentRange range = FragmentRange.whole(f).select(hits.get());
+        ScanSpec own = residualSpec(spec, selection.decided(f.id()), residuals, counters);
+        ranges.add(own == spec ? range : range.readWith(own));
       }
     }
     BufferAllocator batches = allocator != null ? allocator : defaultAllocator;
@@ -315,6 +322,8 @@ public final class Scanner {
         }
       }
     }
+    Map<BitSet, ScanSpec> residuals = new HashMap<>();
+    java.util.Set<Long> decidedCounted = new java.util.HashSet<>();
     for (ScanPlanner.Planned p : planned) {
       Optional<RoaringBitmap> hits = selection.candidates(p.range().fragment().id());
       Optional<RoaringBitmap> inRange = hits.map(h -> {
@@ -329,9 +338,17 @@ public final class Scanner {
         break;
       }
       rowsSoFar += p.rows();
+      // A task answered by an index carries only the conjuncts the index did not decide for its fragment.
+      Optional<Predicate> taskFilter = spec.filter();
+      if (inRange.isPresent()) {
+        BitSet decided = selection.decided(p.range().fragment().id());
+        ScanSpec own = residualSpec(spec, decided, residuals,
+            decidedCounted.add(p.range().fragment().id()) ? counters : ScanCounters.NONE);
+        taskFilter = own.filter();
+      }
       tasks.add(new ScanTask(new ScanTaskCodec.Task(
           uri, io.location(), manifest.version(), p.range().fragment().id(), p.range().start(), p.range().end(), ids,
-          spec.filter(), withRowAddress, batchSize,
+          taskFilter, withRowAddress, batchSize,
           limit == ScanSpec.NO_LIMIT ? OptionalLong.empty() : OptionalLong.of(limit), p.rows(), p.bytes(),
           spec.boundsOf(p.range().fragment()), withRowLineage, inRange)));
     }
@@ -340,6 +357,22 @@ public final class Scanner {
     counters.fragmentsPruned(manifest.fragments().size() - withTasks);
     counters.tasksPlanned(tasks.size());
     return tasks;
+  }
+
+  /**
+   * The spec the selected rows of a fragment are read with when an index decided the filter's conjuncts at
+   * {@code decided} (docs/format.md §13.1, "Decided conjuncts"): the same projection with the other conjuncts as
+   * the filter (none when every one is decided), so a column only the decided conjuncts name is not read. {@code
+   * spec} itself when none is decided. Counts the fragment as decided when one is.
+   */
+  private ScanSpec residualSpec(ScanSpec spec, BitSet decided, Map<BitSet, ScanSpec> cache, ScanCounters counters) {
+    if (decided.isEmpty() || spec.filter().isEmpty()) {
+      return spec;
+    }
+    counters.fragmentsDecidedByIndex(1);
+    return cache.computeIfAbsent(decided, d -> ScanSpec.of(manifest.schema(), spec.projected(),
+        KeyConditions.residual(spec.filter().get(), d), withRowAddress, batchSize, limit)
+        .withRowLineage(withRowLineage));
   }
 
   private ScanSpec spec() {

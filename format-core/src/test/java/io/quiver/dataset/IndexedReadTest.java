@@ -297,4 +297,66 @@ class IndexedReadTest {
     assertThat(table.indices().coverage("by_x").uncoveredFragments()).isZero();
     assertSameAnswers(table, filters);
   }
+
+  private Map<Long, String> projected(Predicate filter, boolean indices, ScanMetrics metrics, String... columns) {
+    return ScanFixture.rowsByAddress(table.newScan().columns(columns).filter(filter).withRowAddress(true)
+        .useIndices(indices).metrics(metrics).open());
+  }
+
+  @Test
+  void aConjunctAnIndexDecidesIsNeitherEvaluatedNorReadAndTheRestIsStillEvaluated() {
+    // FEW_IDS is decided by the btree on id in every fragment (no overlay on id since the build): the scan
+    // projecting name alone returns the same rows as without indices, and does not read id for the filter.
+    ScanMetrics decided = new ScanMetrics();
+    Map<Long, String> names = projected(FEW_IDS, true, decided, "name");
+    assertThat(names).hasSize(12).containsExactlyEntriesOf(projected(FEW_IDS, false, null, "name"));
+    assertThat(decided.fragmentsAnsweredByIndex()).isEqualTo(3);
+    assertThat(decided.fragmentsDecidedByIndex()).as("%s", decided).isEqualTo(3);
+    projected(FEW_IDS, true, null, "name", "id"); // warm both shapes' footers and metadata
+    ScanMetrics nameOnly = new ScanMetrics();
+    projected(FEW_IDS, true, nameOnly, "name");
+    ScanMetrics nameAndId = new ScanMetrics();
+    projected(FEW_IDS, true, nameAndId, "name", "id");
+    assertThat(nameOnly.bytesFetched()).as("bytes projecting name (%s) against name and id (%s): id is not read"
+        + " for a conjunct the index decided", nameOnly.bytesFetched(), nameAndId.bytesFetched())
+        .isLessThan(nameAndId.bytesFetched());
+
+    // A conjunct no index answers is evaluated on the candidates: only renamed rows among FEW_IDS (11, 12, 9000).
+    Predicate mixed = Predicate.and(FEW_IDS, Predicate.eq("name", "renamed"));
+    ScanMetrics partly = new ScanMetrics();
+    Map<Long, String> renamed = projected(mixed, true, partly, "id");
+    assertThat(renamed).hasSize(3).containsExactlyEntriesOf(projected(mixed, false, null, "id"));
+    assertThat(partly.fragmentsDecidedByIndex()).as("every fragment the name statistics leave: %s", partly)
+        .isPositive().isEqualTo(partly.fragmentsAnsweredByIndex());
+
+    // Planned tasks carry what is left to evaluate: nothing for FEW_IDS, the name conjunct for the mixed filter;
+    // through the encoding they read the same rows.
+    List<ScanTask> all = table.newScan().columns("name").filter(FEW_IDS).withRowAddress(true).planTasks();
+    assertThat(all).hasSize(3).allSatisfy(t -> assertThat(t.filter()).isEmpty());
+    List<ScanTask> rest = table.newScan().columns("id").filter(mixed).withRowAddress(true).planTasks();
+    assertThat(rest).allSatisfy(t -> assertThat(t.filter()).hasValue(Predicate.eq("name", "renamed")));
+    Map<Long, String> fromTasks = new LinkedHashMap<>();
+    for (ScanTask t : rest) {
+      fromTasks.putAll(ScanFixture.rowsByAddress(ScanTask.decode(t.encode()).open(table, allocator, null)));
+    }
+    assertThat(fromTasks).containsExactlyEntriesOf(renamed);
+
+    // An update of the indexed column itself: in the fragment holding the row the index answers with the overlaid
+    // offsets added and decides nothing (the filter is evaluated there); the others stay decided. Row 16 gets
+    // id 99,999, which FEW_IDS no longer selects and IN (99999) does.
+    table.update(Predicate.eq("id", 16L), Map.of("id", 99_999L));
+    Predicate moved = Predicate.in("id", 16L, 99_999L, 333L, 24_000L);
+    ScanMetrics after = new ScanMetrics();
+    Map<Long, String> movedRows = projected(moved, true, after, "name", "id");
+    assertThat(movedRows).containsExactlyEntriesOf(projected(moved, false, null, "name", "id"));
+    assertThat(movedRows.values()).anySatisfy(r -> assertThat(r).contains("id=99999"))
+        .noneSatisfy(r -> assertThat(r).contains("id=16 "));
+    assertThat(after.fragmentsAnsweredByIndex()).isEqualTo(3);
+    // Of the fragments read (those the index did not prune), all but the overlaid one are decided.
+    assertThat(after.fragmentsDecidedByIndex()).as("%s", after)
+        .isEqualTo(after.fragmentsAnsweredByIndex() - after.fragmentsPruned() - 1);
+    assertThat(projected(FEW_IDS, true, null, "name")).hasSize(11)
+        .containsExactlyEntriesOf(projected(FEW_IDS, false, null, "name"));
+    assertSameAnswers(table, List.of(FEW_IDS, mixed, moved));
+  }
 }

@@ -9,6 +9,7 @@ import io.quiver.manifest.Manifest;
 import io.quiver.manifest.Overlay;
 import io.quiver.manifest.ScalarIndex;
 import io.quiver.predicate.Predicate;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,16 +23,22 @@ import org.roaringbitmap.RoaringBitmap;
  * docs/format.md §13.1), the offsets that may match — the segment's hits and every offset a newer overlay covers on
  * the indexed column; every other offset makes that conjunct false or unknown. Fragments no usable segment covers are absent and are scanned.
  * When several conjuncts have usable indices for a fragment, their candidates are intersected.
+ *
+ * <p>A conjunct is <em>decided</em> for a fragment when a segment answers for it with no newer overlay on the
+ * indexed column: its candidates are then exactly the offsets where the conjunct is true (docs/format.md §13.1,
+ * "Decided conjuncts"), so a reader of those candidates need not evaluate it, nor read its column for it.
  */
 public final class IndexSelection {
   private final Map<Long, RoaringBitmap> candidates;
+  private final Map<Long, BitSet> decided;
 
-  private IndexSelection(Map<Long, RoaringBitmap> candidates) {
+  private IndexSelection(Map<Long, RoaringBitmap> candidates, Map<Long, BitSet> decided) {
     this.candidates = candidates;
+    this.decided = decided;
   }
 
   /** No fragment is answered by an index. */
-  public static final IndexSelection NONE = new IndexSelection(Map.of());
+  public static final IndexSelection NONE = new IndexSelection(Map.of(), Map.of());
 
   /** The selection for {@code filter} over {@code fragments} of {@code manifest}. */
   public static IndexSelection of(TableIo io, Manifest manifest, Optional<Predicate> filter, List<Fragment> fragments) {
@@ -45,6 +52,7 @@ public final class IndexSelection {
     Map<Long, Fragment> byId = new HashMap<>();
     fragments.forEach(f -> byId.put(f.id(), f));
     Map<Long, RoaringBitmap> out = new HashMap<>();
+    Map<Long, BitSet> decided = new HashMap<>();
     for (KeyConditions.Condition condition : conditions) {
       for (ScalarIndex index : manifest.indices()) {
         if (index.fieldId() != condition.fieldId()) {
@@ -57,6 +65,10 @@ public final class IndexSelection {
             Fragment f = byId.get(covered.fragmentId());
             RoaringBitmap changed = f == null ? null : changedSince(covered, f, column);
             if (changed != null) {
+              if (changed.isEmpty()) {
+                // The segment's hits alone: exactly the offsets where the conjunct is true.
+                decided.computeIfAbsent(f.id(), x -> new BitSet()).set(condition.conjunct());
+              }
               answered.put(f.id(), changed); // the segment's hits are added to the offsets changed since
             }
           }
@@ -73,7 +85,7 @@ public final class IndexSelection {
         }
       }
     }
-    return out.isEmpty() ? NONE : new IndexSelection(out);
+    return out.isEmpty() ? NONE : new IndexSelection(out, decided);
   }
 
   /**
@@ -114,6 +126,15 @@ public final class IndexSelection {
   /** The offsets of fragment {@code id} that may match, or empty when no index answers for it. */
   public Optional<RoaringBitmap> candidates(long fragmentId) {
     return Optional.ofNullable(candidates.get(fragmentId));
+  }
+
+  /**
+   * The positions (in {@link KeyConditions#conjuncts}) of the filter's conjuncts an index decides for fragment
+   * {@code id}: true at every one of its {@link #candidates}. Empty when none is (or no index answers for it).
+   */
+  public BitSet decided(long fragmentId) {
+    BitSet d = decided.get(fragmentId);
+    return d == null ? new BitSet() : (BitSet) d.clone();
   }
 
   /** Fragments an index answered for. */

@@ -13,8 +13,10 @@ import java.util.Optional;
  * of a key type ({@code =}, {@code <}, {@code <=}, {@code >}, {@code >=}, {@code IN}, {@code IS NULL}, and
  * {@code OR}s of those on one field), the set of values a row must hold for the conjunct to be true, as
  * intervals of keys compared in the order the {@link PredicateEvaluator} compares values. A row outside the set
- * makes the conjunct false or unknown, so it cannot match the filter: an index may skip it. The filter itself is
- * still evaluated on every row read.
+ * makes the conjunct false or unknown, so it cannot match the filter: an index may skip it. A row inside the set
+ * makes the conjunct true (the intervals are the conjunct's set exactly, compared as the evaluator compares), so an
+ * index whose answer for a fragment is its own offsets alone decides the conjunct there (docs/format.md §13.1,
+ * "Decided conjuncts"); every other conjunct is still evaluated on every row read.
  */
 public final class KeyConditions {
   private KeyConditions() {}
@@ -52,29 +54,62 @@ public final class KeyConditions {
 
   /**
    * Rows of field {@code fieldId} whose value lies in one of {@code intervals}, plus the null rows if {@code
-   * nulls}: a superset of the rows for which the conjunct is true.
+   * nulls}: exactly the rows for which conjunct number {@code conjunct} of {@link #conjuncts} is true.
    */
-  public record Condition(int fieldId, List<Interval> intervals, boolean nulls) {
+  public record Condition(int fieldId, List<Interval> intervals, boolean nulls, int conjunct) {
     public Condition {
       intervals = List.copyOf(intervals);
     }
+
+    Condition at(int position) {
+      return new Condition(fieldId, intervals, nulls, position);
+    }
   }
 
-  /** The conditions of {@code filter}'s top-level conjuncts that an index of a key-type field can answer. */
-  public static List<Condition> of(Predicate filter, Schema table) {
-    List<Condition> out = new ArrayList<>();
-    collect(filter, table, out);
+  /** {@code filter}'s top-level conjuncts: its {@code AND}s flattened, in order (the filter itself if no AND). */
+  public static List<Predicate> conjuncts(Predicate filter) {
+    List<Predicate> out = new ArrayList<>();
+    flatten(filter, out);
     return out;
   }
 
-  private static void collect(Predicate p, Schema table, List<Condition> out) {
+  private static void flatten(Predicate p, List<Predicate> out) {
     if (p instanceof Predicate.And and) {
       for (Predicate child : and.children()) {
-        collect(child, table, out);
+        flatten(child, out);
       }
-      return;
+    } else {
+      out.add(p);
     }
-    condition(p, table).ifPresent(out::add);
+  }
+
+  /**
+   * The conditions of {@code filter}'s top-level conjuncts ({@link #conjuncts}) that an index of a key-type field
+   * can answer, each naming the position of its conjunct.
+   */
+  public static List<Condition> of(Predicate filter, Schema table) {
+    List<Condition> out = new ArrayList<>();
+    List<Predicate> conjuncts = conjuncts(filter);
+    for (int i = 0; i < conjuncts.size(); i++) {
+      int position = i;
+      condition(conjuncts.get(i), table).ifPresent(c -> out.add(c.at(position)));
+    }
+    return out;
+  }
+
+  /**
+   * The filter left once the conjuncts at {@code decided} positions are known true: the others, in order, as an
+   * {@code AND} (one alone as itself), or {@link Predicate#TRUE} when every conjunct is decided.
+   */
+  public static Predicate residual(Predicate filter, java.util.BitSet decided) {
+    List<Predicate> left = new ArrayList<>();
+    List<Predicate> conjuncts = conjuncts(filter);
+    for (int i = 0; i < conjuncts.size(); i++) {
+      if (!decided.get(i)) {
+        left.add(conjuncts.get(i));
+      }
+    }
+    return Predicate.and(left);
   }
 
   private static Optional<Condition> condition(Predicate p, Schema table) {
@@ -95,7 +130,7 @@ public final class KeyConditions {
         case GE -> new Interval(b, true, null, false);
         default -> throw new IllegalStateException(c.op().toString());
       };
-      return Optional.of(new Condition(field.get().id(), List.of(i), false));
+      return Optional.of(new Condition(field.get().id(), List.of(i), false, -1));
     }
     if (p instanceof Predicate.In in) {
       Optional<Field> field = keyField(table, in.column());
@@ -107,10 +142,10 @@ public final class KeyConditions {
         Bound b = bound(in.column(), field.get(), v);
         intervals.add(new Interval(b, true, b, true));
       }
-      return Optional.of(new Condition(field.get().id(), intervals, false));
+      return Optional.of(new Condition(field.get().id(), intervals, false, -1));
     }
     if (p instanceof Predicate.IsNull n) {
-      return keyField(table, n.column()).map(f -> new Condition(f.id(), List.of(), true));
+      return keyField(table, n.column()).map(f -> new Condition(f.id(), List.of(), true, -1));
     }
     if (p instanceof Predicate.Or or) {
       List<Interval> intervals = new ArrayList<>();
@@ -125,7 +160,7 @@ public final class KeyConditions {
         intervals.addAll(c.get().intervals());
         nulls |= c.get().nulls();
       }
-      return fieldId == null ? Optional.empty() : Optional.of(new Condition(fieldId, intervals, nulls));
+      return fieldId == null ? Optional.empty() : Optional.of(new Condition(fieldId, intervals, nulls, -1));
     }
     return Optional.empty();
   }

@@ -22,6 +22,9 @@ public interface ScanCounters {
   /** Fragments a filter with an indexed column had to scan: no index segment covers them in their current state. */
   default void fragmentsScannedWithoutIndex(long n) {}
 
+  /** Fragments for which an index decided one or more of the filter's conjuncts (they are not evaluated there). */
+  default void fragmentsDecidedByIndex(long n) {}
+
   /** Rows of an index selection read by point reads ({@code PointTake}) instead of whole batches, before the filter. */
   default void rowsPointRead(long n) {}
 

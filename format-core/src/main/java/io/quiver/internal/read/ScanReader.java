@@ -35,8 +35,9 @@ final public class ScanReader extends ArrowReader {
   private final TableIo io;
   private final ScanSpec spec;
   private final Schema projected;
-  private final Schema read;
-  private final PredicateEvaluator evaluator;
+  /** What the current range reads and evaluates: the scan's, or the range's own (a residual filter). */
+  private Schema read;
+  private PredicateEvaluator evaluator;
   /** Per output column: true when the read field has exactly the projected shape (no member to drop). */
   private final boolean[] sameShape;
   private final Iterator<FragmentRange> ranges;
@@ -104,13 +105,21 @@ final public class ScanReader extends ArrowReader {
     this.io = io;
     this.spec = spec;
     this.projected = spec.projected();
-    this.read = spec.readSchema();
-    this.evaluator = spec.evaluator();
     this.ranges = List.copyOf(ranges).iterator();
     this.allocator = allocator;
     this.onClose = onClose;
     this.remaining = spec.limit();
     this.sameShape = new boolean[projected.fields().size()];
+    readWith(spec);
+  }
+
+  /** Reads and evaluates as {@code s} says (the scan's spec, or a range's own with the same projection). */
+  private void readWith(ScanSpec s) {
+    if (!s.projected().equals(projected)) {
+      throw new IllegalStateException("a range's spec projects " + s.projected() + ", the scan " + projected);
+    }
+    this.read = s.readSchema();
+    this.evaluator = s.evaluator();
     for (int c = 0; c < sameShape.length; c++) {
       io.quiver.schema.Field out = projected.fields().get(c);
       io.quiver.schema.Field in = read.fields().get(c);
@@ -194,6 +203,7 @@ final public class ScanReader extends ArrowReader {
           counters.fragmentsPruned(1);
           continue;
         }
+        readWith(range.spec() != null ? range.spec() : spec);
         deleted = Deletions.of(io, range.fragment());
         reader = new FragmentReader(io, range.fragment(), read, spec.table(), allocator);
         List<FragmentReader.Chunk> toRead = chunksToRead(reader.plan(spec.batchSize(), range.start(), range.end()));
