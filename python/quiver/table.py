@@ -613,6 +613,12 @@ def _lineage_of(snap, frag, where):
     if int.from_bytes(data[4:8], "big") != ref.crc32c:
         raise CorruptFileError(loc, "CRC-32C %x, the manifest says %x (the file was replaced)"
                                % (int.from_bytes(data[4:8], "big"), ref.crc32c))
+    if ref.row_id_end:  # the recorded span of the file's ids (0: not recorded, files written before it was)
+        runs = lin.id_runs
+        for i in range(0, len(runs) - 1, 2):
+            if runs[i + 1] > 0 and (runs[i] < ref.first_row_id or runs[i] + runs[i + 1] > ref.row_id_end):
+                raise CorruptFileError(loc, "holds row ids %d to %d, outside the span [%d, %d) the manifest records"
+                                       % (runs[i], runs[i] + runs[i + 1] - 1, ref.first_row_id, ref.row_id_end))
     _LINEAGE_CACHE[loc] = lin
     return lin
 

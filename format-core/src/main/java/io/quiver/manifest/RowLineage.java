@@ -41,15 +41,33 @@ public final class RowLineage {
    * A lineage stored in a file of its own, {@code _lineage/{uuid}.lin} (format 1.4, feature {@code lineage-files}):
    * where it is, its size and the CRC-32C its envelope carries.
    */
-  public record File(String path, long sizeBytes, int crc32c) {
+  public record File(String path, long sizeBytes, int crc32c, long firstRowId, long rowIdEnd) {
     /** Prefix of lineage files in the table. */
     public static final String PREFIX = "_lineage/";
 
+    /**
+     * @param firstRowId with {@code rowIdEnd}: every row id the file's runs hold lies in {@code [firstRowId,
+     *     rowIdEnd)}; {@code rowIdEnd == 0} when not recorded (a file written before the span was), so it may hold any
+     */
     public File {
       DataFile.requirePath(path, PREFIX, "lineage file");
       if (sizeBytes < 0) {
         throw new IllegalArgumentException("lineage file " + path + " has size " + sizeBytes);
       }
+      if (rowIdEnd != 0 && (firstRowId < 0 || rowIdEnd <= firstRowId)) {
+        throw new IllegalArgumentException("lineage file " + path + " has row id span [" + firstRowId + ", "
+            + rowIdEnd + ")");
+      }
+    }
+
+    /** A file whose row id span is not recorded. */
+    public File(String path, long sizeBytes, int crc32c) {
+      this(path, sizeBytes, crc32c, 0, 0);
+    }
+
+    /** Whether the file's runs may hold row id {@code id} (always, when the span is not recorded). */
+    public boolean mayHold(long id) {
+      return rowIdEnd == 0 || (id >= firstRowId && id < rowIdEnd);
     }
   }
 
@@ -87,6 +105,31 @@ public final class RowLineage {
   /** The file holding the runs, if they are not inline. */
   public java.util.Optional<File> file() {
     return java.util.Optional.ofNullable(file);
+  }
+
+  /** Whether the runs are at hand: inline, or in a file already read. */
+  public boolean isLoaded() {
+    return file == null || loaded != null;
+  }
+
+  /**
+   * The span {@code {first, end}} of the row ids the runs hold (every id in {@code [first, end)}), or null when they
+   * hold none or a fresh (unassigned) id.
+   */
+  public long[] idSpan() {
+    long[] runs = idRuns();
+    long first = Long.MAX_VALUE;
+    long end = Long.MIN_VALUE;
+    for (int i = 0; i < runs.length; i += 2) {
+      if (runs[i] == FRESH) {
+        return null;
+      }
+      if (runs[i + 1] > 0) {
+        first = Math.min(first, runs[i]);
+        end = Math.max(end, runs[i] + runs[i + 1]);
+      }
+    }
+    return first == Long.MAX_VALUE ? null : new long[] {first, end};
   }
 
   /** This lineage with its runs inline (read from its file if needed). */

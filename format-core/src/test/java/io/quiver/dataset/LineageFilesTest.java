@@ -234,4 +234,73 @@ class LineageFilesTest {
     spilled.store().delete(path);
     assertLineageReadFails(path, "missing");
   }
+
+  @Test
+  void aTakeByRowIdReadsOnlyTheLineageFilesWhoseRecordedSpanHoldsItsIds() {
+    Map<Long, List<Long>> lineage;
+    Map<Long, String> fileOfRow = new java.util.HashMap<>();
+    RowIdScenarios.withTableConfig(EVERY, () -> {
+      try (Dataset ds = RowIdScenarios.createWithRowIds(spilled, 0, 100)) {
+        for (int k = 1; k <= 3; k++) {
+          spilled.append(ds, 100L * k, 100);
+        }
+      }
+    });
+    try (Dataset ds = DataLossScenarios.restarted(spilled)) {
+      assertThat(spilledFragments(ds.manifest())).isEqualTo(ds.manifest().fragments().size()).isGreaterThan(3);
+      for (Fragment f : ds.manifest().fragments()) {
+        io.quiver.manifest.RowLineage.File file = f.lineage().orElseThrow().file().orElseThrow();
+        long[] span = f.lineage().get().idSpan();
+        assertThat(new long[] {file.firstRowId(), file.rowIdEnd()}).as("the recorded span of " + file.path())
+            .containsExactly(span);
+        for (long id = span[0]; id < span[1]; id++) {
+          fileOfRow.put(id, file.path());
+        }
+      }
+      lineage = RowIdScenarios.lineage(ds); // by the id column: [_rowid, created, updated]
+    }
+    long wanted = lineage.get(250L).get(0);
+    long other = lineage.get(260L).get(0);
+    String kept = fileOfRow.get(wanted);
+    assertThat(fileOfRow.get(other)).isEqualTo(kept);
+    // Every other lineage file is gone: a take of ids in the kept one's span never reads them.
+    for (String path : lineageFiles(spilled)) {
+      if (!path.equals(kept)) {
+        spilled.store().delete(path);
+      }
+    }
+    try (Dataset ds = DataLossScenarios.restarted(spilled);
+        var taken = ds.takeByRowIds(new long[] {other, wanted}, List.of("id"))) {
+      assertThat(taken.getVector("id").getObject(0)).isEqualTo(260L);
+      assertThat(taken.getVector("id").getObject(1)).isEqualTo(250L);
+    }
+    // An id whose span's file is missing: the typed error names that file (it was needed).
+    long gone = lineage.get(50L).get(0);
+    try (Dataset ds = DataLossScenarios.restarted(spilled)) {
+      assertThatExceptionOfType(CorruptFileException.class)
+          .isThrownBy(() -> ds.takeByRowIds(new long[] {gone}, List.of("id")).close())
+          .satisfies(e -> assertThat(e.path()).endsWith(fileOfRow.get(gone)));
+    }
+  }
+
+  @Test
+  void aLineageFileHoldingIdsOutsideItsRecordedSpanIsCorrupt() {
+    RowIdScenarios.withTableConfig(EVERY, () -> {
+      try (Dataset ds = RowIdScenarios.createWithRowIds(spilled, 0, 100)) {
+        spilled.append(ds, 100, 100);
+      }
+    });
+    // Swap the two files' contents under each other's reference: sizes may match, the CRC or the span does not.
+    try (Dataset ds = DataLossScenarios.restarted(spilled)) {
+      List<Fragment> fragments = ds.manifest().fragments();
+      String a = fragments.get(0).lineage().get().file().get().path();
+      String b = fragments.get(1).lineage().get().file().get().path();
+      byte[] bytesA = spilled.store().read(a);
+      spilled.store().write(a, spilled.store().read(b));
+      spilled.store().write(b, bytesA);
+    }
+    try (Dataset ds = DataLossScenarios.restarted(spilled)) {
+      assertThatExceptionOfType(CorruptFileException.class).isThrownBy(() -> RowIdScenarios.lineage(ds));
+    }
+  }
 }

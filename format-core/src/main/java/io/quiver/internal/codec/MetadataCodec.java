@@ -967,7 +967,8 @@ public final class MetadataCodec {
       if (l.file().isPresent()) {
         io.quiver.manifest.RowLineage.File file = l.file().get();
         b.setLineageFile(io.quiver.internal.proto.LineageFile.newBuilder().setPath(file.path())
-            .setSizeBytes(file.sizeBytes()).setCrc32C(file.crc32c()));
+            .setSizeBytes(file.sizeBytes()).setCrc32C(file.crc32c()).setFirstRowId(file.firstRowId())
+            .setRowIdEnd(file.rowIdEnd()));
       } else {
         b.setLineage(encode(l));
       }
@@ -1023,6 +1024,12 @@ public final class MetadataCodec {
       throw new CorruptFileException(location, "lineage file covers " + l.rows() + " rows but its fragment has "
           + rows + " physical rows");
     }
+    long[] span = l.idSpan();
+    if (span != null && ref.rowIdEnd() != 0 && (span[0] < ref.firstRowId() || span[1] > ref.rowIdEnd())) {
+      throw new CorruptFileException(location, "lineage file holds row ids " + span[0] + " to " + (span[1] - 1)
+          + " but the manifest records the span [" + ref.firstRowId() + ", " + ref.rowIdEnd() + "); restore the file"
+          + " from a backup, or check out another version");
+    }
     return l;
   }
 
@@ -1060,7 +1067,8 @@ public final class MetadataCodec {
     } else if (f.hasLineageFile()) {
       io.quiver.internal.proto.LineageFile l = f.getLineageFile();
       lineage = Optional.of(io.quiver.manifest.RowLineage.inFile(
-          new io.quiver.manifest.RowLineage.File(l.getPath(), l.getSizeBytes(), l.getCrc32C()), f.getPhysicalRows()));
+          new io.quiver.manifest.RowLineage.File(l.getPath(), l.getSizeBytes(), l.getCrc32C(), l.getFirstRowId(),
+              l.getRowIdEnd()), f.getPhysicalRows()));
     }
     return new Fragment(f.getId(), files, deletion, f.getPhysicalRows(), overlays, lineage);
   }

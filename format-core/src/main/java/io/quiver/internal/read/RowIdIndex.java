@@ -13,23 +13,35 @@ import java.util.List;
 
 /**
  * Where each stable row id of one version is: the id runs of every fragment's lineage, sorted by first id, so a
- * row id resolves to its row address with a binary search. Built once per version from the manifest alone
- * (deletion files are read only for an id whose row is deleted, to tell "deleted" from "elsewhere").
+ * row id resolves to its row address with a binary search. Built once per version from the manifest (deletion files
+ * are read only for an id whose row is deleted, to tell "deleted" from "elsewhere"). A fragment whose lineage is in a
+ * lineage file not read yet, with its row id span recorded (docs/format.md section 14.1), joins the index only when
+ * a requested id falls in that span: a take reads the lineage files that may hold its ids, not every one.
  */
 public final class RowIdIndex {
-  private final long[] starts;
-  private final long[] counts;
-  private final long[] fragmentIds;
-  private final long[] offsets;
+  private long[] starts;
+  private long[] counts;
+  private long[] fragmentIds;
+  private long[] offsets;
   /** The largest end (start + count) of the runs up to each index: how far left a run may still hold an id. */
-  private final long[] maxEnds;
+  private long[] maxEnds;
+  /** The runs indexed so far: {start, count, fragment id, offset}. */
+  private final List<long[]> runs;
+  /** Fragments with an unread lineage file whose recorded span says which ids it may hold, by first id. */
+  private final List<Fragment> deferred;
   private final TableIo io;
   private final Manifest manifest;
   private java.util.Map<Long, Fragment> byId;
 
-  private RowIdIndex(TableIo io, Manifest manifest, List<long[]> runs) {
+  private RowIdIndex(TableIo io, Manifest manifest, List<long[]> runs, List<Fragment> deferred) {
     this.io = io;
     this.manifest = manifest;
+    this.runs = runs;
+    this.deferred = deferred;
+    index();
+  }
+
+  private void index() {
     runs.sort(Comparator.comparingLong(r -> r[0]));
     int n = runs.size();
     starts = new long[n];
@@ -52,12 +64,46 @@ public final class RowIdIndex {
   /** The index of {@code manifest}, a version of a table with row ids. */
   public static RowIdIndex of(TableIo io, Manifest manifest) {
     List<long[]> runs = new ArrayList<>();
+    List<Fragment> deferred = new ArrayList<>();
     for (Fragment f : manifest.fragments()) {
       RowLineage l = f.lineage().orElseThrow(() -> new IllegalStateException(
           "fragment " + f.id() + " of a table with row ids has no row lineage"));
-      l.forEachIdRun((start, count, offset) -> runs.add(new long[] {start, count, f.id(), offset}));
+      if (!l.isLoaded() && l.file().orElseThrow().rowIdEnd() != 0) {
+        deferred.add(f);
+      } else {
+        add(runs, f, l);
+      }
     }
-    return new RowIdIndex(io, manifest, runs);
+    deferred.sort(Comparator.comparingLong(f -> f.lineage().orElseThrow().file().orElseThrow().firstRowId()));
+    return new RowIdIndex(io, manifest, runs, deferred);
+  }
+
+  private static void add(List<long[]> runs, Fragment f, RowLineage l) {
+    l.forEachIdRun((start, count, offset) -> runs.add(new long[] {start, count, f.id(), offset}));
+  }
+
+  /** Reads the deferred lineage files whose span holds one of {@code rowIds} and indexes their runs. */
+  private void load(long[] rowIds) {
+    if (deferred.isEmpty()) {
+      return;
+    }
+    long[] sorted = rowIds.clone();
+    Arrays.sort(sorted);
+    boolean added = false;
+    for (java.util.Iterator<Fragment> it = deferred.iterator(); it.hasNext(); ) {
+      Fragment f = it.next();
+      RowLineage.File file = f.lineage().orElseThrow().file().orElseThrow();
+      int i = Arrays.binarySearch(sorted, file.firstRowId());
+      int first = i >= 0 ? i : -i - 1; // the first requested id >= the span's first
+      if (first < sorted.length && sorted[first] < file.rowIdEnd()) {
+        add(runs, f, f.lineage().orElseThrow());
+        it.remove();
+        added = true;
+      }
+    }
+    if (added) {
+      index();
+    }
   }
 
   /**
@@ -65,7 +111,8 @@ public final class RowIdIndex {
    *
    * @throws NotFoundException naming the first id that no live row of the version holds
    */
-  public long[] addresses(long[] rowIds) {
+  public synchronized long[] addresses(long[] rowIds) {
+    load(rowIds);
     long[] out = new long[rowIds.length];
     for (int i = 0; i < rowIds.length; i++) {
       out[i] = address(rowIds[i]);

@@ -76,8 +76,10 @@ public final class LineageFiles {
     String path = RowLineage.File.PREFIX + UUID.randomUUID() + ".lin";
     store.write(path, bytes);
     written.add(path);
-    return f.withLineage(Optional.of(l.storedIn(
-        new RowLineage.File(path, bytes.length, MetadataCodec.lineageFileCrc(bytes)))));
+    long[] span = l.idSpan(); // null only without ids: none to find in the file, so any span is true; record none
+    return f.withLineage(Optional.of(l.storedIn(span == null
+        ? new RowLineage.File(path, bytes.length, MetadataCodec.lineageFileCrc(bytes))
+        : new RowLineage.File(path, bytes.length, MetadataCodec.lineageFileCrc(bytes), span[0], span[1]))));
   }
 
   /** {@link #spill} for each fragment. */
