@@ -197,7 +197,7 @@ final class BtreePages {
           + addressData.length / 2);
     }
     int rows = (int) page.getRows();
-    Reader keyData = new Reader(page.getKeyData().toByteArray(), location, where + " keys");
+    Reader keyData = new Reader(page.getKeyData().toByteArray(), location, where + ": keys");
     List<StatValue> keys = new ArrayList<>(Math.min(n, keyData.remaining() + 1));
     PageKeyKind kind = page.getKeyKind();
     long previous = 0;
@@ -276,7 +276,7 @@ final class BtreePages {
         starts[i] = i;
       }
     } else {
-      Reader counts = new Reader(countBytes, location, where + " row counts");
+      Reader counts = new Reader(countBytes, location, where + ": row counts");
       long sum = 0;
       for (int i = 0; i < n; i++) {
         starts[i] = (int) sum;
@@ -294,7 +294,7 @@ final class BtreePages {
     }
 
     long[] addresses = new long[rows];
-    Reader in = new Reader(addressData, location, where + " addresses");
+    Reader in = new Reader(addressData, location, where + ": addresses");
     for (int i = 0; i < n; i++) {
       int end = i + 1 < n ? starts[i + 1] : rows;
       long fragment = in.varint();
