@@ -28,17 +28,20 @@ import org.roaringbitmap.RoaringBitmap;
 /**
  * Index segment files (docs/format.md §13.2): pages of distinct sorted keys with the rows holding each, then a
  * footer listing the pages' key ranges. Btree pages are written compact ({@link BtreePages}, magic {@code QVXC});
- * bitmap pages, and the btree pages of older builds, are {@code IndexPage}s ({@code QVXP}), which still read. Writing lays the pages out; reading fetches the footer (cached) and only
- * the pages a condition's intervals can reach (cached by the table's metadata cache, as immutable files are).
+ * bitmap pages, and the btree pages of older builds, are {@code IndexPage}s ({@code QVXP}), which still read.
+ * Writing lays the pages out; reading fetches the footer (cached) and only the pages a condition's intervals can
+ * reach (cached by the table's metadata cache, as immutable files are).
  */
 final class SegmentFile {
   /** A btree page holds at most this many row addresses (about 20 KiB compact), a bitmap page this many keys. */
   static final int BTREE_PAGE_ROWS = 4096;
   static final int BITMAP_PAGE_KEYS = 256;
   /**
-   * A page is closed once its encoded content reaches this many bytes (it always holds at least one key): long
-   * byte-string keys keep a btree page small, and the postings of a low-cardinality column (a few keys over
-   * millions of rows) are spread over many bitmap pages instead of one that every lookup would read whole.
+   * Page byte budgets (a page always holds at least one key): a btree page is closed once its encoded content
+   * reaches {@link #BTREE_PAGE_BYTES}, which keeps pages of long byte-string keys small; a bitmap page takes a
+   * further key only while its postings stay within {@link #BITMAP_PAGE_BYTES}, so the postings of a low-cardinality
+   * column (a few keys over millions of rows) are spread over many pages instead of one that every lookup would
+   * read and parse whole. Readers need no change: they read the pages the footer lists.
    */
   static final int BTREE_PAGE_BYTES = 64 << 10;
   static final int BITMAP_PAGE_BYTES = 256 << 10;
@@ -68,6 +71,8 @@ final class SegmentFile {
     Optional<PageKeyKind> compact = kind == ScalarIndex.Kind.BTREE && encoding == BtreeEncoding.COMPACT && n > 0
         ? BtreePages.kindOf(entries.key(0)) : Optional.empty();
     int i = 0;
+    Postings pending = null; // the postings of the key at entry pendingAt, computed for a page that was full
+    int pendingAt = -1;
     while (i < n) {
       int firstEntry = i;
       int lastEntry = i;
@@ -99,8 +104,18 @@ final class SegmentFile {
         while (i < n) {
           int end = runEnd(entries, i);
           int run = end - i;
+          Postings postings = null;
+          if (kind == ScalarIndex.Kind.BITMAP) {
+            if (pendingAt != i) {
+              pending = postings(entries, i, end);
+              pendingAt = i;
+            }
+            postings = pending;
+          }
+          // A bitmap page takes a key only while its postings stay within the budget (the first key always).
           boolean full = kind == ScalarIndex.Kind.BTREE ? rows > 0 && rows + run > BTREE_PAGE_ROWS
-              : keys >= BITMAP_PAGE_KEYS || postingBytes >= BITMAP_PAGE_BYTES;
+              : keys >= BITMAP_PAGE_KEYS
+                  || keys > 0 && postingBytes + postings.getSerializedSize() > BITMAP_PAGE_BYTES;
           if (full) {
             break;
           }
@@ -112,12 +127,6 @@ final class SegmentFile {
               page.addAddresses(entries.address(r));
             }
           } else {
-            Map<Long, RoaringBitmap> byFragment = new TreeMap<>();
-            for (int r = i; r < end; r++) {
-              byFragment.computeIfAbsent(RowAddress.fragmentId(entries.address(r)), f -> new RoaringBitmap())
-                  .add((int) RowAddress.offset(entries.address(r)));
-            }
-            Postings postings = postings(byFragment);
             postingBytes += postings.getSerializedSize();
             page.addPostings(postings);
           }
@@ -153,6 +162,16 @@ final class SegmentFile {
       end++;
     }
     return end;
+  }
+
+  /** The postings of entries[from..to) (one key's run). */
+  private static Postings postings(IndexEntries entries, int from, int to) {
+    Map<Long, RoaringBitmap> byFragment = new TreeMap<>();
+    for (int r = from; r < to; r++) {
+      byFragment.computeIfAbsent(RowAddress.fragmentId(entries.address(r)), f -> new RoaringBitmap())
+          .add((int) RowAddress.offset(entries.address(r)));
+    }
+    return postings(byFragment);
   }
 
   private static Postings postings(Map<Long, RoaringBitmap> byFragment) {
