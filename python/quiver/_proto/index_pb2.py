@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import table_pb2 as quiver_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15quiver/v1/index.proto\x12\tquiver.v1\x1a\x15quiver/v1/table.proto\"\x8e\x01\n\x0bIndexFooter\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x10\n\x08\x66ield_id\x18\x02 \x01(\x05\x12&\n\x05pages\x18\x03 \x03(\x0b\x32\x17.quiver.v1.IndexPageRef\x12)\n\x05nulls\x18\x04 \x03(\x0b\x32\x1a.quiver.v1.FragmentOffsets\x12\x0c\n\x04rows\x18\x05 \x01(\x04\"\x8d\x01\n\x0cIndexPageRef\x12\x0e\n\x06offset\x18\x01 \x01(\x04\x12\x0e\n\x06length\x18\x02 \x01(\r\x12\'\n\tfirst_key\x18\x03 \x01(\x0b\x32\x14.quiver.v1.StatValue\x12&\n\x08last_key\x18\x04 \x01(\x0b\x32\x14.quiver.v1.StatValue\x12\x0c\n\x04keys\x18\x05 \x01(\r\"y\n\tIndexPage\x12\"\n\x04keys\x18\x01 \x03(\x0b\x32\x14.quiver.v1.StatValue\x12\x0e\n\x06starts\x18\x02 \x03(\r\x12\x11\n\taddresses\x18\x03 \x03(\x06\x12%\n\x08postings\x18\x04 \x03(\x0b\x32\x13.quiver.v1.Postings\"9\n\x08Postings\x12-\n\tfragments\x18\x01 \x03(\x0b\x32\x1a.quiver.v1.FragmentOffsets\"7\n\x0f\x46ragmentOffsets\x12\x13\n\x0b\x66ragment_id\x18\x01 \x01(\x04\x12\x0f\n\x07offsets\x18\x02 \x01(\x0c\x42)\n\x18io.quiver.internal.protoB\x0bIndexProtosP\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15quiver/v1/index.proto\x12\tquiver.v1\x1a\x15quiver/v1/table.proto\"\x8e\x01\n\x0bIndexFooter\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x10\n\x08\x66ield_id\x18\x02 \x01(\x05\x12&\n\x05pages\x18\x03 \x03(\x0b\x32\x17.quiver.v1.IndexPageRef\x12)\n\x05nulls\x18\x04 \x03(\x0b\x32\x1a.quiver.v1.FragmentOffsets\x12\x0c\n\x04rows\x18\x05 \x01(\x04\"\x8d\x01\n\x0cIndexPageRef\x12\x0e\n\x06offset\x18\x01 \x01(\x04\x12\x0e\n\x06length\x18\x02 \x01(\r\x12\'\n\tfirst_key\x18\x03 \x01(\x0b\x32\x14.quiver.v1.StatValue\x12&\n\x08last_key\x18\x04 \x01(\x0b\x32\x14.quiver.v1.StatValue\x12\x0c\n\x04keys\x18\x05 \x01(\r\"y\n\tIndexPage\x12\"\n\x04keys\x18\x01 \x03(\x0b\x32\x14.quiver.v1.StatValue\x12\x0e\n\x06starts\x18\x02 \x03(\r\x12\x11\n\taddresses\x18\x03 \x03(\x06\x12%\n\x08postings\x18\x04 \x03(\x0b\x32\x13.quiver.v1.Postings\"9\n\x08Postings\x12-\n\tfragments\x18\x01 \x03(\x0b\x32\x1a.quiver.v1.FragmentOffsets\"7\n\x0f\x46ragmentOffsets\x12\x13\n\x0b\x66ragment_id\x18\x01 \x01(\x04\x12\x0f\n\x07offsets\x18\x02 \x01(\x0c\"\x8d\x01\n\tBtreePage\x12\x0c\n\x04keys\x18\x01 \x01(\r\x12(\n\x08key_kind\x18\x02 \x01(\x0e\x32\x16.quiver.v1.PageKeyKind\x12\x10\n\x08key_data\x18\x03 \x01(\x0c\x12\x12\n\nrow_counts\x18\x04 \x01(\x0c\x12\x14\n\x0c\x61\x64\x64ress_data\x18\x05 \x01(\x0c\x12\x0c\n\x04rows\x18\x06 \x01(\x04*\xa7\x01\n\x0bPageKeyKind\x12\x1d\n\x19PAGE_KEY_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11PAGE_KEY_KIND_INT\x10\x01\x12\x16\n\x12PAGE_KEY_KIND_UINT\x10\x02\x12\x17\n\x13PAGE_KEY_KIND_BYTES\x10\x03\x12\x19\n\x15PAGE_KEY_KIND_DECIMAL\x10\x04\x12\x16\n\x12PAGE_KEY_KIND_BOOL\x10\x05\x42)\n\x18io.quiver.internal.protoB\x0bIndexProtosP\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,6 +33,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'quiver.v1.index_pb2', _glob
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\030io.quiver.internal.protoB\013IndexProtosP\001'
+  _globals['_PAGEKEYKIND']._serialized_start=732
+  _globals['_PAGEKEYKIND']._serialized_end=899
   _globals['_INDEXFOOTER']._serialized_start=60
   _globals['_INDEXFOOTER']._serialized_end=202
   _globals['_INDEXPAGEREF']._serialized_start=205
@@ -43,4 +45,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_POSTINGS']._serialized_end=528
   _globals['_FRAGMENTOFFSETS']._serialized_start=530
   _globals['_FRAGMENTOFFSETS']._serialized_end=585
+  _globals['_BTREEPAGE']._serialized_start=588
+  _globals['_BTREEPAGE']._serialized_end=729
 # @@protoc_insertion_point(module_scope)

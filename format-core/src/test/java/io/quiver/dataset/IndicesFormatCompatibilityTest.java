@@ -7,17 +7,22 @@ import io.quiver.predicate.Predicate;
 import io.quiver.store.MemoryObjectStore;
 import io.quiver.store.TestStores;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The format 1.3 table under {@code compat/indices-1.3/} (written once, never regenerated): its indices list, answer
- * filters as unindexed scans do at every version, and the table takes commits (data and index) on top.
+ * The format 1.3 tables under {@code compat/indices-1.3/} (btree pages {@code QVXP}, as the first 1.3 builds wrote
+ * them) and {@code compat/indices-compact-1.3/} (the same history with compact {@code QVXC} btree pages), written once
+ * and never regenerated: their indices list, answer filters as unindexed scans do at every version, and the tables
+ * take commits (data and index) on top.
  */
 class IndicesFormatCompatibilityTest {
   private final RootAllocator allocator = new RootAllocator();
@@ -27,10 +32,10 @@ class IndicesFormatCompatibilityTest {
     allocator.close();
   }
 
-  private Dataset open() {
+  private Dataset open(String fixture) {
     try {
       MemoryObjectStore store = TestStores.loadDirectory(new MemoryObjectStore("memory://compat-indices/t"),
-          Path.of(getClass().getResource("/compat/indices-1.3/table").toURI()));
+          Path.of(getClass().getResource("/compat/" + fixture + "/table").toURI()));
       return Dataset.open("memory://compat-indices/t", ScanFixture.options(allocator).toBuilder()
           .registry(TestStores.registry("memory", TestStores.keepOpen(store))).build());
     } catch (URISyntaxException e) {
@@ -57,9 +62,10 @@ class IndicesFormatCompatibilityTest {
     return out;
   }
 
-  @Test
-  void readsItsIndicesAtEveryVersionAndAnswersAsAScan() {
-    try (Dataset ds = open()) {
+  @ParameterizedTest
+  @ValueSource(strings = {"indices-1.3", "indices-compact-1.3"})
+  void readsItsIndicesAtEveryVersionAndAnswersAsAScan(String fixture) {
+    try (Dataset ds = open(fixture)) {
       assertThat(ds.version()).isEqualTo(12);
       assertThat(ds.manifest().writerFeatures()).contains("scalar-indices");
       assertThat(ds.indices().list()).extracting(ScalarIndex::name).containsExactly("by_id", "by_name", "by_x");
@@ -86,9 +92,10 @@ class IndicesFormatCompatibilityTest {
     }
   }
 
-  @Test
-  void takesDataAndIndexCommitsOnTop() {
-    try (Dataset ds = open()) {
+  @ParameterizedTest
+  @ValueSource(strings = {"indices-1.3", "indices-compact-1.3"})
+  void takesDataAndIndexCommitsOnTop(String fixture) {
+    try (Dataset ds = open(fixture)) {
       try (VectorSchemaRoot b = SampleTable.batch(allocator, 500, 10)) {
         ds.append(List.of(b));
       }
@@ -102,6 +109,23 @@ class IndicesFormatCompatibilityTest {
       for (Predicate p : ScalarIndexTest.FILTERS) {
         assertThat(scan(ds, p, true, new ScanMetrics())).as(p.toString())
             .containsExactlyEntriesOf(scan(ds, p, false, new ScanMetrics()));
+      }
+    }
+  }
+
+  /** Each fixture keeps covering the page encoding it was written for: QVXP btree pages, or QVXC ones. */
+  @ParameterizedTest
+  @ValueSource(strings = {"indices-1.3", "indices-compact-1.3"})
+  void btreeSegmentsHoldThePageEncodingOfTheirBuild(String fixture) throws Exception {
+    Path table = Path.of(getClass().getResource("/compat/" + fixture + "/table").toURI());
+    try (Dataset ds = open(fixture)) {
+      for (ScalarIndex index : ds.indices().list()) {
+        for (io.quiver.manifest.IndexSegment segment : index.segments()) {
+          byte[] bytes = Files.readAllBytes(table.resolve(segment.path()));
+          String magic = new String(bytes, 0, 4, StandardCharsets.US_ASCII);
+          assertThat(magic).as(index.name() + " " + segment.path()).isEqualTo(
+              index.kind() == ScalarIndex.Kind.BTREE && fixture.equals("indices-compact-1.3") ? "QVXC" : "QVXP");
+        }
       }
     }
   }

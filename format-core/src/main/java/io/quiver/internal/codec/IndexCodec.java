@@ -2,6 +2,7 @@ package io.quiver.internal.codec;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.quiver.exceptions.CorruptFileException;
+import io.quiver.internal.proto.BtreePage;
 import io.quiver.internal.proto.IndexFooter;
 import io.quiver.internal.proto.IndexPage;
 import io.quiver.internal.proto.IndexRef;
@@ -12,12 +13,19 @@ import io.quiver.manifest.ScalarIndex;
 import io.quiver.manifest.StatValue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
 /** Encodes scalar indices as manifests list them, and the pages and footer of index segment files (format 1.3). */
 public final class IndexCodec {
   private static final byte[] PAGE_MAGIC = "QVXP".getBytes(StandardCharsets.US_ASCII);
+  /**
+   * Compact btree pages ({@code BtreePage}, docs/format.md §13.2). A magic of their own, not new fields of {@code
+   * IndexPage}: a reader that knows only {@code QVXP} refuses such a page as corrupt instead of parsing it as a page
+   * without keys (an empty answer, that is rows silently lost).
+   */
+  private static final byte[] BTREE_PAGE_MAGIC = "QVXC".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] FOOTER_MAGIC = "QVXF".getBytes(StandardCharsets.US_ASCII);
 
   private IndexCodec() {}
@@ -98,6 +106,15 @@ public final class IndexCodec {
     return MetadataCodec.envelope(PAGE_MAGIC, MetadataCodec.deterministic(page));
   }
 
+  public static byte[] encodeBtreePage(BtreePage page) {
+    return MetadataCodec.envelope(BTREE_PAGE_MAGIC, MetadataCodec.deterministic(page));
+  }
+
+  /** Whether {@code bytes} start with the magic of a compact btree page ({@code QVXC}) rather than another page's. */
+  public static boolean isBtreePage(byte[] bytes) {
+    return bytes.length >= 4 && Arrays.equals(bytes, 0, 4, BTREE_PAGE_MAGIC, 0, 4);
+  }
+
   public static byte[] encodeFooter(IndexFooter footer) {
     return MetadataCodec.envelope(FOOTER_MAGIC, MetadataCodec.deterministic(footer));
   }
@@ -109,6 +126,16 @@ public final class IndexCodec {
       return IndexPage.parseFrom(payload);
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptFileException(location, "index page does not parse: " + e.getMessage(), e);
+    }
+  }
+
+  /** @throws CorruptFileException naming {@code location} when the bytes are not an intact compact btree page */
+  public static BtreePage decodeBtreePage(byte[] bytes, String location) {
+    byte[] payload = MetadataCodec.open(BTREE_PAGE_MAGIC, bytes, location, "compact btree page");
+    try {
+      return BtreePage.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptFileException(location, "compact btree page does not parse: " + e.getMessage(), e);
     }
   }
 

@@ -33,8 +33,17 @@ public final class IndexFiles {
       if (p.getOffset() + p.getLength() > segment.footerOffset()) {
         throw new CorruptFileException(location, "index page at " + p.getOffset() + " runs into the footer");
       }
-      IndexCodec.decodePage(Arrays.copyOfRange(bytes, (int) p.getOffset(), (int) (p.getOffset() + p.getLength())),
-          location);
+      SegmentFile.Page page = SegmentFile.decodePage(Arrays.copyOfRange(bytes, (int) p.getOffset(),
+          (int) (p.getOffset() + p.getLength())), location, p.getOffset());
+      if (page.keys().size() != p.getKeys() || page.keys().isEmpty()
+          || !page.keys().get(0).equals(IndexCodec.decodeKey(p.getFirstKey()).orElse(null))
+          || !page.keys().get(page.keys().size() - 1).equals(IndexCodec.decodeKey(p.getLastKey()).orElse(null))) {
+        throw new CorruptFileException(location, "index page at " + p.getOffset() + " holds " + page.keys().size()
+            + " keys" + (page.keys().isEmpty() ? "" : " from " + page.keys().get(0) + " to "
+            + page.keys().get(page.keys().size() - 1)) + "; the footer says " + p.getKeys() + " keys from "
+            + IndexCodec.decodeKey(p.getFirstKey()).orElse(null) + " to "
+            + IndexCodec.decodeKey(p.getLastKey()).orElse(null));
+      }
     }
   }
 }
