@@ -61,6 +61,11 @@ public final class KeyConditions {
       intervals = List.copyOf(intervals);
     }
 
+    /** A condition not tied to a conjunct of a filter (a key lookup's). */
+    public Condition(int fieldId, List<Interval> intervals, boolean nulls) {
+      this(fieldId, intervals, nulls, -1);
+    }
+
     Condition at(int position) {
       return new Condition(fieldId, intervals, nulls, position);
     }
